@@ -1,0 +1,54 @@
+# kycflow — `make run` starts the whole stack on this machine, `make test`
+# runs every test. Both install what is missing first (see `deps`).
+
+GO          ?= go
+GOBIN       := $(shell $(GO) env GOPATH)/bin
+TEMPORAL    := $(GOBIN)/temporal
+# Newer CLI tags carry a replace directive that breaks `go install`.
+TEMPORAL_VERSION := v1.5.1
+SUDO        := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+FUZZTIME    ?= 8s
+
+.PHONY: run test deps postgres temporal build unit fuzz bench clean
+
+run: deps build
+	./bin/kycflow dev
+
+test: deps
+	$(GO) vet ./...
+	TEMPORAL_BIN=$(TEMPORAL) $(GO) test -count=1 -timeout 12m ./...
+	$(MAKE) fuzz
+
+# Each fuzz target runs briefly; go test -fuzz takes one target at a time.
+fuzz:
+	$(GO) test -run='^$$' -fuzz='^FuzzCreateBusiness$$' -fuzztime=$(FUZZTIME) ./api
+	$(GO) test -run='^$$' -fuzz='^FuzzCreateCustomer$$' -fuzztime=$(FUZZTIME) ./api
+	$(GO) test -run='^$$' -fuzz='^FuzzCursor$$' -fuzztime=$(FUZZTIME) ./api
+	$(GO) test -run='^$$' -fuzz='^FuzzValidate$$' -fuzztime=$(FUZZTIME) ./providers/iban
+
+# Tests that need no services: quick feedback while editing.
+unit:
+	$(GO) test -count=1 ./providers/... ./workflows/... ./api/
+
+deps: postgres temporal
+
+# PostgreSQL's server from Debian's packages, when missing.
+postgres:
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { \
+		echo "installing PostgreSQL (Debian package postgresql)"; \
+		$(SUDO) apt-get update -q && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q postgresql; }
+
+# The Temporal CLI (dev server + UI), built from the Go module proxy; the first build takes a few minutes.
+temporal: $(TEMPORAL)
+$(TEMPORAL):
+	@echo "building the Temporal CLI $(TEMPORAL_VERSION) (first time only, a few minutes)"
+	$(GO) install github.com/temporalio/cli/cmd/temporal@$(TEMPORAL_VERSION)
+
+build:
+	$(GO) build -o bin/kycflow ./cmd/kycflow
+
+bench: build
+	@echo "see docs/BENCHMARKS.md for the commands and figures"
+
+clean:
+	rm -rf bin .data

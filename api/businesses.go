@@ -1,0 +1,162 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/google/uuid"
+	"github.com/labstack/echo/v4"
+
+	"github.com/kycflow/kycflow/providers/eu"
+	"github.com/kycflow/kycflow/store"
+)
+
+// createBusinessRequest is a validated business create request.
+type createBusinessRequest struct {
+	business store.Business
+	checks   []string // in request order
+}
+
+// parseCreateBusiness validates a create body: every rule of DESIGN §3.4.
+// It touches no storage, so it is also the fuzz target.
+func parseCreateBusiness(body *object) (createBusinessRequest, error) {
+	var fe fieldErrors
+	name := body.str("name", &fe)
+	country := body.str("country_code", &fe)
+	coc := body.digits("coc_number", &fe)
+	vat := body.str("vat_number", &fe)
+	ibanNr := body.str("iban_number", &fe)
+
+	check(&fe, "name", name, required, maxLen(255))
+	check(&fe, "country_code", country, required, euCountry)
+	check(&fe, "coc_number", coc, required, cocDigits)
+	check(&fe, "vat_number", vat, maxLen(255))
+	check(&fe, "iban_number", ibanNr, maxLen(255))
+	set, order := checkTypes(body, businessCheckTypes, &fe)
+
+	if set["vat"] && !fe.has("vat_number") && isBlank(vat) {
+		fe.add("vat_number", msg("vat_number", "is required when checks.vat is true."))
+	}
+	if set["iban"] && !fe.has("iban_number") && isBlank(ibanNr) {
+		fe.add("iban_number", msg("iban_number", "is required when checks.iban is true."))
+	}
+	if set["coc"] && country != nil && *country == "NLD" {
+		check(&fe, "coc_number", coc, kvkDigits)
+	}
+	if !fe.empty() {
+		return createBusinessRequest{}, validationError(&fe)
+	}
+	st, _ := eu.ByAlpha3(*country)
+	return createBusinessRequest{
+		business: store.Business{Name: *name, CountryID: st.Numeric, CoCNumber: *coc, VATNumber: blankToNil(vat), IBAN: blankToNil(ibanNr)},
+		checks:   order,
+	}, nil
+}
+
+func (s *Server) createBusiness(c echo.Context) error {
+	body, err := readBody(c)
+	if err != nil {
+		return err
+	}
+	req, err := parseCreateBusiness(body)
+	if err != nil {
+		return err
+	}
+	b, checks, err := s.store.CreateBusiness(c.Request().Context(), principal(c).TenantID, req.business, req.checks)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, businessCreatedJSON{
+		ID: b.ID, Name: b.Name, CoCNumber: b.CoCNumber, VATNumber: b.VATNumber, IBAN: b.IBAN, CountryID: b.CountryID,
+		UpdatedAt: Time(b.UpdatedAt), CreatedAt: Time(b.CreatedAt), Messages: queuedMessages(checks),
+	})
+}
+
+func (s *Server) checkBusiness(c echo.Context) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	ctx, tenant := c.Request().Context(), principal(c).TenantID
+	b, err := s.store.GetBusiness(ctx, tenant, id)
+	if err != nil {
+		return err
+	}
+	body, err := readBody(c)
+	if err != nil {
+		return err
+	}
+	var fe fieldErrors
+	types := typeList(body, businessCheckTypes, &fe)
+	for i, t := range types {
+		if fe.has("type." + itoa(i)) {
+			continue
+		}
+		if missing := businessInputMissing(b.Business, t); missing != "" {
+			fe.add("type."+itoa(i), "The "+t+" check needs the business's "+missing+", which is not set.")
+		}
+	}
+	if !fe.empty() {
+		return validationError(&fe)
+	}
+	checks, err := s.store.QueueChecks(ctx, tenant, store.KindBusiness, id, types)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusAccepted, checksQueuedJSON{Messages: queuedMessages(checks)})
+}
+
+// businessInputMissing names the record field a check type cannot run without.
+func businessInputMissing(b store.Business, typ string) string {
+	switch {
+	case typ == "vat" && isBlank(b.VATNumber):
+		return "vat_number"
+	case typ == "iban" && isBlank(b.IBAN):
+		return "iban_number"
+	}
+	return ""
+}
+
+func (s *Server) listBusinesses(c echo.Context) error {
+	var fe fieldErrors
+	q := pageParams(c, &fe)
+	if !fe.empty() {
+		return validationError(&fe)
+	}
+	p, err := s.store.ListBusinesses(c.Request().Context(), principal(c).TenantID, q)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, envelope(c, p, q.Limit, toBusinessItem, func(b store.Business) uuid.UUID { return b.ID }))
+}
+
+func (s *Server) getBusiness(c echo.Context) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	b, err := s.store.GetBusiness(c.Request().Context(), principal(c).TenantID, id)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, toBusiness(b))
+}
+
+func (s *Server) deleteBusiness(c echo.Context) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	if err := s.store.DeleteBusiness(c.Request().Context(), principal(c), id); err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, messageJSON{Message: "ok"})
+}
+
+func isBlank(s *string) bool { return s == nil || *s == "" }
+
+func blankToNil(s *string) *string {
+	if isBlank(s) {
+		return nil
+	}
+	return s
+}

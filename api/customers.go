@@ -1,0 +1,190 @@
+package api
+
+import (
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/labstack/echo/v4"
+
+	"github.com/kycflow/kycflow/providers/eu"
+	"github.com/kycflow/kycflow/store"
+)
+
+type createCustomerRequest struct {
+	customer store.Customer
+	checks   []string
+}
+
+// parseCreateCustomer validates a create body against DESIGN §3.4 as of
+// `today` (for the age rule). It touches no storage: the business_id's
+// tenant is checked by the store's foreign key.
+func parseCreateCustomer(body *object, today time.Time) (createCustomerRequest, error) {
+	var fe fieldErrors
+	name := body.str("name", &fe)
+	email := body.str("email", &fe)
+	country := body.str("country_code", &fe)
+	initials := body.str("initials", &fe)
+	first := body.str("firstname", &fe)
+	last := body.str("lastname", &fe)
+	businessID := body.str("business_id", &fe)
+	phone := body.str("phone", &fe)
+	ibanNr := body.str("iban_number", &fe)
+	address := body.str("address", &fe)
+	city := body.str("city", &fe)
+	postal := body.str("postalcode", &fe)
+	birthdate := body.str("birthdate", &fe)
+	mails := body.boolean("mails", &fe)
+
+	region := ""
+	if country != nil {
+		if st, ok := eu.ByAlpha3(*country); ok {
+			region = st.Alpha2
+		}
+	}
+	check(&fe, "name", name, required, maxLen(255))
+	check(&fe, "email", email, required, maxLen(255), emailFormat)
+	check(&fe, "country_code", country, required, euCountry)
+	set, order := checkTypes(body, []string{"idin", "idscan", "iban"}, &fe)
+	check(&fe, "initials", initials, maxLen(255))
+	check(&fe, "firstname", first, maxLen(255))
+	check(&fe, "lastname", last, maxLen(255))
+	check(&fe, "business_id", businessID, uuidString)
+	check(&fe, "phone", phone, minLen(10), maxLen(32), phoneNumber(region))
+	check(&fe, "iban_number", ibanNr, maxLen(255))
+	if set["iban"] && !fe.has("iban_number") && ibanNr == nil {
+		fe.add("iban_number", msg("iban_number", "is required when checks.iban is true."))
+	}
+	check(&fe, "address", address, maxLen(255))
+	check(&fe, "city", city, maxLen(255))
+	check(&fe, "postalcode", postal, maxLen(32))
+	check(&fe, "birthdate", birthdate, adultBirthdate(today))
+	if !fe.empty() {
+		return createCustomerRequest{}, validationError(&fe)
+	}
+
+	st, _ := eu.ByAlpha3(*country)
+	c := store.Customer{
+		Name: *name, Email: *email, CountryID: st.Numeric, Initials: initials, FirstName: first, LastName: last,
+		IBAN: ibanNr, Address: address, City: city, PostalCode: postal, Mails: mails == nil || *mails,
+	}
+	c.Street, c.HouseNumber, c.Addition = splitAddress(address)
+	if businessID != nil {
+		id := uuid.MustParse(*businessID)
+		c.BusinessID = &id
+	}
+	if phone != nil {
+		p := normalizePhone(*phone, region)
+		c.Phone = &p
+	}
+	if birthdate != nil {
+		d, _ := time.Parse(time.DateOnly, *birthdate)
+		c.Birthdate = &d
+	}
+	return createCustomerRequest{customer: c, checks: order}, nil
+}
+
+func (s *Server) createCustomer(c echo.Context) error {
+	body, err := readBody(c)
+	if err != nil {
+		return err
+	}
+	req, err := parseCreateCustomer(body, time.Now().UTC())
+	if err != nil {
+		return err
+	}
+	cu, checks, err := s.store.CreateCustomer(c.Request().Context(), principal(c).TenantID, req.customer, req.checks)
+	if errors.Is(err, store.ErrBusinessNotFound) {
+		var fe fieldErrors
+		fe.add("business_id", "The selected business id is invalid.")
+		return validationError(&fe)
+	}
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, customerCreatedJSON{
+		ID: cu.ID, Initials: cu.Initials, FirstName: cu.FirstName, LastName: cu.LastName, Name: cu.Name, Email: cu.Email,
+		IBAN: cu.IBAN, Phone: cu.Phone, Address: cu.Address, City: cu.City, PostalCode: cu.PostalCode,
+		CountryID: cu.CountryID, Birthdate: optDate(cu.Birthdate), UpdatedAt: Time(cu.UpdatedAt), CreatedAt: Time(cu.CreatedAt),
+		Messages: queuedMessages(checks),
+		// No link mail is sent until the idin/idscan providers exist.
+		Mails: mailsJSON{},
+	})
+}
+
+func (s *Server) checkCustomer(c echo.Context) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	ctx, tenant := c.Request().Context(), principal(c).TenantID
+	cu, err := s.store.GetCustomer(ctx, tenant, id)
+	if err != nil {
+		return err
+	}
+	body, err := readBody(c)
+	if err != nil {
+		return err
+	}
+	var fe fieldErrors
+	types := typeList(body, customerCheckTypes, &fe)
+	for i, t := range types {
+		if !fe.has("type."+itoa(i)) && t == "iban" && isBlank(cu.IBAN) {
+			fe.add("type."+itoa(i), "The iban check needs the customer's iban_number, which is not set.")
+		}
+	}
+	if !fe.empty() {
+		return validationError(&fe)
+	}
+	checks, err := s.store.QueueChecks(ctx, tenant, store.KindCustomer, id, types)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusAccepted, checksQueuedJSON{Messages: queuedMessages(checks), URLs: map[string]string{}})
+}
+
+func (s *Server) listCustomers(c echo.Context) error {
+	var fe fieldErrors
+	q := pageParams(c, &fe)
+	var businessID *uuid.UUID
+	if v := c.QueryParam("business_id"); v != "" {
+		id, err := uuid.Parse(v)
+		if err != nil || len(v) != 36 {
+			fe.add("business_id", msg("business_id", "must be a valid UUID."))
+		} else {
+			businessID = &id
+		}
+	}
+	if !fe.empty() {
+		return validationError(&fe)
+	}
+	p, err := s.store.ListCustomers(c.Request().Context(), principal(c).TenantID, businessID, q)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, envelope(c, p, q.Limit, toCustomerItem, func(c store.Customer) uuid.UUID { return c.ID }))
+}
+
+func (s *Server) getCustomer(c echo.Context) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	cu, err := s.store.GetCustomer(c.Request().Context(), principal(c).TenantID, id)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, toCustomer(cu))
+}
+
+func (s *Server) deleteCustomer(c echo.Context) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	if err := s.store.DeleteCustomer(c.Request().Context(), principal(c), id); err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, messageJSON{Message: "ok"})
+}

@@ -1,0 +1,162 @@
+// Package api is kycflow's HTTP API: routes, request validation at the edge,
+// tenant and key authentication, error mapping and JSON shapes. It never
+// calls a provider or Temporal: checks reach workflows through the outbox.
+package api
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+	"golang.org/x/time/rate"
+
+	"github.com/kycflow/kycflow/store"
+)
+
+// Config configures the API.
+type Config struct {
+	Store  *store.Store
+	Logger *slog.Logger
+	// RateLimit is requests per second per tenant in this process (0: none).
+	RateLimit float64
+}
+
+// Server holds the API's dependencies.
+type Server struct {
+	store    *store.Store
+	log      *slog.Logger
+	rate     float64
+	limiters sync.Map // tenant id → *rate.Limiter
+}
+
+const principalKey = "principal"
+
+// New builds the Echo server with every route.
+func New(cfg Config) *echo.Echo {
+	s := &Server{store: cfg.Store, log: cfg.Logger, rate: cfg.RateLimit}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	e.HTTPErrorHandler = s.errorHandler
+	e.Use(middleware.RequestIDWithConfig(middleware.RequestIDConfig{Generator: func() string { return uuid.NewString() }}))
+	e.Use(middleware.RecoverWithConfig(middleware.RecoverConfig{
+		LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
+			s.log.Error("panic", "request_id", requestID(c), "error", err, "stack", string(stack))
+			return errServer
+		},
+	}))
+	e.Use(s.accessLog)
+
+	e.GET("/healthz", s.health)
+
+	v1 := e.Group("/api/v1", s.authenticate, s.rateLimit)
+	anyDelete := []string{http.MethodGet, http.MethodPost, http.MethodDelete}
+	v1.POST("/businesses/create", s.createBusiness)
+	v1.POST("/businesses/:id/check", s.checkBusiness)
+	v1.GET("/businesses", s.listBusinesses)
+	v1.GET("/businesses/:id", s.getBusiness)
+	v1.Match(anyDelete, "/businesses/:id/delete", s.deleteBusiness)
+	v1.POST("/customers/create", s.createCustomer)
+	v1.POST("/customers/:id/check", s.checkCustomer)
+	v1.GET("/customers", s.listCustomers)
+	v1.GET("/customers/:id", s.getCustomer)
+	v1.Match(anyDelete, "/customers/:id/delete", s.deleteCustomer)
+	v1.POST("/checks/:id/retry", s.retryCheck)
+	return e
+}
+
+// authenticate resolves the tenant from the Host header, then requires a
+// bearer key of that same tenant.
+func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		ctx := c.Request().Context()
+		tenantID, err := s.store.TenantByHost(ctx, store.NormalizeHost(c.Request().Host))
+		if err != nil {
+			return err
+		}
+		auth := c.Request().Header.Get(echo.HeaderAuthorization)
+		scheme, key, ok := strings.Cut(strings.TrimSpace(auth), " ")
+		key = strings.TrimSpace(key)
+		if !ok || !strings.EqualFold(scheme, "Bearer") || key == "" {
+			return errUnauthenticated
+		}
+		p, err := s.store.Authenticate(ctx, tenantID, store.HashKey(key))
+		if err != nil {
+			return err
+		}
+		c.Set(principalKey, p)
+		return next(c)
+	}
+}
+
+func principal(c echo.Context) store.Principal {
+	p, _ := c.Get(principalKey).(store.Principal)
+	return p
+}
+
+// rateLimit applies a token bucket per tenant (per API process).
+func (s *Server) rateLimit(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if s.rate <= 0 {
+			return next(c)
+		}
+		id := principal(c).TenantID
+		l, ok := s.limiters.Load(id)
+		if !ok {
+			l, _ = s.limiters.LoadOrStore(id, rate.NewLimiter(rate.Limit(s.rate), int(s.rate)*2))
+		}
+		if !l.(*rate.Limiter).Allow() {
+			return &apiError{status: http.StatusTooManyRequests, message: "Too many requests.", retryAfter: 1}
+		}
+		return next(c)
+	}
+}
+
+// accessLog logs each request at debug level and server errors at error
+// level, with the request id and route, never bodies or query strings.
+func (s *Server) accessLog(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		start := time.Now()
+		err := next(c)
+		if err != nil {
+			c.Error(err)
+		}
+		status := c.Response().Status
+		lvl := slog.LevelDebug
+		if status >= 500 {
+			lvl = slog.LevelError
+		}
+		if s.log.Enabled(c.Request().Context(), lvl) {
+			s.log.Log(c.Request().Context(), lvl, "request", "request_id", requestID(c), "method", c.Request().Method,
+				"route", c.Path(), "status", status, "duration_ms", time.Since(start).Milliseconds())
+		}
+		return nil
+	}
+}
+
+func (s *Server) health(c echo.Context) error {
+	ctx, cancel := context.WithTimeout(c.Request().Context(), 2*time.Second)
+	defer cancel()
+	if err := s.store.Ping(ctx); err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
+}
+
+// pathID parses the :id parameter; anything but a UUID is simply not found.
+func pathID(c echo.Context) (uuid.UUID, error) {
+	s := c.Param("id")
+	id, err := uuid.Parse(s)
+	if err != nil || len(s) != 36 {
+		return uuid.Nil, errNotFound
+	}
+	return id, nil
+}

@@ -1,0 +1,239 @@
+package api
+
+import (
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/kycflow/kycflow/store"
+)
+
+// Wire shapes: every documented key is always present (null when absent),
+// timestamps are UTC with microseconds, is_active is 1 or 0.
+
+// Time is a timestamp on the wire.
+type Time time.Time
+
+const timeLayout = "2006-01-02T15:04:05.000000Z"
+
+// MarshalJSON writes 2006-01-02T15:04:05.000000Z.
+func (t Time) MarshalJSON() ([]byte, error) {
+	return []byte(`"` + time.Time(t).UTC().Format(timeLayout) + `"`), nil
+}
+
+func optTime(t *time.Time) *Time {
+	if t == nil {
+		return nil
+	}
+	v := Time(*t)
+	return &v
+}
+
+// Date is a calendar date on the wire.
+type Date time.Time
+
+// MarshalJSON writes 2006-01-02.
+func (d Date) MarshalJSON() ([]byte, error) {
+	return []byte(`"` + time.Time(d).Format(time.DateOnly) + `"`), nil
+}
+
+func optDate(t *time.Time) *Date {
+	if t == nil {
+		return nil
+	}
+	v := Date(*t)
+	return &v
+}
+
+func activeInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+type checkJSON struct {
+	ID          uuid.UUID  `json:"id"`
+	Type        string     `json:"type"`
+	Status      string     `json:"status"`
+	Validated   *bool      `json:"validated"`
+	Data        store.JSON `json:"data"`
+	Error       store.JSON `json:"error"`
+	CreatedAt   Time       `json:"created_at"`
+	UpdatedAt   Time       `json:"updated_at"`
+	CompletedAt *Time      `json:"completed_at"`
+}
+
+func toCheck(c store.Check) *checkJSON {
+	return &checkJSON{
+		ID: c.ID, Type: c.Type, Status: c.Status, Validated: c.Validated, Data: c.Data, Error: c.Error,
+		CreatedAt: Time(c.CreatedAt), UpdatedAt: Time(c.UpdatedAt), CompletedAt: optTime(c.CompletedAt),
+	}
+}
+
+// latest returns the check of a type, or nil (rendered null) when none exists.
+func latest(checks map[string]store.Check, typ string) *checkJSON {
+	c, ok := checks[typ]
+	if !ok {
+		return nil
+	}
+	return toCheck(c)
+}
+
+type businessJSON struct {
+	ID          uuid.UUID  `json:"id"`
+	Name        string     `json:"name"`
+	Address     *string    `json:"address"`
+	Street      *string    `json:"street"`
+	HouseNumber *string    `json:"housenumber"`
+	Addition    *string    `json:"addition"`
+	PostalCode  *string    `json:"postalcode"`
+	City        *string    `json:"city"`
+	CountryID   int        `json:"country_id"`
+	IBAN        *string    `json:"iban_number"`
+	CoCNumber   string     `json:"coc_number"`
+	VATNumber   *string    `json:"vat_number"`
+	IsActive    int        `json:"is_active"`
+	InactiveAt  *Time      `json:"inactive_at"`
+	CreatedAt   Time       `json:"created_at"`
+	UpdatedAt   Time       `json:"updated_at"`
+	CoCCheck    *checkJSON `json:"coc_check"`
+	IBANCheck   *checkJSON `json:"iban_check"`
+	VATCheck    *checkJSON `json:"vat_check"`
+}
+
+func toBusiness(b store.BusinessWithChecks) businessJSON {
+	return businessJSON{
+		ID: b.ID, Name: b.Name, Address: b.Address, Street: b.Street, HouseNumber: b.HouseNumber,
+		Addition: b.Addition, PostalCode: b.PostalCode, City: b.City, CountryID: b.CountryID, IBAN: b.IBAN,
+		CoCNumber: b.CoCNumber, VATNumber: b.VATNumber, IsActive: activeInt(b.IsActive), InactiveAt: optTime(b.InactiveAt),
+		CreatedAt: Time(b.CreatedAt), UpdatedAt: Time(b.UpdatedAt),
+		CoCCheck: latest(b.Checks, "coc"), IBANCheck: latest(b.Checks, "iban"), VATCheck: latest(b.Checks, "vat"),
+	}
+}
+
+type businessCreatedJSON struct {
+	ID        uuid.UUID `json:"id"`
+	Name      string    `json:"name"`
+	CoCNumber string    `json:"coc_number"`
+	VATNumber *string   `json:"vat_number"`
+	IBAN      *string   `json:"iban_number"`
+	CountryID int       `json:"country_id"`
+	UpdatedAt Time      `json:"updated_at"`
+	CreatedAt Time      `json:"created_at"`
+	Messages  []string  `json:"messages"`
+}
+
+type businessItemJSON struct {
+	ID         uuid.UUID `json:"id"`
+	Name       string    `json:"name"`
+	CoCNumber  string    `json:"coc_number"`
+	City       *string   `json:"city"`
+	IsActive   int       `json:"is_active"`
+	InactiveAt *Time     `json:"inactive_at"`
+	CreatedAt  Time      `json:"created_at"`
+	UpdatedAt  Time      `json:"updated_at"`
+}
+
+func toBusinessItem(b store.Business) businessItemJSON {
+	return businessItemJSON{ID: b.ID, Name: b.Name, CoCNumber: b.CoCNumber, City: b.City, IsActive: activeInt(b.IsActive),
+		InactiveAt: optTime(b.InactiveAt), CreatedAt: Time(b.CreatedAt), UpdatedAt: Time(b.UpdatedAt)}
+}
+
+type customerJSON struct {
+	ID                 uuid.UUID  `json:"id"`
+	Notes              store.JSON `json:"notes"`
+	BusinessID         *uuid.UUID `json:"business_id"`
+	Initials           *string    `json:"initials"`
+	FirstName          *string    `json:"firstname"`
+	LastName           *string    `json:"lastname"`
+	Name               string     `json:"name"`
+	Email              string     `json:"email"`
+	Gender             *string    `json:"gender"`
+	Birthdate          *Date      `json:"birthdate"`
+	NationalityID      *int       `json:"nationality_id"`
+	DocumentNumber     *string    `json:"document_number"`
+	DocumentExpiration *Time      `json:"document_expiration"`
+	DocumentType       *int       `json:"document_type"`
+	Phone              *string    `json:"phone"`
+	Address            *string    `json:"address"`
+	Street             *string    `json:"street"`
+	HouseNumber        *string    `json:"housenumber"`
+	Addition           *string    `json:"addition"`
+	PostalCode         *string    `json:"postalcode"`
+	City               *string    `json:"city"`
+	CountryID          int        `json:"country_id"`
+	IBAN               *string    `json:"iban_number"`
+	IsActive           int        `json:"is_active"`
+	InactiveAt         *Time      `json:"inactive_at"`
+	CreatedAt          Time       `json:"created_at"`
+	UpdatedAt          Time       `json:"updated_at"`
+	IBANCheck          *checkJSON `json:"iban_check"`
+	AMLCheck           *checkJSON `json:"aml_check"`
+	IDINCheck          *checkJSON `json:"idin_check"`
+	IDScanCheck        *checkJSON `json:"idscan_check"`
+}
+
+func toCustomer(c store.CustomerWithChecks) customerJSON {
+	return customerJSON{
+		ID: c.ID, Notes: c.Notes, BusinessID: c.BusinessID, Initials: c.Initials, FirstName: c.FirstName,
+		LastName: c.LastName, Name: c.Name, Email: c.Email, Gender: c.Gender, Birthdate: optDate(c.Birthdate),
+		NationalityID: c.NationalityID, DocumentNumber: c.DocumentNumber, DocumentExpiration: optTime(c.DocumentExpiration),
+		DocumentType: c.DocumentType, Phone: c.Phone, Address: c.Address, Street: c.Street, HouseNumber: c.HouseNumber,
+		Addition: c.Addition, PostalCode: c.PostalCode, City: c.City, CountryID: c.CountryID, IBAN: c.IBAN,
+		IsActive: activeInt(c.IsActive), InactiveAt: optTime(c.InactiveAt), CreatedAt: Time(c.CreatedAt), UpdatedAt: Time(c.UpdatedAt),
+		IBANCheck: latest(c.Checks, "iban"), AMLCheck: latest(c.Checks, "aml"),
+		IDINCheck: latest(c.Checks, "idin"), IDScanCheck: latest(c.Checks, "idscan"),
+	}
+}
+
+type mailsJSON struct {
+	IDIN   bool `json:"idin"`
+	IDScan bool `json:"idscan"`
+}
+
+type customerCreatedJSON struct {
+	ID         uuid.UUID         `json:"id"`
+	Initials   *string           `json:"initials"`
+	FirstName  *string           `json:"firstname"`
+	LastName   *string           `json:"lastname"`
+	Name       string            `json:"name"`
+	Email      string            `json:"email"`
+	IBAN       *string           `json:"iban_number"`
+	Phone      *string           `json:"phone"`
+	Address    *string           `json:"address"`
+	City       *string           `json:"city"`
+	PostalCode *string           `json:"postalcode"`
+	CountryID  int               `json:"country_id"`
+	Birthdate  *Date             `json:"birthdate"`
+	UpdatedAt  Time              `json:"updated_at"`
+	CreatedAt  Time              `json:"created_at"`
+	Messages   []string          `json:"messages"`
+	Mails      mailsJSON         `json:"mails"`
+	URLs       map[string]string `json:"urls,omitempty"`
+}
+
+type customerItemJSON struct {
+	ID         uuid.UUID  `json:"id"`
+	BusinessID *uuid.UUID `json:"business_id"`
+	Name       string     `json:"name"`
+	Email      string     `json:"email"`
+	IsActive   int        `json:"is_active"`
+	InactiveAt *Time      `json:"inactive_at"`
+	CreatedAt  Time       `json:"created_at"`
+	UpdatedAt  Time       `json:"updated_at"`
+}
+
+func toCustomerItem(c store.Customer) customerItemJSON {
+	return customerItemJSON{ID: c.ID, BusinessID: c.BusinessID, Name: c.Name, Email: c.Email, IsActive: activeInt(c.IsActive),
+		InactiveAt: optTime(c.InactiveAt), CreatedAt: Time(c.CreatedAt), UpdatedAt: Time(c.UpdatedAt)}
+}
+
+type checksQueuedJSON struct {
+	Messages []string          `json:"messages"`
+	URLs     map[string]string `json:"urls,omitempty"`
+}
+
+type messageJSON struct {
+	Message string `json:"message"`
+}

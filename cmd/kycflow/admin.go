@@ -1,0 +1,138 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/google/uuid"
+
+	"github.com/kycflow/kycflow/store"
+)
+
+// Admin commands connect as the owner (DATABASE_ADMIN_URL): creating tenants
+// and finding a check's tenant are above any one tenant.
+
+type hostList []string
+
+func (h *hostList) String() string     { return strings.Join(*h, ",") }
+func (h *hostList) Set(v string) error { *h = append(*h, v); return nil }
+
+func runTenant(ctx context.Context, cfg config, args []string) error {
+	if len(args) == 0 {
+		return errUsage
+	}
+	s, err := store.Open(ctx, cfg.DatabaseAdminURL, 2)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	switch args[0] {
+	case "create":
+		fs := flag.NewFlagSet("tenant create", flag.ContinueOnError)
+		name := fs.String("name", "", "tenant name")
+		sandbox := fs.Bool("sandbox", false, "sandbox tenant (kyc_test_ keys)")
+		var hosts hostList
+		fs.Var(&hosts, "host", "hostname the tenant's API is reached at (repeatable)")
+		if err := fs.Parse(args[1:]); err != nil {
+			return errUsage
+		}
+		if *name == "" || len(hosts) == 0 {
+			return fmt.Errorf("tenant create needs --name and at least one --host")
+		}
+		t, key, err := s.CreateTenant(ctx, *name, hosts, *sandbox)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("tenant %s (%s) hosts %s\n", t.ID, t.Name, strings.Join(t.Hosts, ", "))
+		fmt.Println("API key (shown once):")
+		fmt.Println(key)
+		return nil
+	case "list":
+		ts, err := s.Tenants(ctx)
+		if err != nil {
+			return err
+		}
+		w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(w, "ID\tNAME\tSANDBOX\tHOSTS\tCREATED")
+		for _, t := range ts {
+			fmt.Fprintf(w, "%s\t%s\t%v\t%s\t%s\n", t.ID, t.Name, t.Sandbox, strings.Join(t.Hosts, ","), t.CreatedAt.Format("2006-01-02 15:04"))
+		}
+		return w.Flush()
+	case "key":
+		return runTenantKey(ctx, s, args[1:])
+	}
+	return errUsage
+}
+
+func runTenantKey(ctx context.Context, s *store.Store, args []string) error {
+	if len(args) == 0 {
+		return errUsage
+	}
+	fs := flag.NewFlagSet("tenant key", flag.ContinueOnError)
+	tenant := fs.String("tenant", "", "tenant id")
+	if err := fs.Parse(args[1:]); err != nil {
+		return errUsage
+	}
+	id, err := uuid.Parse(*tenant)
+	if err != nil {
+		return fmt.Errorf("--tenant must be a tenant id (see kycflow tenant list)")
+	}
+	switch args[0] {
+	case "create":
+		key, keyID, err := s.CreateKey(ctx, id)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("key %s created (shown once):\n%s\n", keyID, key)
+		return nil
+	case "revoke":
+		if fs.NArg() != 1 {
+			return fmt.Errorf("tenant key revoke needs the key id or its prefix (kyc_live_xxxx)")
+		}
+		if err := s.RevokeKey(ctx, id, fs.Arg(0)); err != nil {
+			return err
+		}
+		fmt.Println("revoked")
+		return nil
+	case "list":
+		ks, err := s.Keys(ctx, id)
+		if err != nil {
+			return err
+		}
+		w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(w, "ID\tPREFIX\tCREATED\tLAST USED\tREVOKED")
+		for _, k := range ks {
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", k.ID, k.Prefix, k.CreatedAt.Format("2006-01-02 15:04"), fmtTime(k.LastUsedAt), fmtTime(k.RevokedAt))
+		}
+		return w.Flush()
+	}
+	return errUsage
+}
+
+func runCheck(ctx context.Context, cfg config, args []string) error {
+	if len(args) != 2 || args[0] != "retry" {
+		return errUsage
+	}
+	id, err := uuid.Parse(strings.TrimPrefix(args[1], "check-"))
+	if err != nil {
+		return fmt.Errorf("%q is not a check id (the workflow id check-<uuid> works too)", args[1])
+	}
+	s, err := store.Open(ctx, cfg.DatabaseAdminURL, 2)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	tenant, err := s.CheckTenant(ctx, id)
+	if err != nil {
+		return fmt.Errorf("check %s: %w", id, err)
+	}
+	if _, err := s.RequestRetry(ctx, tenant, id); err != nil {
+		return fmt.Errorf("check %s: %w", id, err)
+	}
+	fmt.Printf("retry of check %s queued; the worker resumes it\n", id)
+	return nil
+}

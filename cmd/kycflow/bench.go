@@ -1,0 +1,226 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	neturl "net/url"
+	"os"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// runBench is the load command behind docs/BENCHMARKS.md. It talks to a
+// running API over HTTP like any client:
+//
+//	create: POST /businesses/create with an iban check, for --duration at --concurrency;
+//	e2e:    create, then poll GET until iban_check is completed: end-to-end latency;
+//	list:   GET /businesses pages, first and --deep (following next_cursor).
+func runBench(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	base := fs.String("url", "http://127.0.0.1:8080", "API base URL")
+	key := fs.String("key", os.Getenv("KYCFLOW_API_KEY"), "API key (or KYCFLOW_API_KEY)")
+	mode := fs.String("mode", "create", "create, e2e or list")
+	conc := fs.Int("concurrency", 16, "requests in flight")
+	dur := fs.Duration("duration", 10*time.Second, "how long to run (create, e2e)")
+	deep := fs.Int("deep", 0, "list: pages to walk before measuring (0: first page)")
+	n := fs.Int("n", 500, "list: requests to measure")
+	if err := fs.Parse(args); err != nil {
+		return errUsage
+	}
+	if *key == "" {
+		return errors.New("bench needs --key or KYCFLOW_API_KEY")
+	}
+	b := &bencher{base: *base + "/api/v1", key: *key,
+		http: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: *conc * 2}}}
+	switch *mode {
+	case "create":
+		return b.loop(ctx, *conc, *dur, "create", b.create)
+	case "e2e":
+		return b.loop(ctx, *conc, *dur, "iban check end to end", b.endToEnd)
+	case "list":
+		return b.list(ctx, *deep, *n)
+	}
+	return errUsage
+}
+
+type bencher struct {
+	base, key string
+	http      *http.Client
+}
+
+func (b *bencher) do(ctx context.Context, method, url string, body any, out any) (int, error) {
+	var r io.Reader
+	if body != nil {
+		raw, _ := json.Marshal(body)
+		r = bytes.NewReader(raw)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, url, r)
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Authorization", "Bearer "+b.key)
+	req.Header.Set("Accept", "application/json")
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := b.http.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return resp.StatusCode, err
+	}
+	if resp.StatusCode >= 300 {
+		return resp.StatusCode, fmt.Errorf("%s %s: %d %s", method, url, resp.StatusCode, raw)
+	}
+	if out != nil {
+		return resp.StatusCode, json.Unmarshal(raw, out)
+	}
+	return resp.StatusCode, nil
+}
+
+var benchBusiness = map[string]any{
+	"name": "Bench BV", "country_code": "NLD", "coc_number": "68750110", "iban_number": "NL91ABNA0417164300",
+	"checks": map[string]bool{"coc": false, "vat": false, "iban": true},
+}
+
+func (b *bencher) create(ctx context.Context) (string, error) {
+	var out struct{ ID string }
+	_, err := b.do(ctx, http.MethodPost, b.base+"/businesses/create", benchBusiness, &out)
+	return out.ID, err
+}
+
+// endToEnd creates a business and polls until its iban check completes.
+func (b *bencher) endToEnd(ctx context.Context) (string, error) {
+	id, err := b.create(ctx)
+	if err != nil {
+		return "", err
+	}
+	for {
+		var out struct {
+			IBANCheck *struct{ Status string } `json:"iban_check"`
+		}
+		if _, err := b.do(ctx, http.MethodGet, b.base+"/businesses/"+id, nil, &out); err != nil {
+			return "", err
+		}
+		if out.IBANCheck != nil && out.IBANCheck.Status == "completed" {
+			return id, nil
+		}
+		if out.IBANCheck != nil && out.IBANCheck.Status == "failed" {
+			return "", errors.New("check failed")
+		}
+		select {
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case <-time.After(2 * time.Millisecond):
+		}
+	}
+}
+
+// loop runs op from conc goroutines for dur and prints throughput and latency.
+func (b *bencher) loop(ctx context.Context, conc int, dur time.Duration, what string, op func(context.Context) (string, error)) error {
+	ctx, cancel := context.WithTimeout(ctx, dur)
+	defer cancel()
+	var (
+		mu        sync.Mutex
+		latencies []time.Duration
+		errs      atomic.Int64
+		firstErr  atomic.Value
+	)
+	start := time.Now()
+	var wg sync.WaitGroup
+	for range conc {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var local []time.Duration
+			for ctx.Err() == nil {
+				t := time.Now()
+				_, err := op(ctx)
+				if ctx.Err() != nil {
+					break
+				}
+				if err != nil {
+					errs.Add(1)
+					firstErr.CompareAndSwap(nil, err.Error())
+					continue
+				}
+				local = append(local, time.Since(t))
+			}
+			mu.Lock()
+			latencies = append(latencies, local...)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	report(what, conc, time.Since(start), latencies, errs.Load())
+	if e := firstErr.Load(); e != nil {
+		fmt.Println("first error:", e)
+	}
+	return nil
+}
+
+func report(what string, conc int, elapsed time.Duration, lat []time.Duration, errs int64) {
+	slices.Sort(lat)
+	pct := func(p float64) time.Duration {
+		if len(lat) == 0 {
+			return 0
+		}
+		return lat[min(len(lat)-1, int(float64(len(lat))*p))]
+	}
+	fmt.Printf("%s: %d ok, %d errors in %.1fs at concurrency %d → %.0f/s; latency p50 %.1fms p90 %.1fms p99 %.1fms max %.1fms\n",
+		what, len(lat), errs, elapsed.Seconds(), conc, float64(len(lat))/elapsed.Seconds(),
+		ms(pct(0.50)), ms(pct(0.90)), ms(pct(0.99)), ms(pct(1)))
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// list measures the first page and, with deep > 0, a page reached by walking
+// deep pages of 100 first.
+func (b *bencher) list(ctx context.Context, deep, n int) error {
+	url := b.base + "/businesses?per_page=20"
+	if deep > 0 {
+		next := b.base + "/businesses?per_page=100"
+		for i := 0; i < deep; i++ {
+			var p struct {
+				NextPageURL *string `json:"next_page_url"`
+			}
+			if _, err := b.do(ctx, http.MethodGet, next, nil, &p); err != nil {
+				return err
+			}
+			if p.NextPageURL == nil {
+				return fmt.Errorf("only %d pages of 100 exist", i+1)
+			}
+			next = *p.NextPageURL
+		}
+		u, err := neturl.Parse(next)
+		if err != nil {
+			return err
+		}
+		q := u.Query()
+		q.Set("per_page", "20")
+		u.RawQuery = q.Encode()
+		url = u.String()
+	}
+	var lat []time.Duration
+	start := time.Now()
+	for range n {
+		t := time.Now()
+		if _, err := b.do(ctx, http.MethodGet, url, nil, nil); err != nil {
+			return err
+		}
+		lat = append(lat, time.Since(t))
+	}
+	report(fmt.Sprintf("list page (after %d pages of 100)", deep), 1, time.Since(start), lat, 0)
+	return nil
+}

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"fmt"
+	"log/slog"
+	"os"
+	"strconv"
+	"time"
+)
+
+// config is read from the environment; see the README's configuration table.
+type config struct {
+	DatabaseURL      string
+	DatabaseAdminURL string
+	AppDBPassword    string
+	DBMaxConns       int
+	TemporalAddress  string
+	TemporalNS       string
+	HTTPAddr         string
+	RateLimit        float64
+	RelayConcurrency int
+	RelaySweep       time.Duration
+	DataDir          string
+	DevPGPort        int
+	LogLevel         slog.Level
+}
+
+func loadConfig() (config, error) {
+	c := config{
+		DatabaseURL:      env("DATABASE_URL", "postgres://kycflow_app@127.0.0.1:55432/kycflow?sslmode=disable"),
+		DatabaseAdminURL: env("DATABASE_ADMIN_URL", "postgres://postgres@127.0.0.1:55432/kycflow?sslmode=disable"),
+		AppDBPassword:    os.Getenv("KYCFLOW_APP_DB_PASSWORD"),
+		TemporalAddress:  env("TEMPORAL_ADDRESS", "127.0.0.1:7233"),
+		TemporalNS:       env("TEMPORAL_NAMESPACE", "default"),
+		HTTPAddr:         env("HTTP_ADDR", ":8080"),
+		DataDir:          env("KYCFLOW_DATA_DIR", ".data"),
+	}
+	var err error
+	num := func(name string, def int) int {
+		if err != nil {
+			return def
+		}
+		v := os.Getenv(name)
+		if v == "" {
+			return def
+		}
+		n, perr := strconv.Atoi(v)
+		if perr != nil || n < 0 {
+			err = fmt.Errorf("%s must be a non-negative integer, got %q", name, v)
+		}
+		return n
+	}
+	c.DBMaxConns = num("DB_MAX_CONNS", 20)
+	c.RateLimit = float64(num("RATE_LIMIT", 2000))
+	c.RelayConcurrency = num("RELAY_CONCURRENCY", 16)
+	c.DevPGPort = num("DEV_PG_PORT", 55432)
+	c.RelaySweep = time.Duration(num("RELAY_SWEEP_MS", 1000)) * time.Millisecond
+	if err != nil {
+		return c, err
+	}
+	if err := c.LogLevel.UnmarshalText([]byte(env("LOG_LEVEL", "info"))); err != nil {
+		return c, fmt.Errorf("LOG_LEVEL: %w", err)
+	}
+	return c, nil
+}
+
+func env(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
+func (c config) logger() *slog.Logger {
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: c.LogLevel}))
+}

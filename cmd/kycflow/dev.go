@@ -1,0 +1,156 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/kycflow/kycflow/store"
+	"github.com/kycflow/kycflow/store/pgcluster"
+	"github.com/kycflow/kycflow/worker/devserver"
+	"golang.org/x/sync/errgroup"
+)
+
+// runDev starts the embedded stack: PostgreSQL and the Temporal dev server as
+// child processes with their data under KYCFLOW_DATA_DIR, then the API and
+// the worker in this process. Ctrl-C stops everything.
+func runDev(ctx context.Context, cfg config) error {
+	log := cfg.logger()
+	dir, err := filepath.Abs(cfg.DataDir)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	_, temporalPort, _ := net.SplitHostPort(cfg.TemporalAddress)
+	for _, addr := range []string{fmt.Sprintf("127.0.0.1:%d", cfg.DevPGPort), "127.0.0.1:" + temporalPort, "127.0.0.1:8233", cfg.HTTPAddr} {
+		if err := portFree(addr); err != nil {
+			return err
+		}
+	}
+
+	pgLog, err := os.OpenFile(filepath.Join(dir, "postgres.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	defer pgLog.Close()
+	fmt.Println("starting PostgreSQL on 127.0.0.1:", cfg.DevPGPort, "(data in", filepath.Join(dir, "pg")+")")
+	pg, err := pgcluster.Start(ctx, pgcluster.Options{Dir: filepath.Join(dir, "pg"), Port: cfg.DevPGPort, Database: "kycflow", Log: pgLog})
+	if err != nil {
+		return err
+	}
+	defer pg.Stop()
+	admin, app := pg.DSN("postgres", "kycflow"), pg.DSN(store.AppRole, "kycflow")
+	if err := store.Migrate(ctx, admin, ""); err != nil {
+		return err
+	}
+
+	tLog, err := os.OpenFile(filepath.Join(dir, "temporal.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	defer tLog.Close()
+	fmt.Println("starting Temporal dev server on", cfg.TemporalAddress, "with its UI on http://localhost:8233")
+	ts, err := devserver.Start(ctx, devserver.Options{HostPort: cfg.TemporalAddress, UIPort: "8233",
+		DBFile: filepath.Join(dir, "temporal.db"), Log: tLog})
+	if err != nil {
+		return err
+	}
+	defer ts.Stop()
+
+	key, err := demoTenant(ctx, admin, dir)
+	if err != nil {
+		return err
+	}
+	s, err := store.Open(ctx, app, cfg.DBMaxConns)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	c, err := dialTemporal(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+
+	port := cfg.HTTPAddr[strings.LastIndex(cfg.HTTPAddr, ":")+1:]
+	fmt.Printf(`
+kycflow is running.
+  API            http://localhost:%[1]s/api/v1   (tenant "Demo", hosts localhost and 127.0.0.1)
+  API key        %[2]s
+  Temporal UI    http://localhost:8233/namespaces/default/workflows
+  Data           %[3]s   (delete it to start afresh)
+
+Try it:
+  curl -s -X POST http://localhost:%[1]s/api/v1/businesses/create \
+    -H 'Authorization: Bearer %[2]s' -H 'Content-Type: application/json' -H 'Accept: application/json' \
+    -d '{"name":"Acme BV","country_code":"NLD","coc_number":"68750110","iban_number":"NL91ABNA0417164300","checks":{"coc":false,"vat":false,"iban":true}}'
+
+Ctrl-C stops everything.
+`, port, key, dir)
+
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return serveAPI(gctx, cfg, s, log) })
+	g.Go(func() error { return serveWorker(gctx, cfg, s, c, log) })
+	err = g.Wait()
+	fmt.Println("\nstopping…")
+	return err
+}
+
+// demoTenant creates the demo tenant once and keeps its key in the data dir,
+// so every run can print it (the database holds only its hash).
+func demoTenant(ctx context.Context, adminDSN, dir string) (string, error) {
+	keyFile := filepath.Join(dir, "demo-api-key")
+	s, err := store.Open(ctx, adminDSN, 2)
+	if err != nil {
+		return "", err
+	}
+	defer s.Close()
+	if b, err := os.ReadFile(keyFile); err == nil {
+		key := strings.TrimSpace(string(b))
+		if id, err := s.TenantByHost(ctx, "localhost"); err == nil {
+			if _, err := s.Authenticate(ctx, id, store.HashKey(key)); err == nil {
+				return key, nil
+			}
+			// The saved key was revoked: issue a new one for the same tenant.
+			key, _, err := s.CreateKey(ctx, id)
+			if err != nil {
+				return "", err
+			}
+			return key, os.WriteFile(keyFile, []byte(key+"\n"), 0o600)
+		}
+	}
+	if _, err := s.TenantByHost(ctx, "localhost"); err == nil {
+		return "", errors.New("a tenant owns host localhost but its key file is missing: remove " + dir + " to start afresh")
+	}
+	_, key, err := s.CreateTenant(ctx, "Demo", []string{"localhost", "127.0.0.1"}, true)
+	if err != nil {
+		return "", err
+	}
+	return key, os.WriteFile(keyFile, []byte(key+"\n"), 0o600)
+}
+
+func portFree(addr string) error {
+	if strings.HasPrefix(addr, ":") {
+		addr = "127.0.0.1" + addr
+	}
+	c, err := net.DialTimeout("tcp", addr, 300*time.Millisecond)
+	if err == nil {
+		c.Close()
+		return fmt.Errorf("%s is already in use: is another kycflow dev (or Temporal/PostgreSQL) running?", addr)
+	}
+	return nil
+}
+
+func fmtTime(t *time.Time) string {
+	if t == nil {
+		return "-"
+	}
+	return t.Format("2006-01-02 15:04")
+}

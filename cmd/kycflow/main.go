@@ -1,0 +1,75 @@
+// Command kycflow runs the kycflow API, the worker, the admin tasks and the
+// embedded development stack.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+const usage = `kycflow — identity and compliance verification service
+
+Usage:
+  kycflow dev                       whole stack on this machine (PostgreSQL, Temporal, API, worker)
+  kycflow api                       HTTP API
+  kycflow worker                    Temporal worker and outbox relay
+  kycflow migrate                   create or upgrade the database schema (as the owner role)
+  kycflow tenant create --name N --host H [--host H2] [--sandbox]
+  kycflow tenant list
+  kycflow tenant key create --tenant ID
+  kycflow tenant key revoke --tenant ID KEY_ID_OR_PREFIX
+  kycflow check retry CHECK_ID      resume a failed check
+  kycflow bench [flags]             load test against a running API (see --help)
+
+Configuration comes from environment variables; see README.md.
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:])
+	stop()
+	if errors.Is(err, errUsage) {
+		fmt.Fprint(os.Stderr, usage)
+		os.Exit(2)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "kycflow:", err)
+		os.Exit(1)
+	}
+}
+
+var errUsage = errors.New("usage")
+
+func run(ctx context.Context, args []string) error {
+	if len(args) == 0 {
+		return errUsage
+	}
+	cfg, err := loadConfig()
+	if err != nil {
+		return err
+	}
+	switch args[0] {
+	case "dev":
+		return runDev(ctx, cfg)
+	case "api":
+		return runAPI(ctx, cfg)
+	case "worker":
+		return runWorker(ctx, cfg)
+	case "migrate":
+		return runMigrate(ctx, cfg)
+	case "tenant":
+		return runTenant(ctx, cfg, args[1:])
+	case "check":
+		return runCheck(ctx, cfg, args[1:])
+	case "bench":
+		return runBench(ctx, args[1:])
+	case "help", "-h", "--help":
+		fmt.Print(usage)
+		return nil
+	}
+	return errUsage
+}

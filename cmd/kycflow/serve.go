@@ -1,0 +1,103 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	sdklog "go.temporal.io/sdk/log"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/kycflow/kycflow/api"
+	"github.com/kycflow/kycflow/store"
+	"github.com/kycflow/kycflow/worker"
+)
+
+func runMigrate(ctx context.Context, cfg config) error {
+	if err := store.Migrate(ctx, cfg.DatabaseAdminURL, cfg.AppDBPassword); err != nil {
+		return err
+	}
+	fmt.Println("schema up to date")
+	return nil
+}
+
+func runAPI(ctx context.Context, cfg config) error {
+	log := cfg.logger()
+	s, err := store.Open(ctx, cfg.DatabaseURL, cfg.DBMaxConns)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	return serveAPI(ctx, cfg, s, log)
+}
+
+func serveAPI(ctx context.Context, cfg config, s *store.Store, log *slog.Logger) error {
+	e := api.New(api.Config{Store: s, Logger: log, RateLimit: cfg.RateLimit})
+	srv := &http.Server{Addr: cfg.HTTPAddr, Handler: e, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.ListenAndServe() }()
+	log.Info("api listening", "addr", cfg.HTTPAddr)
+	select {
+	case err := <-errc:
+		return fmt.Errorf("api: %w", err)
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+func runWorker(ctx context.Context, cfg config) error {
+	log := cfg.logger()
+	s, err := store.Open(ctx, cfg.DatabaseURL, cfg.DBMaxConns)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	c, err := dialTemporal(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	return serveWorker(ctx, cfg, s, c, log)
+}
+
+// dialTemporal connects lazily, so the API and relay start even while
+// Temporal is down; calls fail (and the relay retries) until it is back.
+func dialTemporal(ctx context.Context, cfg config, log *slog.Logger) (client.Client, error) {
+	c, err := client.NewLazyClient(client.Options{
+		HostPort: cfg.TemporalAddress, Namespace: cfg.TemporalNS,
+		Logger: sdklog.NewStructuredLogger(log.With("component", "temporal")),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("temporal client: %w", err)
+	}
+	return c, nil
+}
+
+// serveWorker runs the Temporal worker and the outbox relay until ctx ends.
+func serveWorker(ctx context.Context, cfg config, s *store.Store, c client.Client, log *slog.Logger) error {
+	sactx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	if err := worker.EnsureSearchAttributes(sactx, c, cfg.TemporalNS); err != nil {
+		log.Warn("search attributes not ensured (is Temporal up?)", "error", err)
+	}
+	cancel()
+	w := worker.New(c, s)
+	if err := w.Start(); err != nil {
+		return fmt.Errorf("start worker: %w", err)
+	}
+	defer w.Stop()
+	relay := &worker.Relay{Store: s, Client: c, Logger: log.With("component", "relay"),
+		Concurrency: cfg.RelayConcurrency, Sweep: cfg.RelaySweep}
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return relay.Run(gctx) })
+	log.Info("worker running", "task_queue", "kycflow-checks", "temporal", cfg.TemporalAddress)
+	return g.Wait()
+}

@@ -1,0 +1,93 @@
+package store
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
+)
+
+const businessCols = `id, tenant_id, name, address, street, housenumber, addition, postalcode, city, country_id,
+	iban_number, coc_number, vat_number, is_active, inactive_at, created_at, updated_at`
+
+// BusinessWithChecks is a business and the newest check of each type.
+type BusinessWithChecks struct {
+	Business
+	Checks map[string]Check
+}
+
+// CreateBusiness stores a business and queues its checks in one transaction.
+// b.ID, timestamps and TenantID are set here.
+func (s *Store) CreateBusiness(ctx context.Context, tenantID uuid.UUID, b Business, checkTypes []string) (Business, []Check, error) {
+	b.ID, b.TenantID, b.IsActive = NewID(), tenantID, true
+	b.CreatedAt = now()
+	b.UpdatedAt = b.CreatedAt
+	var checks []Check
+	err := s.inTenant(ctx, tenantID, func(tx *sqlx.Tx) error {
+		_, err := tx.NamedExecContext(ctx, `INSERT INTO businesses (`+businessCols+`) VALUES (:id, :tenant_id, :name, :address,
+			:street, :housenumber, :addition, :postalcode, :city, :country_id, :iban_number, :coc_number, :vat_number,
+			:is_active, :inactive_at, :created_at, :updated_at)`, b)
+		if err != nil {
+			return fmt.Errorf("insert business: %w", err)
+		}
+		checks, err = insertChecks(ctx, tx, tenantID, KindBusiness, b.ID, checkTypes, b.CreatedAt)
+		return err
+	})
+	return b, checks, err
+}
+
+// GetBusiness reads a business of the tenant with its latest checks.
+func (s *Store) GetBusiness(ctx context.Context, tenantID, id uuid.UUID) (BusinessWithChecks, error) {
+	var out BusinessWithChecks
+	err := s.inTenant(ctx, tenantID, func(tx *sqlx.Tx) error {
+		if err := tx.GetContext(ctx, &out.Business, `SELECT `+businessCols+` FROM businesses WHERE tenant_id = $1 AND id = $2`, tenantID, id); err != nil {
+			return err
+		}
+		var err error
+		out.Checks, err = latestChecks(ctx, tx, tenantID, KindBusiness, id)
+		return err
+	})
+	return out, err
+}
+
+// ListBusinesses returns one page of the tenant's businesses, newest first.
+func (s *Store) ListBusinesses(ctx context.Context, tenantID uuid.UUID, q PageQuery) (Page[Business], error) {
+	var p Page[Business]
+	err := s.inTenant(ctx, tenantID, func(tx *sqlx.Tx) error {
+		var err error
+		p, err = listPage(ctx, tx, "businesses", businessCols, "", []any{tenantID}, q, func(b Business) uuid.UUID { return b.ID })
+		return err
+	})
+	return p, err
+}
+
+// DeleteBusiness erases a business and its checks, cancels its unfinished
+// workflows, unlinks its customers (by the foreign key) and writes an audit row.
+func (s *Store) DeleteBusiness(ctx context.Context, p Principal, id uuid.UUID) error {
+	return s.deleteSubject(ctx, p, KindBusiness, id)
+}
+
+// deleteSubject is the shared erase path of businesses and customers.
+func (s *Store) deleteSubject(ctx context.Context, p Principal, kind string, id uuid.UUID) error {
+	return s.inTenant(ctx, p.TenantID, func(tx *sqlx.Tx) error {
+		var one int
+		if err := tx.GetContext(ctx, &one, `SELECT 1 FROM `+subjectTable(kind)+` WHERE tenant_id = $1 AND id = $2 FOR UPDATE`, p.TenantID, id); err != nil {
+			return err
+		}
+		at := now()
+		if err := cancelUnfinished(ctx, tx, p.TenantID, kind, id, nil, at); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM `+subjectTable(kind)+` WHERE tenant_id = $1 AND id = $2`, p.TenantID, id); err != nil {
+			return fmt.Errorf("delete %s: %w", kind, err)
+		}
+		keyID := &p.KeyID
+		if p.KeyID == uuid.Nil {
+			keyID = nil
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO audit_log (id, tenant_id, action, record_kind, record_id, api_key_id, created_at)
+			VALUES ($1, $2, 'delete', $3, $4, $5, $6)`, NewID(), p.TenantID, kind, id, keyID, at)
+		return err
+	})
+}

@@ -1,0 +1,232 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+)
+
+const checkCols = `id, tenant_id, business_id, customer_id, type, status, validated, data, error, created_at, updated_at, completed_at`
+
+// subjectTable is the table holding subjects of this kind.
+func subjectTable(kind string) string {
+	if kind == KindCustomer {
+		return "customers"
+	}
+	return "businesses"
+}
+
+// subjectColumn is the checks column that points at a subject of this kind.
+func subjectColumn(kind string) string {
+	if kind == KindCustomer {
+		return "customer_id"
+	}
+	return "business_id"
+}
+
+// insertChecks queues new checks on a subject: check rows plus outbox starts,
+// in one statement.
+func insertChecks(ctx context.Context, tx *sqlx.Tx, tenantID uuid.UUID, kind string, subjectID uuid.UUID, types []string, at time.Time) ([]Check, error) {
+	if len(types) == 0 {
+		return nil, nil
+	}
+	checks := make([]Check, len(types))
+	ids := make([]string, len(types))
+	payloads := make([]string, len(types))
+	for i, t := range types {
+		c := Check{ID: NewID(), TenantID: tenantID, Type: t, Status: StatusQueued, CreatedAt: at, UpdatedAt: at}
+		if kind == KindCustomer {
+			c.CustomerID = &subjectID
+		} else {
+			c.BusinessID = &subjectID
+		}
+		p, err := json.Marshal(c.Ref())
+		if err != nil {
+			return nil, err
+		}
+		checks[i], ids[i], payloads[i] = c, c.ID.String(), string(p)
+	}
+	var businessID, customerID *uuid.UUID
+	if kind == KindCustomer {
+		customerID = &subjectID
+	} else {
+		businessID = &subjectID
+	}
+	_, err := tx.ExecContext(ctx, `
+		WITH input AS (SELECT * FROM unnest($1::uuid[], $2::text[], $3::jsonb[]) AS t(id, type, payload)),
+		c AS (INSERT INTO checks (id, tenant_id, business_id, customer_id, type, status, created_at, updated_at)
+		      SELECT id, $4, $5, $6, type, 'queued', $7, $7 FROM input)
+		INSERT INTO outbox (tenant_id, check_id, action, payload) SELECT $4, id, 'start', payload FROM input`,
+		pq.Array(ids), pq.Array(types), pq.Array(payloads), tenantID, businessID, customerID, at)
+	if err != nil {
+		return nil, fmt.Errorf("queue checks: %w", err)
+	}
+	return checks, nil
+}
+
+// cancelUnfinished marks the subject's unfinished checks (of the given types,
+// or all when types is nil) cancelled and queues their workflows' cancellation.
+func cancelUnfinished(ctx context.Context, tx *sqlx.Tx, tenantID uuid.UUID, kind string, subjectID uuid.UUID, types []string, at time.Time) error {
+	q := `WITH c AS (
+			UPDATE checks SET status = 'cancelled', updated_at = $3, completed_at = $3
+			WHERE tenant_id = $1 AND ` + subjectColumn(kind) + ` = $2 AND status = ANY($4)
+			  AND ($5::text[] IS NULL OR type = ANY($5))
+			RETURNING id, type)
+		INSERT INTO outbox (tenant_id, check_id, action, payload)
+		SELECT $1, c.id, 'cancel', json_build_object('tenant_id', $1::uuid, 'check_id', c.id,
+			'subject_kind', $6::text, 'subject_id', $2::uuid, 'type', c.type) FROM c`
+	var typesArg any
+	if types != nil {
+		typesArg = pq.Array(types)
+	}
+	if _, err := tx.ExecContext(ctx, q, tenantID, subjectID, at, pq.Array(unfinished), typesArg, kind); err != nil {
+		return fmt.Errorf("cancel unfinished checks: %w", err)
+	}
+	return nil
+}
+
+// latestChecks returns the newest check of each type on a subject.
+func latestChecks(ctx context.Context, tx *sqlx.Tx, tenantID uuid.UUID, kind string, subjectID uuid.UUID) (map[string]Check, error) {
+	var cs []Check
+	err := tx.SelectContext(ctx, &cs, `SELECT DISTINCT ON (type) `+checkCols+` FROM checks
+		WHERE tenant_id = $1 AND `+subjectColumn(kind)+` = $2 ORDER BY type, id DESC`, tenantID, subjectID)
+	if err != nil {
+		return nil, fmt.Errorf("latest checks: %w", err)
+	}
+	m := make(map[string]Check, len(cs))
+	for _, c := range cs {
+		m[c.Type] = c
+	}
+	return m, nil
+}
+
+// QueueChecks queues checks on an existing subject; a new check supersedes
+// an unfinished one of the same type. ErrNotFound when the subject is not
+// the tenant's.
+func (s *Store) QueueChecks(ctx context.Context, tenantID uuid.UUID, kind string, subjectID uuid.UUID, types []string) ([]Check, error) {
+	var out []Check
+	err := s.inTenant(ctx, tenantID, func(tx *sqlx.Tx) error {
+		// The lock orders concurrent check requests on one record, so each
+		// supersedes the one before it.
+		var one int
+		if err := tx.GetContext(ctx, &one, `SELECT 1 FROM `+subjectTable(kind)+` WHERE tenant_id = $1 AND id = $2 FOR UPDATE`, tenantID, subjectID); err != nil {
+			return err
+		}
+		at := now()
+		if err := cancelUnfinished(ctx, tx, tenantID, kind, subjectID, types, at); err != nil {
+			return err
+		}
+		var err error
+		out, err = insertChecks(ctx, tx, tenantID, kind, subjectID, types, at)
+		return err
+	})
+	return out, err
+}
+
+// CheckWithSubject is what an activity needs to run a check.
+type CheckWithSubject struct {
+	Check    Check
+	Business *Business
+	Customer *Customer
+}
+
+// LoadCheck reads a check and its subject. ErrNotFound when either is gone
+// (deleted records take their checks with them).
+func (s *Store) LoadCheck(ctx context.Context, ref CheckRef) (CheckWithSubject, error) {
+	var out CheckWithSubject
+	err := s.inTenant(ctx, ref.TenantID, func(tx *sqlx.Tx) error {
+		if err := tx.GetContext(ctx, &out.Check, `SELECT `+checkCols+` FROM checks WHERE tenant_id = $1 AND id = $2`, ref.TenantID, ref.CheckID); err != nil {
+			return err
+		}
+		subjectID := out.Check.Ref().SubjectID
+		if out.Check.CustomerID != nil {
+			out.Customer = new(Customer)
+			return tx.GetContext(ctx, out.Customer, `SELECT `+customerCols+` FROM customers WHERE tenant_id = $1 AND id = $2`, ref.TenantID, subjectID)
+		}
+		out.Business = new(Business)
+		return tx.GetContext(ctx, out.Business, `SELECT `+businessCols+` FROM businesses WHERE tenant_id = $1 AND id = $2`, ref.TenantID, subjectID)
+	})
+	return out, err
+}
+
+// GetCheck reads one check of a tenant.
+func (s *Store) GetCheck(ctx context.Context, tenantID, checkID uuid.UUID) (Check, error) {
+	var c Check
+	err := s.inTenant(ctx, tenantID, func(tx *sqlx.Tx) error {
+		return tx.GetContext(ctx, &c, `SELECT `+checkCols+` FROM checks WHERE tenant_id = $1 AND id = $2`, tenantID, checkID)
+	})
+	return c, err
+}
+
+// CheckUpdate is a status change written by a workflow step. Writes are
+// idempotent: From lists the statuses the change applies to, so a step that
+// is retried after a crash, or arrives after a cancellation, changes nothing.
+type CheckUpdate struct {
+	Status    string
+	From      []string
+	Validated *bool
+	Data      JSON
+	Error     JSON
+}
+
+// UpdateCheck applies a status change, reporting whether it took effect and
+// the check's status afterwards. A check that no longer exists reports
+// ErrNotFound.
+func (s *Store) UpdateCheck(ctx context.Context, ref CheckRef, u CheckUpdate) (applied bool, status string, err error) {
+	err = s.inTenant(ctx, ref.TenantID, func(tx *sqlx.Tx) error {
+		at := now()
+		var completed *time.Time
+		switch u.Status {
+		case StatusCompleted, StatusExpired, StatusCancelled:
+			completed = &at
+		}
+		err := tx.GetContext(ctx, &status, `UPDATE checks SET status = $3, validated = $4, data = COALESCE($5, data),
+				error = $6, updated_at = $7, completed_at = $8
+			WHERE tenant_id = $1 AND id = $2 AND status = ANY($9) RETURNING status`,
+			ref.TenantID, ref.CheckID, u.Status, u.Validated, u.Data, u.Error, at, completed, pq.Array(u.From))
+		if err == nil {
+			applied = true
+			return nil
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		return tx.GetContext(ctx, &status, `SELECT status FROM checks WHERE tenant_id = $1 AND id = $2`, ref.TenantID, ref.CheckID)
+	})
+	return applied, status, err
+}
+
+// RequestRetry puts a failed check back in the queue and asks its workflow,
+// through the outbox, to try again. ErrConflict when the check is not failed.
+func (s *Store) RequestRetry(ctx context.Context, tenantID, checkID uuid.UUID) (Check, error) {
+	var c Check
+	err := s.inTenant(ctx, tenantID, func(tx *sqlx.Tx) error {
+		if err := tx.GetContext(ctx, &c, `SELECT `+checkCols+` FROM checks WHERE tenant_id = $1 AND id = $2 FOR UPDATE`, tenantID, checkID); err != nil {
+			return err
+		}
+		if c.Status != StatusFailed {
+			return fmt.Errorf("check is %s, not failed: %w", c.Status, ErrConflict)
+		}
+		c.Status, c.UpdatedAt = StatusQueued, now()
+		if _, err := tx.ExecContext(ctx, `UPDATE checks SET status = $3, updated_at = $4 WHERE tenant_id = $1 AND id = $2`,
+			tenantID, checkID, c.Status, c.UpdatedAt); err != nil {
+			return err
+		}
+		return enqueue(ctx, tx, c.Ref(), "retry")
+	})
+	return c, err
+}
+
+// CheckTenant finds which tenant a check belongs to (admin tools only: needs the owner role).
+func (s *Store) CheckTenant(ctx context.Context, checkID uuid.UUID) (uuid.UUID, error) {
+	var id uuid.UUID
+	err := s.db.GetContext(ctx, &id, `SELECT tenant_id FROM checks WHERE id = $1`, checkID)
+	return id, classify(err)
+}

@@ -1,0 +1,85 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+)
+
+const customerCols = `id, tenant_id, business_id, notes, initials, firstname, lastname, name, email, gender, birthdate,
+	nationality_id, document_number, document_expiration, document_type, phone, address, street, housenumber,
+	addition, postalcode, city, country_id, iban_number, mails, is_active, inactive_at, created_at, updated_at`
+
+// ErrBusinessNotFound: a customer names a business the tenant does not have.
+var ErrBusinessNotFound = errors.New("business not found")
+
+// CustomerWithChecks is a customer and the newest check of each type.
+type CustomerWithChecks struct {
+	Customer
+	Checks map[string]Check
+}
+
+// CreateCustomer stores a customer and queues its checks in one transaction.
+func (s *Store) CreateCustomer(ctx context.Context, tenantID uuid.UUID, c Customer, checkTypes []string) (Customer, []Check, error) {
+	c.ID, c.TenantID, c.IsActive = NewID(), tenantID, true
+	c.CreatedAt = now()
+	c.UpdatedAt = c.CreatedAt
+	var checks []Check
+	err := s.inTenant(ctx, tenantID, func(tx *sqlx.Tx) error {
+		_, err := tx.NamedExecContext(ctx, `INSERT INTO customers (`+customerCols+`) VALUES (:id, :tenant_id, :business_id,
+			:notes, :initials, :firstname, :lastname, :name, :email, :gender, :birthdate, :nationality_id, :document_number,
+			:document_expiration, :document_type, :phone, :address, :street, :housenumber, :addition, :postalcode, :city,
+			:country_id, :iban_number, :mails, :is_active, :inactive_at, :created_at, :updated_at)`, c)
+		if err != nil {
+			// The composite foreign key admits only a business of the same tenant.
+			var pqErr *pq.Error
+			if errors.As(err, &pqErr) && pqErr.Code == "23503" {
+				return ErrBusinessNotFound
+			}
+			return fmt.Errorf("insert customer: %w", err)
+		}
+		checks, err = insertChecks(ctx, tx, tenantID, KindCustomer, c.ID, checkTypes, c.CreatedAt)
+		return err
+	})
+	return c, checks, err
+}
+
+// GetCustomer reads a customer of the tenant with its latest checks.
+func (s *Store) GetCustomer(ctx context.Context, tenantID, id uuid.UUID) (CustomerWithChecks, error) {
+	var out CustomerWithChecks
+	err := s.inTenant(ctx, tenantID, func(tx *sqlx.Tx) error {
+		if err := tx.GetContext(ctx, &out.Customer, `SELECT `+customerCols+` FROM customers WHERE tenant_id = $1 AND id = $2`, tenantID, id); err != nil {
+			return err
+		}
+		var err error
+		out.Checks, err = latestChecks(ctx, tx, tenantID, KindCustomer, id)
+		return err
+	})
+	return out, err
+}
+
+// ListCustomers returns one page of the tenant's customers, newest first,
+// optionally only those of one business.
+func (s *Store) ListCustomers(ctx context.Context, tenantID uuid.UUID, businessID *uuid.UUID, q PageQuery) (Page[Customer], error) {
+	var p Page[Customer]
+	where, args := "", []any{tenantID}
+	if businessID != nil {
+		where, args = " AND business_id = $2", append(args, *businessID)
+	}
+	err := s.inTenant(ctx, tenantID, func(tx *sqlx.Tx) error {
+		var err error
+		p, err = listPage(ctx, tx, "customers", customerCols, where, args, q, func(c Customer) uuid.UUID { return c.ID })
+		return err
+	})
+	return p, err
+}
+
+// DeleteCustomer erases a customer and its checks, cancels its unfinished
+// workflows and writes an audit row.
+func (s *Store) DeleteCustomer(ctx context.Context, p Principal, id uuid.UUID) error {
+	return s.deleteSubject(ctx, p, KindCustomer, id)
+}

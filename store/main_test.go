@@ -1,0 +1,56 @@
+package store_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"testing"
+
+	"github.com/kycflow/kycflow/store"
+	"github.com/kycflow/kycflow/store/pgcluster"
+)
+
+var (
+	ownerDSN string
+	appDSN   string
+)
+
+// TestMain runs the package against a real PostgreSQL cluster in a temp dir;
+// a cluster that cannot start fails the run.
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	ctx := context.Background()
+	dir, err := os.MkdirTemp("", "kycflow-store-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	os.Chmod(dir, 0o755)
+	c, err := pgcluster.Start(ctx, pgcluster.Options{Dir: dir + "/pg", Port: freePort(), Database: "kycflow",
+		Settings: []string{"fsync=off", "synchronous_commit=off", "full_page_writes=off"}})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "FAIL: PostgreSQL did not start:", err)
+		return 1
+	}
+	defer c.Stop()
+	ownerDSN, appDSN = c.DSN("postgres", "kycflow"), c.DSN(store.AppRole, "kycflow")
+	if err := store.Migrate(ctx, ownerDSN, ""); err != nil {
+		fmt.Fprintln(os.Stderr, "FAIL: migrate:", err)
+		return 1
+	}
+	return m.Run()
+}
+
+func freePort() int {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}

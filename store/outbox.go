@@ -1,0 +1,96 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+)
+
+// Outbox actions, carried to Temporal by the relay.
+const (
+	ActionStart  = "start"
+	ActionCancel = "cancel"
+	ActionRetry  = "retry"
+)
+
+// OutboxNotifyChannel is the channel the outbox trigger notifies on commit.
+const OutboxNotifyChannel = "kycflow_outbox"
+
+// OutboxItem is one pending action for the relay.
+type OutboxItem struct {
+	ID       int64    `db:"id"`
+	Action   string   `db:"action"`
+	Ref      CheckRef `db:"-"`
+	Payload  []byte   `db:"payload"`
+	Attempts int      `db:"attempts"`
+}
+
+func enqueue(ctx context.Context, tx *sqlx.Tx, ref CheckRef, action string) error {
+	p, err := json.Marshal(ref)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO outbox (tenant_id, check_id, action, payload) VALUES ($1, $2, $3, $4)`,
+		ref.TenantID, ref.CheckID, action, p); err != nil {
+		return fmt.Errorf("enqueue %s: %w", action, err)
+	}
+	return nil
+}
+
+// RelayBatch claims up to limit due outbox items across tenants (rows locked
+// with SKIP LOCKED, so several relays share the work), hands them to deliver,
+// and settles them in the same transaction: delivered rows are deleted, the
+// others are retried after backoff(attempts).
+func (s *Store) RelayBatch(ctx context.Context, limit int, deliver func([]OutboxItem) []bool, backoff func(attempts int) time.Duration) (int, error) {
+	tx, err := s.db.BeginTxx(ctx, nil)
+	if err != nil {
+		return 0, classify(err)
+	}
+	defer tx.Rollback() //nolint:errcheck
+	var items []OutboxItem
+	if err := tx.SelectContext(ctx, &items, `SELECT id, action, payload, attempts FROM outbox_claim($1)`, limit); err != nil {
+		return 0, fmt.Errorf("claim outbox: %w", classify(err))
+	}
+	if len(items) == 0 {
+		return 0, nil
+	}
+	for i := range items {
+		if err := json.Unmarshal(items[i].Payload, &items[i].Ref); err != nil {
+			return 0, fmt.Errorf("outbox %d payload: %w", items[i].ID, err)
+		}
+	}
+	ok := deliver(items)
+	var done, failed []int64
+	delay := time.Duration(0)
+	for i, it := range items {
+		if ok[i] {
+			done = append(done, it.ID)
+			continue
+		}
+		failed = append(failed, it.ID)
+		delay = max(delay, backoff(it.Attempts+1))
+	}
+	if _, err := tx.ExecContext(ctx, `SELECT outbox_settle($1, $2, $3::interval)`,
+		pq.Array(done), pq.Array(failed), fmt.Sprintf("%d milliseconds", delay.Milliseconds())); err != nil {
+		return 0, fmt.Errorf("settle outbox: %w", classify(err))
+	}
+	return len(done), classify(tx.Commit())
+}
+
+// Listen returns a listener woken by commits that add outbox rows.
+func (s *Store) Listen(onProblem func(error)) (*pq.Listener, error) {
+	l := pq.NewListener(s.dsn, time.Second, 30*time.Second, func(ev pq.ListenerEventType, err error) {
+		if err != nil && onProblem != nil {
+			onProblem(err)
+		}
+	})
+	if err := l.Listen(OutboxNotifyChannel); err != nil {
+		l.Close()
+		return nil, fmt.Errorf("listen: %w", err)
+	}
+	return l, nil
+}

@@ -1,0 +1,118 @@
+// Package store is kycflow's PostgreSQL layer. Every query on tenant data runs
+// in a transaction that first sets app.tenant_id, which the row-level security
+// policies of every tenant table key on, and also names tenant_id explicitly.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"net"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+)
+
+var (
+	// ErrNotFound: no such row for this tenant.
+	ErrNotFound = errors.New("not found")
+	// ErrConflict: the row exists but is not in a state that allows the change.
+	ErrConflict = errors.New("conflict")
+	// ErrUnavailable: the database cannot be reached.
+	ErrUnavailable = errors.New("database unavailable")
+	// ErrUnknownTenant: no tenant owns the host.
+	ErrUnknownTenant = errors.New("unknown tenant")
+	// ErrUnauthenticated: the key is unknown, revoked or another tenant's.
+	ErrUnauthenticated = errors.New("unauthenticated")
+)
+
+// Store wraps the connection pool.
+type Store struct {
+	db  *sqlx.DB
+	dsn string
+}
+
+// Open connects and pings. maxConns bounds the pool (0 keeps the default 20).
+func Open(ctx context.Context, dsn string, maxConns int) (*Store, error) {
+	db, err := sqlx.Open("postgres", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open database: %w", err)
+	}
+	if maxConns <= 0 {
+		maxConns = 20
+	}
+	db.SetMaxOpenConns(maxConns)
+	db.SetMaxIdleConns(maxConns)
+	db.SetConnMaxIdleTime(5 * time.Minute)
+	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := db.PingContext(pctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("ping database: %w", classify(err))
+	}
+	return &Store{db: db, dsn: dsn}, nil
+}
+
+// Close closes the pool.
+func (s *Store) Close() error { return s.db.Close() }
+
+// DB exposes the pool for tests and admin tools.
+func (s *Store) DB() *sqlx.DB { return s.db }
+
+// Ping reports whether the database answers.
+func (s *Store) Ping(ctx context.Context) error { return classify(s.db.PingContext(ctx)) }
+
+// inTenant runs fn in a transaction scoped to one tenant (RLS plus explicit
+// filters), committing when fn returns nil.
+func (s *Store) inTenant(ctx context.Context, tenantID uuid.UUID, fn func(tx *sqlx.Tx) error) error {
+	tx, err := s.db.BeginTxx(ctx, nil)
+	if err != nil {
+		return classify(err)
+	}
+	defer tx.Rollback() //nolint:errcheck // after Commit this is a no-op
+	if _, err := tx.ExecContext(ctx, `SELECT set_config('app.tenant_id', $1, true)`, tenantID.String()); err != nil {
+		return classify(err)
+	}
+	if err := fn(tx); err != nil {
+		return classify(err)
+	}
+	return classify(tx.Commit())
+}
+
+// classify maps driver errors onto the store's sentinel errors, keeping the cause.
+func classify(err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, sql.ErrNoRows) {
+		return ErrNotFound
+	}
+	for _, sentinel := range []error{ErrNotFound, ErrConflict, ErrUnavailable, ErrUnknownTenant, ErrUnauthenticated} {
+		if errors.Is(err, sentinel) {
+			return err
+		}
+	}
+	var pqErr *pq.Error
+	if errors.As(err, &pqErr) {
+		switch pqErr.Code.Class() {
+		case "08", "53", "57": // connection exception, insufficient resources, operator intervention
+			return fmt.Errorf("%w: %v", ErrUnavailable, err)
+		}
+		return err
+	}
+	var netErr net.Error
+	if errors.As(err, &netErr) || errors.Is(err, sql.ErrConnDone) || errors.Is(err, driver.ErrBadConn) {
+		return fmt.Errorf("%w: %v", ErrUnavailable, err)
+	}
+	return err
+}
+
+// now is the timestamp written by the store: UTC at the API's microsecond precision.
+func now() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
+
+// NewID returns a UUIDv7, so ids sort by creation time.
+func NewID() uuid.UUID { return uuid.Must(uuid.NewV7()) }

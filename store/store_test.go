@@ -1,0 +1,240 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/kycflow/kycflow/store"
+)
+
+func open(t *testing.T, dsn string) *store.Store {
+	t.Helper()
+	s, err := store.Open(context.Background(), dsn, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func newTenant(t *testing.T, admin *store.Store, host string) store.Tenant {
+	t.Helper()
+	tn, key, err := admin.CreateTenant(context.Background(), "T "+host, []string{host}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(key) != len("kyc_live_")+32 {
+		t.Fatalf("key %q has the wrong shape", key)
+	}
+	return tn
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// Without app.tenant_id set, the app role sees no row of any tenant table,
+// even though rows exist.
+func TestRLSWithoutTenantSeesNothing(t *testing.T) {
+	ctx := context.Background()
+	admin, app := open(t, ownerDSN), open(t, appDSN)
+	tn := newTenant(t, admin, "rls.example")
+	b, _, err := app.CreateBusiness(ctx, tn.ID, store.Business{Name: "B", CountryID: 528, CoCNumber: "12345678", IBAN: ptr("NL91ABNA0417164300")}, []string{"iban"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _, err := app.CreateCustomer(ctx, tn.ID, store.Customer{Name: "C", Email: "c@example.com", CountryID: 528, BusinessID: &b.ID}, []string{"aml"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := app.CreateCustomer(ctx, tn.ID, store.Customer{Name: "D", Email: "d@example.com", CountryID: 528}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := app.DeleteCustomer(ctx, store.Principal{TenantID: tn.ID}, c.ID); err != nil {
+		t.Fatal(err)
+	}
+	for _, table := range []string{"api_keys", "businesses", "customers", "checks", "outbox", "audit_log"} {
+		var ownerCount, appCount int
+		if err := admin.DB().Get(&ownerCount, `SELECT count(*) FROM `+table+` WHERE tenant_id = $1`, tn.ID); err != nil {
+			t.Fatalf("%s as owner: %v", table, err)
+		}
+		if ownerCount == 0 {
+			t.Fatalf("%s: test setup left no rows", table)
+		}
+		err := app.DB().Get(&appCount, `SELECT count(*) FROM `+table)
+		if table == "outbox" { // the app may only insert into the outbox
+			if err == nil {
+				t.Fatalf("app role could read the outbox")
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s as app: %v", table, err)
+		}
+		if appCount != 0 {
+			t.Errorf("%s: app role without tenant sees %d rows", table, appCount)
+		}
+	}
+	// And a wrong tenant set explicitly sees nothing either.
+	other := newTenant(t, admin, "rls-other.example")
+	if _, err := app.GetBusiness(ctx, other.ID, b.ID); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("other tenant read business: %v", err)
+	}
+	// The app role cannot write rows for a tenant it has not set.
+	tx := app.DB().MustBegin()
+	defer tx.Rollback()
+	tx.MustExec(`SELECT set_config('app.tenant_id', $1, true)`, other.ID.String())
+	_, err = tx.Exec(`INSERT INTO businesses (id, tenant_id, name, country_id, coc_number, created_at, updated_at) VALUES ($1, $2, 'x', 528, '1', now(), now())`, uuid.New(), tn.ID)
+	if err == nil {
+		t.Fatal("inserted a row into another tenant")
+	}
+}
+
+func TestAppRoleHasNoPrivilege(t *testing.T) {
+	app := open(t, appDSN)
+	var super, bypass bool
+	if err := app.DB().QueryRow(`SELECT rolsuper, rolbypassrls FROM pg_roles WHERE rolname = current_user`).Scan(&super, &bypass); err != nil {
+		t.Fatal(err)
+	}
+	if super || bypass {
+		t.Fatalf("app role: superuser=%v bypassrls=%v", super, bypass)
+	}
+	var owned int
+	if err := app.DB().Get(&owned, `SELECT count(*) FROM pg_class c JOIN pg_roles r ON r.oid = c.relowner WHERE r.rolname = current_user`); err != nil {
+		t.Fatal(err)
+	}
+	if owned != 0 {
+		t.Fatalf("app role owns %d relations", owned)
+	}
+	var forced int
+	if err := app.DB().Get(&forced, `SELECT count(*) FROM pg_class WHERE relname = ANY('{api_keys,businesses,customers,checks,outbox,audit_log}') AND relrowsecurity AND relforcerowsecurity`); err != nil {
+		t.Fatal(err)
+	}
+	if forced != 6 {
+		t.Fatalf("forced RLS on %d of 6 tenant tables", forced)
+	}
+}
+
+func TestCustomerBusinessMustBeSameTenant(t *testing.T) {
+	ctx := context.Background()
+	admin, app := open(t, ownerDSN), open(t, appDSN)
+	a, b := newTenant(t, admin, "fk-a.example"), newTenant(t, admin, "fk-b.example")
+	biz, _, err := app.CreateBusiness(ctx, a.ID, store.Business{Name: "A", CountryID: 528, CoCNumber: "12345678"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = app.CreateCustomer(ctx, b.ID, store.Customer{Name: "C", Email: "c@example.com", CountryID: 528, BusinessID: &biz.ID}, nil)
+	if !errors.Is(err, store.ErrBusinessNotFound) {
+		t.Fatalf("cross-tenant business link: %v", err)
+	}
+	c, _, err := app.CreateCustomer(ctx, a.ID, store.Customer{Name: "C", Email: "c@example.com", CountryID: 528, BusinessID: &biz.ID}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := app.DeleteBusiness(ctx, store.Principal{TenantID: a.ID}, biz.ID); err != nil {
+		t.Fatal(err)
+	}
+	got, err := app.GetCustomer(ctx, a.ID, c.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.BusinessID != nil {
+		t.Fatalf("business_id not cleared: %v", got.BusinessID)
+	}
+	if err := app.DeleteBusiness(ctx, store.Principal{TenantID: a.ID}, biz.ID); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("second delete: %v", err)
+	}
+}
+
+func TestSupersedeAndRetry(t *testing.T) {
+	ctx := context.Background()
+	admin, app := open(t, ownerDSN), open(t, appDSN)
+	tn := newTenant(t, admin, "supersede.example")
+	b, first, err := app.CreateBusiness(ctx, tn.ID, store.Business{Name: "B", CountryID: 528, CoCNumber: "12345678"}, []string{"coc", "vat"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := app.QueueChecks(ctx, tn.ID, store.KindBusiness, b.ID, []string{"coc"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, err := app.GetCheck(ctx, tn.ID, first[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if old.Status != store.StatusCancelled || old.CompletedAt == nil {
+		t.Fatalf("superseded check: %+v", old)
+	}
+	got, err := app.GetBusiness(ctx, tn.ID, b.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Checks["coc"].ID != second[0].ID || got.Checks["vat"].Status != store.StatusQueued {
+		t.Fatalf("latest checks: %+v", got.Checks)
+	}
+	// Retry only from failed.
+	if _, err := app.RequestRetry(ctx, tn.ID, second[0].ID); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("retry of queued check: %v", err)
+	}
+	ref := second[0].Ref()
+	applied, status, err := app.UpdateCheck(ctx, ref, store.CheckUpdate{Status: store.StatusFailed, From: []string{store.StatusQueued, store.StatusRunning}, Error: []byte(`{"code":"x"}`)})
+	if err != nil || !applied || status != store.StatusFailed {
+		t.Fatalf("fail: %v %v %v", applied, status, err)
+	}
+	if _, err := app.RequestRetry(ctx, tn.ID, second[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	// Idempotent completion: the second write changes nothing.
+	done := store.CheckUpdate{Status: store.StatusCompleted, From: []string{store.StatusQueued, store.StatusRunning}, Validated: ptr(true), Data: []byte(`{"a":1}`)}
+	if applied, _, err := app.UpdateCheck(ctx, ref, done); err != nil || !applied {
+		t.Fatalf("complete: %v %v", applied, err)
+	}
+	if applied, status, err := app.UpdateCheck(ctx, ref, done); err != nil || applied || status != store.StatusCompleted {
+		t.Fatalf("second complete: %v %v %v", applied, status, err)
+	}
+	// Another tenant cannot retry or read the check.
+	other := newTenant(t, admin, "supersede-other.example")
+	if _, err := app.RequestRetry(ctx, other.ID, second[0].ID); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("cross-tenant retry: %v", err)
+	}
+}
+
+func TestKeys(t *testing.T) {
+	ctx := context.Background()
+	admin, app := open(t, ownerDSN), open(t, appDSN)
+	tn, key, err := admin.CreateTenant(ctx, "Keys", []string{"Keys.Example:443"}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if key[:9] != "kyc_test_" {
+		t.Fatalf("sandbox key %q", key)
+	}
+	id, err := app.TenantByHost(ctx, store.NormalizeHost("KEYS.example:8080"))
+	if err != nil || id != tn.ID {
+		t.Fatalf("host lookup: %v %v", id, err)
+	}
+	if _, err := app.TenantByHost(ctx, "nope.example"); !errors.Is(err, store.ErrUnknownTenant) {
+		t.Fatalf("unknown host: %v", err)
+	}
+	p, err := app.Authenticate(ctx, tn.ID, store.HashKey(key))
+	if err != nil || p.KeyID == uuid.Nil {
+		t.Fatalf("authenticate: %v", err)
+	}
+	key2, _, err := admin.CreateKey(ctx, tn.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := admin.RevokeKey(ctx, tn.ID, key[:13]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := app.Authenticate(ctx, tn.ID, store.HashKey(key)); !errors.Is(err, store.ErrUnauthenticated) {
+		t.Fatalf("revoked key: %v", err)
+	}
+	if _, err := app.Authenticate(ctx, tn.ID, store.HashKey(key2)); err != nil {
+		t.Fatalf("rotated key: %v", err)
+	}
+	other := newTenant(t, admin, "keys-other.example")
+	if _, err := app.Authenticate(ctx, other.ID, store.HashKey(key2)); !errors.Is(err, store.ErrUnauthenticated) {
+		t.Fatalf("key of another tenant: %v", err)
+	}
+}

@@ -1,0 +1,211 @@
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"fmt"
+	"math/big"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
+)
+
+// Tenant is one customer of kycflow, reached through its hostnames.
+type Tenant struct {
+	ID        uuid.UUID `db:"id"`
+	Name      string    `db:"name"`
+	Sandbox   bool      `db:"sandbox"`
+	CreatedAt time.Time `db:"created_at"`
+	Hosts     []string  `db:"-"`
+}
+
+// APIKey is a stored key: its hash and display prefix, never the key itself.
+type APIKey struct {
+	ID         uuid.UUID  `db:"id"`
+	TenantID   uuid.UUID  `db:"tenant_id"`
+	Prefix     string     `db:"prefix"`
+	CreatedAt  time.Time  `db:"created_at"`
+	LastUsedAt *time.Time `db:"last_used_at"`
+	RevokedAt  *time.Time `db:"revoked_at"`
+}
+
+// Principal is who a request acts as.
+type Principal struct {
+	TenantID uuid.UUID
+	KeyID    uuid.UUID
+}
+
+const base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+// HashKey is how keys are stored and looked up.
+func HashKey(key string) []byte {
+	h := sha256.Sum256([]byte(key))
+	return h[:]
+}
+
+// newKey makes `kyc_live_` (or `kyc_test_`) plus 32 random base62 characters.
+func newKey(sandbox bool) string {
+	var b strings.Builder
+	if sandbox {
+		b.WriteString("kyc_test_")
+	} else {
+		b.WriteString("kyc_live_")
+	}
+	max := big.NewInt(int64(len(base62)))
+	for range 32 {
+		n, err := rand.Int(rand.Reader, max)
+		if err != nil {
+			panic(err) // crypto/rand does not fail on Linux
+		}
+		b.WriteByte(base62[n.Int64()])
+	}
+	return b.String()
+}
+
+// NormalizeHost lower-cases a Host header value and drops its port.
+func NormalizeHost(host string) string {
+	host = strings.ToLower(strings.TrimSpace(host))
+	if strings.HasPrefix(host, "[") { // [::1]:8080
+		if i := strings.Index(host, "]"); i > 0 {
+			return host[1:i]
+		}
+	}
+	if i := strings.LastIndex(host, ":"); i >= 0 && strings.Count(host, ":") == 1 {
+		host = host[:i]
+	}
+	return strings.TrimSuffix(host, ".")
+}
+
+// CreateTenant creates a tenant with its hosts and a first key, returning the
+// key in clear (the only time it exists outside the caller).
+func (s *Store) CreateTenant(ctx context.Context, name string, hosts []string, sandbox bool) (Tenant, string, error) {
+	t := Tenant{ID: NewID(), Name: name, Sandbox: sandbox, CreatedAt: now()}
+	var key string
+	err := s.inTenant(ctx, t.ID, func(tx *sqlx.Tx) error {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO tenants (id, name, sandbox, created_at) VALUES ($1, $2, $3, $4)`,
+			t.ID, t.Name, t.Sandbox, t.CreatedAt); err != nil {
+			return fmt.Errorf("insert tenant: %w", err)
+		}
+		for _, h := range hosts {
+			h = NormalizeHost(h)
+			if h == "" {
+				continue
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO tenant_hosts (host, tenant_id) VALUES ($1, $2)`, h, t.ID); err != nil {
+				return fmt.Errorf("host %q: %w", h, err)
+			}
+			t.Hosts = append(t.Hosts, h)
+		}
+		var err error
+		key, _, err = insertKey(ctx, tx, t.ID, sandbox)
+		return err
+	})
+	return t, key, err
+}
+
+func insertKey(ctx context.Context, tx *sqlx.Tx, tenantID uuid.UUID, sandbox bool) (string, uuid.UUID, error) {
+	key := newKey(sandbox)
+	id := NewID()
+	_, err := tx.ExecContext(ctx, `INSERT INTO api_keys (id, tenant_id, prefix, hash, created_at) VALUES ($1, $2, $3, $4, $5)`,
+		id, tenantID, key[:13], HashKey(key), now())
+	if err != nil {
+		return "", uuid.Nil, fmt.Errorf("insert key: %w", err)
+	}
+	return key, id, nil
+}
+
+// CreateKey adds a key to a tenant (rotation: several may be active at once).
+func (s *Store) CreateKey(ctx context.Context, tenantID uuid.UUID) (string, uuid.UUID, error) {
+	var (
+		key string
+		id  uuid.UUID
+	)
+	err := s.inTenant(ctx, tenantID, func(tx *sqlx.Tx) error {
+		var sandbox bool
+		if err := tx.GetContext(ctx, &sandbox, `SELECT sandbox FROM tenants WHERE id = $1`, tenantID); err != nil {
+			return fmt.Errorf("tenant %s: %w", tenantID, err)
+		}
+		var err error
+		key, id, err = insertKey(ctx, tx, tenantID, sandbox)
+		return err
+	})
+	return key, id, err
+}
+
+// RevokeKey revokes a key of a tenant, given its id or its display prefix.
+func (s *Store) RevokeKey(ctx context.Context, tenantID uuid.UUID, idOrPrefix string) error {
+	return s.inTenant(ctx, tenantID, func(tx *sqlx.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE api_keys SET revoked_at = $3
+			WHERE tenant_id = $1 AND (id::text = $2 OR prefix = $2) AND revoked_at IS NULL`, tenantID, idOrPrefix, now())
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return fmt.Errorf("active key %q: %w", idOrPrefix, ErrNotFound)
+		}
+		return nil
+	})
+}
+
+// Tenants lists every tenant with its hosts (admin only: runs as the owner).
+func (s *Store) Tenants(ctx context.Context) ([]Tenant, error) {
+	var ts []Tenant
+	if err := s.db.SelectContext(ctx, &ts, `SELECT id, name, sandbox, created_at FROM tenants ORDER BY created_at`); err != nil {
+		return nil, classify(err)
+	}
+	for i := range ts {
+		if err := s.db.SelectContext(ctx, &ts[i].Hosts, `SELECT host FROM tenant_hosts WHERE tenant_id = $1 ORDER BY host`, ts[i].ID); err != nil {
+			return nil, classify(err)
+		}
+	}
+	return ts, nil
+}
+
+// Keys lists a tenant's keys.
+func (s *Store) Keys(ctx context.Context, tenantID uuid.UUID) ([]APIKey, error) {
+	var ks []APIKey
+	err := s.inTenant(ctx, tenantID, func(tx *sqlx.Tx) error {
+		return tx.SelectContext(ctx, &ks, `SELECT id, tenant_id, prefix, created_at, last_used_at, revoked_at
+			FROM api_keys WHERE tenant_id = $1 ORDER BY created_at`, tenantID)
+	})
+	return ks, err
+}
+
+// TenantByHost resolves the tenant owning a (normalised) host.
+func (s *Store) TenantByHost(ctx context.Context, host string) (uuid.UUID, error) {
+	var id uuid.UUID
+	err := s.db.GetContext(ctx, &id, `SELECT tenant_id FROM tenant_hosts WHERE host = $1`, host)
+	if err := classify(err); err != nil {
+		if err == ErrNotFound {
+			return uuid.Nil, ErrUnknownTenant
+		}
+		return uuid.Nil, err
+	}
+	return id, nil
+}
+
+// Authenticate checks that an active key with this hash belongs to the tenant.
+func (s *Store) Authenticate(ctx context.Context, tenantID uuid.UUID, keyHash []byte) (Principal, error) {
+	p := Principal{TenantID: tenantID}
+	err := s.inTenant(ctx, tenantID, func(tx *sqlx.Tx) error {
+		var k APIKey
+		err := tx.GetContext(ctx, &k, `SELECT id, tenant_id, prefix, created_at, last_used_at, revoked_at
+			FROM api_keys WHERE tenant_id = $1 AND hash = $2 AND revoked_at IS NULL`, tenantID, keyHash)
+		if err := classify(err); err != nil {
+			if err == ErrNotFound {
+				return ErrUnauthenticated
+			}
+			return err
+		}
+		p.KeyID = k.ID
+		// Record use at minute granularity: a write per request would cost more than the request.
+		if k.LastUsedAt == nil || time.Since(*k.LastUsedAt) > time.Minute {
+			_, err = tx.ExecContext(ctx, `UPDATE api_keys SET last_used_at = $2 WHERE id = $1`, k.ID, now())
+		}
+		return err
+	})
+	return p, err
+}

@@ -1,0 +1,183 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/kycflow/kycflow/store"
+	"github.com/kycflow/kycflow/workflows"
+)
+
+// Relay carries committed outbox rows to Temporal: workflow starts,
+// cancellations and retry signals. It wakes on the outbox NOTIFY and sweeps
+// periodically as a backstop; several relays may run at once.
+type Relay struct {
+	Store       *store.Store
+	Client      client.Client
+	Logger      *slog.Logger
+	Concurrency int           // Temporal calls in flight; default 16
+	Batch       int           // rows claimed per transaction; default 64
+	Sweep       time.Duration // backstop poll; default 1s
+	CallTimeout time.Duration // per Temporal call; default 5s
+}
+
+func (r *Relay) defaults() {
+	if r.Concurrency <= 0 {
+		r.Concurrency = 16
+	}
+	if r.Batch <= 0 {
+		r.Batch = 64
+	}
+	if r.Sweep <= 0 {
+		r.Sweep = time.Second
+	}
+	if r.CallTimeout <= 0 {
+		r.CallTimeout = 5 * time.Second
+	}
+	if r.Logger == nil {
+		r.Logger = slog.Default()
+	}
+}
+
+// Run relays until ctx ends.
+func (r *Relay) Run(ctx context.Context) error {
+	r.defaults()
+	var wake <-chan struct{}
+	l, err := r.Store.Listen(func(err error) { r.Logger.Warn("outbox listener", "error", err) })
+	if err != nil {
+		r.Logger.Warn("outbox listener unavailable, sweeping only", "error", err)
+	} else {
+		defer l.Close()
+		ch := make(chan struct{}, 1)
+		go func() {
+			for range l.Notify { // nil notifications (reconnects) wake us too
+				select {
+				case ch <- struct{}{}:
+				default:
+				}
+			}
+		}()
+		wake = ch
+	}
+	tick := time.NewTicker(r.Sweep)
+	defer tick.Stop()
+	for {
+		r.drain(ctx)
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-wake:
+		case <-tick.C:
+		}
+	}
+}
+
+// drain relays full batches until the outbox has nothing due.
+func (r *Relay) drain(ctx context.Context) {
+	for ctx.Err() == nil {
+		n, err := r.Store.RelayBatch(ctx, r.Batch, r.deliver(ctx), backoff)
+		if err != nil {
+			if ctx.Err() == nil {
+				r.Logger.Warn("outbox relay", "error", err)
+			}
+			return
+		}
+		if n < r.Batch {
+			return
+		}
+	}
+}
+
+func backoff(attempts int) time.Duration {
+	d := 250 * time.Millisecond << min(attempts, 8)
+	return min(d, time.Minute)
+}
+
+// deliver sends a batch to Temporal concurrently; actions on one check keep
+// their order (a start before its cancel).
+func (r *Relay) deliver(ctx context.Context) func([]store.OutboxItem) []bool {
+	return func(items []store.OutboxItem) []bool {
+		ok := make([]bool, len(items))
+		byCheck := map[string][]int{}
+		var order []string
+		for i, it := range items {
+			k := it.Ref.CheckID.String()
+			if _, seen := byCheck[k]; !seen {
+				order = append(order, k)
+			}
+			byCheck[k] = append(byCheck[k], i)
+		}
+		sem := make(chan struct{}, r.Concurrency)
+		var wg sync.WaitGroup
+		for _, k := range order {
+			sem <- struct{}{}
+			wg.Add(1)
+			go func(idx []int) {
+				defer func() { <-sem; wg.Done() }()
+				for _, i := range idx {
+					if err := r.send(ctx, items[i]); err != nil {
+						r.Logger.Warn("relay to temporal", "action", items[i].Action, "check_id", items[i].Ref.CheckID, "attempts", items[i].Attempts, "error", err)
+						return // later actions of this check wait for this one
+					}
+					ok[i] = true
+				}
+			}(byCheck[k])
+		}
+		wg.Wait()
+		return ok
+	}
+}
+
+func (r *Relay) send(ctx context.Context, it store.OutboxItem) error {
+	ctx, cancel := context.WithTimeout(ctx, r.CallTimeout)
+	defer cancel()
+	id := workflows.WorkflowID(it.Ref.CheckID)
+	in := workflows.CheckInput{Check: it.Ref}
+	switch it.Action {
+	case store.ActionStart:
+		_, err := r.Client.ExecuteWorkflow(ctx, StartOptions(it.Ref, enums.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE), workflows.CheckWorkflow, in)
+		var started *serviceerror.WorkflowExecutionAlreadyStarted
+		if errors.As(err, &started) {
+			return nil // a repeated start: the workflow exists or already ran
+		}
+		return err
+	case store.ActionCancel:
+		err := r.Client.CancelWorkflow(ctx, id, "")
+		var nf *serviceerror.NotFound
+		if errors.As(err, &nf) {
+			return nil // never started or already closed
+		}
+		return err
+	case store.ActionRetry:
+		// Signal the waiting run, or start a new one when the wait is over.
+		_, err := r.Client.SignalWithStartWorkflow(ctx, id, workflows.SignalRetry, nil,
+			StartOptions(it.Ref, enums.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE), workflows.CheckWorkflow, in)
+		return err
+	}
+	r.Logger.Error("unknown outbox action dropped", "action", it.Action)
+	return nil
+}
+
+// StartOptions are the options every check workflow starts with.
+func StartOptions(ref store.CheckRef, reuse enums.WorkflowIdReusePolicy) client.StartWorkflowOptions {
+	return client.StartWorkflowOptions{
+		ID:                    workflows.WorkflowID(ref.CheckID),
+		TaskQueue:             workflows.TaskQueue,
+		WorkflowIDReusePolicy: reuse,
+		TypedSearchAttributes: temporal.NewSearchAttributes(
+			workflows.SATenantID.ValueSet(ref.TenantID.String()),
+			workflows.SASubjectKind.ValueSet(ref.SubjectKind),
+			workflows.SASubjectID.ValueSet(ref.SubjectID.String()),
+			workflows.SACheckType.ValueSet(ref.Type),
+			workflows.SACheckStatus.ValueSet(store.StatusQueued),
+		),
+	}
+}

@@ -1,0 +1,52 @@
+// Package worker builds the Temporal worker that runs check workflows and
+// their activities, and the outbox relay that starts them.
+package worker
+
+import (
+	"context"
+	"fmt"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/operatorservice/v1"
+	"go.temporal.io/sdk/client"
+	sdkworker "go.temporal.io/sdk/worker"
+
+	"github.com/kycflow/kycflow/activities"
+	"github.com/kycflow/kycflow/store"
+	"github.com/kycflow/kycflow/workflows"
+)
+
+// New returns a worker on the checks task queue with every workflow and
+// activity registered. Start it with Run or Start.
+func New(c client.Client, s *store.Store) sdkworker.Worker {
+	w := sdkworker.New(c, workflows.TaskQueue, sdkworker.Options{})
+	w.RegisterWorkflow(workflows.CheckWorkflow)
+	w.RegisterActivity(&activities.Activities{Store: s})
+	return w
+}
+
+// EnsureSearchAttributes registers the check search attributes on the
+// namespace when they are missing (idempotent; the dev server may already
+// have them from its command line).
+func EnsureSearchAttributes(ctx context.Context, c client.Client, namespace string) error {
+	list, err := c.OperatorService().ListSearchAttributes(ctx, &operatorservice.ListSearchAttributesRequest{Namespace: namespace})
+	if err != nil {
+		return fmt.Errorf("list search attributes: %w", err)
+	}
+	missing := map[string]enumspb.IndexedValueType{}
+	for _, name := range workflows.SearchAttributeNames() {
+		if _, ok := list.GetCustomAttributes()[name]; !ok {
+			missing[name] = enumspb.INDEXED_VALUE_TYPE_KEYWORD
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	_, err = c.OperatorService().AddSearchAttributes(ctx, &operatorservice.AddSearchAttributesRequest{
+		Namespace: namespace, SearchAttributes: missing,
+	})
+	if err != nil {
+		return fmt.Errorf("add search attributes: %w", err)
+	}
+	return nil
+}

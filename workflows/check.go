@@ -1,0 +1,178 @@
+package workflows
+
+import (
+	"errors"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/kycflow/kycflow/activities"
+	"github.com/kycflow/kycflow/store"
+)
+
+// CheckInput is the workflow input: ids only, never personal data.
+type CheckInput struct {
+	Check store.CheckRef
+}
+
+// CheckResult is how the workflow ended.
+type CheckResult struct {
+	Status    string
+	Validated *bool
+}
+
+// Error codes written to a check's `error`.
+const (
+	CodeProviderNotConfigured = "provider_not_configured"
+	CodeRetriesExhausted      = "retries_exhausted"
+)
+
+// a is only used for method values: activities are registered on the worker
+// and looked up by name, so the nil receiver is never called.
+var a *activities.Activities
+
+// CheckWorkflow runs one check to its end. When the provider step fails after
+// its retries, the check is `failed` and the workflow waits up to RetryWindow
+// for a `retry` signal, then tries again.
+func CheckWorkflow(ctx workflow.Context, in CheckInput) (CheckResult, error) {
+	status := store.StatusQueued
+	if err := workflow.SetQueryHandler(ctx, QueryStatus, func() (string, error) { return status, nil }); err != nil {
+		return CheckResult{}, err
+	}
+	retry := workflow.GetSignalChannel(ctx, SignalRetry)
+	// A retry that started this run (signal-with-start) is already answered by the run itself.
+	for retry.ReceiveAsync(nil) {
+	}
+	ctx = workflow.WithLocalActivityOptions(ctx, storeOptions)
+
+	for {
+		res, err := setStatus(ctx, in, store.StatusRunning, []string{store.StatusQueued, store.StatusFailed}, nil)
+		if err != nil {
+			return endOnError(ctx, in, err)
+		}
+		if !res.Applied && res.Status != store.StatusRunning {
+			// Already finished (a repeated start) or cancelled before it began.
+			return CheckResult{Status: res.Status}, upsertStatus(ctx, res.Status)
+		}
+		status = store.StatusRunning
+		if err := upsertStatus(ctx, status); err != nil {
+			return CheckResult{}, err
+		}
+
+		out, err := runProvider(ctx, in)
+		if err == nil {
+			status = out.Status
+			return CheckResult{Status: out.Status, Validated: out.Validated}, upsertStatus(ctx, out.Status)
+		}
+		if temporal.IsCanceledError(err) || isType(err, activities.ErrTypeGone) {
+			return endOnError(ctx, in, err)
+		}
+
+		cerr := &activities.CheckError{Code: CodeRetriesExhausted, Message: "The provider step failed after its retries; support can retry the check."}
+		var appErr *temporal.ApplicationError
+		if errors.As(err, &appErr) && appErr.Type() == CodeProviderNotConfigured {
+			cerr = &activities.CheckError{Code: CodeProviderNotConfigured, Message: appErr.Message()}
+		}
+		workflow.GetLogger(ctx).Warn("check failed", "CheckType", in.Check.Type, "Error", err)
+		if _, err := setStatus(ctx, in, store.StatusFailed, []string{store.StatusRunning}, cerr); err != nil {
+			return endOnError(ctx, in, err)
+		}
+		status = store.StatusFailed
+		if err := upsertStatus(ctx, status); err != nil {
+			return CheckResult{}, err
+		}
+		if cerr.Code == CodeProviderNotConfigured {
+			return CheckResult{Status: status}, nil // nothing to wait for until a provider exists
+		}
+		if !waitForRetry(ctx, retry) {
+			return CheckResult{Status: status}, nil
+		}
+	}
+}
+
+// runProvider runs the check type's provider step.
+func runProvider(ctx workflow.Context, in CheckInput) (activities.CheckResult, error) {
+	var out activities.CheckResult
+	switch in.Check.Type {
+	case "iban":
+		err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, offlineOptions),
+			a.IBANCheck, activities.IBANInput{Check: in.Check}).Get(ctx, &out)
+		return out, err
+	default:
+		return out, temporal.NewNonRetryableApplicationError(
+			"No provider is configured for "+in.Check.Type+" checks yet.", CodeProviderNotConfigured, nil)
+	}
+}
+
+// waitForRetry blocks until a retry signal (true), the retry window ends or
+// the workflow is cancelled (false).
+func waitForRetry(ctx workflow.Context, retry workflow.ReceiveChannel) bool {
+	timerCtx, cancelTimer := workflow.WithCancel(ctx)
+	defer cancelTimer()
+	timer := workflow.NewTimer(timerCtx, RetryWindow)
+	retried := false
+	sel := workflow.NewSelector(ctx)
+	sel.AddReceive(retry, func(c workflow.ReceiveChannel, _ bool) {
+		c.Receive(ctx, nil)
+		retried = true
+	})
+	sel.AddFuture(timer, func(workflow.Future) {})
+	sel.Select(ctx)
+	return retried && ctx.Err() == nil
+}
+
+// endOnError closes the workflow after cancellation or deletion: the store
+// already says `cancelled` (or the rows are gone), so only the search
+// attribute is brought in line.
+func endOnError(ctx workflow.Context, in CheckInput, err error) (CheckResult, error) {
+	if temporal.IsCanceledError(err) || ctx.Err() != nil {
+		dctx, cancel := workflow.NewDisconnectedContext(ctx)
+		defer cancel()
+		_, _ = setStatus(dctx, in, store.StatusCancelled, []string{store.StatusQueued, store.StatusRunning, store.StatusAwaitingInput, store.StatusFailed}, nil)
+		_ = upsertStatus(dctx, store.StatusCancelled)
+		return CheckResult{Status: store.StatusCancelled}, nil
+	}
+	if isType(err, activities.ErrTypeGone) {
+		return CheckResult{Status: store.StatusCancelled}, upsertStatus(ctx, store.StatusCancelled)
+	}
+	return CheckResult{}, err
+}
+
+func setStatus(ctx workflow.Context, in CheckInput, to string, from []string, cerr *activities.CheckError) (activities.SetStatusResult, error) {
+	var res activities.SetStatusResult
+	err := workflow.ExecuteLocalActivity(ctx, a.SetStatus, activities.SetStatusInput{
+		Check: in.Check, Status: to, From: from, Error: cerr,
+	}).Get(ctx, &res)
+	return res, err
+}
+
+func upsertStatus(ctx workflow.Context, status string) error {
+	return workflow.UpsertTypedSearchAttributes(ctx, SACheckStatus.ValueSet(status))
+}
+
+func isType(err error, typ string) bool {
+	var appErr *temporal.ApplicationError
+	return errors.As(err, &appErr) && appErr.Type() == typ
+}
+
+// Retry policies. Store writes retry briefly (the database is local and
+// either up or not); the workflow then waits for support.
+var (
+	storeOptions = workflow.LocalActivityOptions{
+		ScheduleToCloseTimeout: 2 * time.Minute,
+		StartToCloseTimeout:    10 * time.Second,
+		RetryPolicy: &temporal.RetryPolicy{
+			InitialInterval: 200 * time.Millisecond, BackoffCoefficient: 2, MaximumInterval: 10 * time.Second,
+			NonRetryableErrorTypes: []string{activities.ErrTypeGone},
+		},
+	}
+	offlineOptions = workflow.LocalActivityOptions{
+		ScheduleToCloseTimeout: time.Minute,
+		StartToCloseTimeout:    10 * time.Second,
+		RetryPolicy: &temporal.RetryPolicy{
+			InitialInterval: 200 * time.Millisecond, BackoffCoefficient: 2, MaximumInterval: 5 * time.Second,
+			MaximumAttempts: 5, NonRetryableErrorTypes: []string{activities.ErrTypeGone},
+		},
+	}
+)

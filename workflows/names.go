@@ -1,0 +1,44 @@
+// Package workflows holds the check workflow: one durable workflow per check,
+// its signals, search attributes and retry policies. Workflows are
+// deterministic: no I/O, no clocks but workflow.Now, ids only in their input.
+package workflows
+
+import (
+	"time"
+
+	"github.com/google/uuid"
+	"go.temporal.io/sdk/temporal"
+)
+
+// TaskQueue is the queue every check workflow and activity runs on.
+const TaskQueue = "kycflow-checks"
+
+// Signal and query names.
+const (
+	// SignalRetry resumes a failed check; support staff send it.
+	SignalRetry = "retry"
+	// QueryStatus answers the check's current status.
+	QueryStatus = "status"
+)
+
+// RetryWindow is how long a failed check waits for a retry signal.
+const RetryWindow = 30 * 24 * time.Hour
+
+// Search attributes (Keyword) that operators filter on in the Temporal UI.
+// None holds personal data.
+var (
+	SATenantID    = temporal.NewSearchAttributeKeyKeyword("TenantId")
+	SASubjectKind = temporal.NewSearchAttributeKeyKeyword("SubjectKind")
+	SASubjectID   = temporal.NewSearchAttributeKeyKeyword("SubjectId")
+	SACheckType   = temporal.NewSearchAttributeKeyKeyword("CheckType")
+	SACheckStatus = temporal.NewSearchAttributeKeyKeyword("CheckStatus")
+)
+
+// SearchAttributeNames lists the keys to register on the server.
+func SearchAttributeNames() []string {
+	return []string{"TenantId", "SubjectKind", "SubjectId", "CheckType", "CheckStatus"}
+}
+
+// WorkflowID is the deterministic id of a check's workflow, so a repeated
+// start of the same check is harmless.
+func WorkflowID(checkID uuid.UUID) string { return "check-" + checkID.String() }
