@@ -57,7 +57,9 @@ func New(cfg Config) *echo.Echo {
 
 	e.GET("/healthz", s.health)
 
-	v1 := e.Group("/api/v1", s.authenticate, s.rateLimit)
+	// Authentication is route middleware, not group middleware: Echo gives a
+	// group with middleware catch-all routes, which would turn 405s into 404s.
+	v1 := &routes{g: e.Group("/api/v1"), mw: []echo.MiddlewareFunc{s.authenticate, s.rateLimit}}
 	anyDelete := []string{http.MethodGet, http.MethodPost, http.MethodDelete}
 	v1.POST("/businesses/create", s.createBusiness)
 	v1.POST("/businesses/:id/check", s.checkBusiness)
@@ -71,6 +73,18 @@ func New(cfg Config) *echo.Echo {
 	v1.Match(anyDelete, "/customers/:id/delete", s.deleteCustomer)
 	v1.POST("/checks/:id/retry", s.retryCheck)
 	return e
+}
+
+// routes registers handlers with the same middleware.
+type routes struct {
+	g  *echo.Group
+	mw []echo.MiddlewareFunc
+}
+
+func (r *routes) GET(path string, h echo.HandlerFunc)  { r.g.GET(path, h, r.mw...) }
+func (r *routes) POST(path string, h echo.HandlerFunc) { r.g.POST(path, h, r.mw...) }
+func (r *routes) Match(methods []string, path string, h echo.HandlerFunc) {
+	r.g.Match(methods, path, h, r.mw...)
 }
 
 // authenticate resolves the tenant from the Host header, then requires a

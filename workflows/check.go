@@ -86,6 +86,9 @@ func CheckWorkflow(ctx workflow.Context, in CheckInput) (CheckResult, error) {
 			return CheckResult{Status: status}, nil // nothing to wait for until a provider exists
 		}
 		if !waitForRetry(ctx, retry) {
+			if ctx.Err() != nil {
+				return endOnError(ctx, in, ctx.Err())
+			}
 			return CheckResult{Status: status}, nil
 		}
 	}

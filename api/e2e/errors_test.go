@@ -1,0 +1,73 @@
+package e2e
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// Bad input of every kind gets a 4xx with a clear message, never a 5xx
+// (request fails the test on any 5xx).
+func TestBadInput(t *testing.T) {
+	create := "/api/v1/businesses/create"
+	cases := []struct {
+		name, method, path, contentType string
+		body                            any
+		status                          int
+		message                         string
+	}{
+		{"malformed json", "POST", create, "application/json", `{"name":`, 400, "Malformed JSON body."},
+		{"array body", "POST", create, "application/json", `[{"name":"x"}]`, 400, "Malformed JSON body."},
+		{"null body", "POST", create, "application/json", `null`, 400, "Malformed JSON body."},
+		{"2 MiB body", "POST", create, "application/json", `{"name":"` + strings.Repeat("x", 2<<20) + `"}`, 413, "Request body too large"},
+		{"form body", "POST", create, "application/x-www-form-urlencoded", `name=x`, 415, "Unsupported media type"},
+		{"empty body", "POST", create, "", nil, 422, "The name field is required."},
+		{"wrong field types", "POST", create, "application/json", `{"name":[],"country_code":1,"coc_number":{},"checks":true}`, 422, "The name field must be a string."},
+		{"non-uuid id", "GET", "/api/v1/businesses/123", "", nil, 404, "Not found."},
+		{"uuid-like id with braces", "GET", "/api/v1/businesses/{01a20129-913d-74e6-8ada-c4ef86b85b1b}", "", nil, 404, "Not found."},
+		{"unknown id", "GET", "/api/v1/customers/01a20129-913d-74e6-8ada-c4ef86b85b1b", "", nil, 404, "Not found."},
+		{"unknown route", "GET", "/api/v1/nothing", "", nil, 404, "Not found."},
+		{"wrong method", "PUT", "/api/v1/businesses", "", nil, 405, "Method not allowed."},
+		{"forged cursor", "GET", "/api/v1/businesses?cursor=eyJpZCI6ImV2aWwifQ", "", nil, 422, "The cursor is invalid"},
+		{"garbage cursor", "GET", "/api/v1/customers?cursor=%00%01", "", nil, 422, "The cursor is invalid"},
+		{"per_page zero", "GET", "/api/v1/businesses?per_page=0", "", nil, 422, "per page field must be an integer between 1 and 100"},
+		{"per_page too big", "GET", "/api/v1/businesses?per_page=101", "", nil, 422, "between 1 and 100"},
+		{"per_page text", "GET", "/api/v1/customers?per_page=ten", "", nil, 422, "between 1 and 100"},
+		{"check on unknown business", "POST", "/api/v1/businesses/01a20129-913d-74e6-8ada-c4ef86b85b1b/check", "application/json", `{"type":"iban"}`, 404, "Not found."},
+		{"retry of unknown check", "POST", "/api/v1/checks/01a20129-913d-74e6-8ada-c4ef86b85b1b/retry", "", nil, 404, "Not found."},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := requestWith(t, c.method, c.path, env.a.host, "Bearer "+env.a.key, c.contentType, c.body).want(t, c.status)
+			if msg, _ := r.body["message"].(string); !strings.Contains(msg, c.message) {
+				t.Fatalf("message %q, want %q", msg, c.message)
+			}
+			if r.header.Get("X-Request-Id") == "" {
+				t.Fatal("no X-Request-Id")
+			}
+		})
+	}
+}
+
+func TestRetryEndpoint(t *testing.T) {
+	biz := createBusiness(t, env.a, "NL91ABNA0417164300", map[string]bool{"coc": true, "vat": false, "iban": true}).body["id"].(string)
+	path := "/api/v1/businesses/" + biz
+	coc := waitCheck(t, env.a, path, "coc", 5*second)
+	iban := waitCheck(t, env.a, path, "iban", 5*second)
+	// Only failed checks can be retried.
+	r := request(t, env.a, http.MethodPost, "/api/v1/checks/"+iban["id"].(string)+"/retry", nil).want(t, http.StatusConflict)
+	if !strings.Contains(r.body["message"].(string), "completed") {
+		t.Fatalf("409 message: %s", r.raw)
+	}
+	// A failed check is queued again and its workflow runs once more (a new
+	// run, as the first one has ended), ending failed again without a provider.
+	r = request(t, env.a, http.MethodPost, "/api/v1/checks/"+coc["id"].(string)+"/retry", nil).want(t, http.StatusAccepted)
+	if obj(r.body["check"])["status"] != "queued" {
+		t.Fatalf("retry response: %s", r.raw)
+	}
+	request(t, env.a, http.MethodPost, "/api/v1/checks/"+coc["id"].(string)+"/retry", nil).want(t, http.StatusConflict)
+	again := waitCheck(t, env.a, path, "coc", 10*second)
+	if again["id"] != coc["id"] || again["status"] != "failed" || again["updated_at"] == coc["updated_at"] {
+		t.Fatalf("retried check: %v (was %v)", again, coc)
+	}
+}

@@ -1,0 +1,248 @@
+// Package e2e drives the real API over HTTP against a real PostgreSQL and a
+// real Temporal dev server, with the worker and outbox relay running, as a
+// tenant's client would. Services that cannot start fail the run.
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	sdklog "go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/testsuite"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/kycflow/kycflow/api"
+	"github.com/kycflow/kycflow/store"
+	"github.com/kycflow/kycflow/store/pgcluster"
+	"github.com/kycflow/kycflow/worker"
+	"github.com/kycflow/kycflow/worker/devserver"
+)
+
+// env is the running stack shared by the package's tests.
+var env struct {
+	admin, app   *store.Store
+	temporal     *testsuite.DevServer
+	temporalOpts devserver.Options
+	client       client.Client
+	server       *httptest.Server
+	a, b         tenant // two tenants, to prove isolation
+}
+
+type tenant struct {
+	id   string
+	host string
+	key  string
+}
+
+func TestMain(m *testing.M) { os.Exit(run(m)) }
+
+func run(m *testing.M) int {
+	fail := func(what string, err error) int {
+		fmt.Fprintf(os.Stderr, "FAIL: %s: %v\n", what, err)
+		return 1
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	dir, err := os.MkdirTemp("", "kycflow-e2e-")
+	if err != nil {
+		return fail("temp dir", err)
+	}
+	defer os.RemoveAll(dir)
+	os.Chmod(dir, 0o755)
+	logs, _ := os.Create(filepath.Join(dir, "services.log"))
+	defer logs.Close()
+
+	pg, err := pgcluster.Start(ctx, pgcluster.Options{Dir: filepath.Join(dir, "pg"), Port: freePort(), Database: "kycflow", Log: logs,
+		Settings: []string{"fsync=off", "synchronous_commit=off", "full_page_writes=off"}})
+	if err != nil {
+		return fail("PostgreSQL did not start", err)
+	}
+	defer pg.Stop()
+	if err := store.Migrate(ctx, pg.DSN("postgres", "kycflow"), ""); err != nil {
+		return fail("migrate", err)
+	}
+	if env.admin, err = store.Open(ctx, pg.DSN("postgres", "kycflow"), 4); err != nil {
+		return fail("admin store", err)
+	}
+	if env.app, err = store.Open(ctx, pg.DSN(store.AppRole, "kycflow"), 20); err != nil {
+		return fail("app store", err)
+	}
+
+	// A file database, so the outage test can stop and restart the server.
+	env.temporalOpts = devserver.Options{HostPort: "127.0.0.1:" + strconv.Itoa(freePort()), DBFile: filepath.Join(dir, "temporal.db"), Log: logs}
+	if env.temporal, err = devserver.Start(ctx, env.temporalOpts); err != nil {
+		return fail("Temporal dev server did not start", err)
+	}
+	defer func() { env.temporal.Stop() }()
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	if env.client, err = client.NewLazyClient(client.Options{HostPort: env.temporalOpts.HostPort, Logger: sdklog.NewStructuredLogger(quiet)}); err != nil {
+		return fail("temporal client", err)
+	}
+	defer env.client.Close()
+	if err := worker.EnsureSearchAttributes(ctx, env.client, "default"); err != nil {
+		return fail("search attributes", err)
+	}
+	w := worker.New(env.client, env.app)
+	if err := w.Start(); err != nil {
+		return fail("worker", err)
+	}
+	defer w.Stop()
+	g, gctx := errgroup.WithContext(ctx)
+	relay := &worker.Relay{Store: env.app, Client: env.client, Logger: quiet, Sweep: 200 * time.Millisecond, CallTimeout: 2 * time.Second}
+	g.Go(func() error { return relay.Run(gctx) })
+	defer g.Wait()
+	defer cancel()
+
+	env.server = httptest.NewServer(api.New(api.Config{Store: env.app, Logger: slog.New(slog.NewTextHandler(logs, nil))}))
+	defer env.server.Close()
+
+	if env.a, err = newTenant(ctx, "Tenant A", "a.test"); err != nil {
+		return fail("tenant", err)
+	}
+	if env.b, err = newTenant(ctx, "Tenant B", "b.test"); err != nil {
+		return fail("tenant", err)
+	}
+	code := m.Run()
+	if code != 0 {
+		if b, err := os.ReadFile(filepath.Join(dir, "services.log")); err == nil && len(b) > 0 {
+			fmt.Fprintf(os.Stderr, "--- last service log lines ---\n%s\n", tail(b, 4000))
+		}
+	}
+	return code
+}
+
+func newTenant(ctx context.Context, name, host string) (tenant, error) {
+	t, key, err := env.admin.CreateTenant(ctx, name, []string{host}, false)
+	return tenant{id: t.ID.String(), host: host, key: key}, err
+}
+
+func freePort() int {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+func tail(b []byte, n int) []byte {
+	if len(b) > n {
+		return b[len(b)-n:]
+	}
+	return b
+}
+
+// response is an API answer: status, raw body, decoded body.
+type response struct {
+	status int
+	header http.Header
+	raw    []byte
+	body   map[string]any
+}
+
+// request sends a request as tenant t (Host header and bearer key). body may
+// be a string (sent as is) or a value (sent as JSON).
+func request(t *testing.T, tn tenant, method, path string, body any) response {
+	t.Helper()
+	return requestWith(t, method, path, tn.host, "Bearer "+tn.key, "application/json", body)
+}
+
+func requestWith(t *testing.T, method, path, host, auth, contentType string, body any) response {
+	t.Helper()
+	var r io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		r = bytes.NewBufferString(b)
+	case []byte:
+		r = bytes.NewReader(b)
+	default:
+		raw, err := json.Marshal(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r = bytes.NewReader(raw)
+	}
+	req, err := http.NewRequest(method, env.server.URL+path, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Host = host
+	req.Header.Set("Accept", "application/json")
+	if auth != "" {
+		req.Header.Set("Authorization", auth)
+	}
+	if body != nil && contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	out := response{status: resp.StatusCode, header: resp.Header}
+	out.raw, _ = io.ReadAll(resp.Body)
+	if len(out.raw) > 0 {
+		if err := json.Unmarshal(out.raw, &out.body); err != nil {
+			t.Fatalf("%s %s: body is not a JSON object: %s", method, path, out.raw)
+		}
+	}
+	if out.status >= 500 {
+		t.Fatalf("%s %s: server error %d: %s", method, path, out.status, out.raw)
+	}
+	return out
+}
+
+func (r response) want(t *testing.T, status int) response {
+	t.Helper()
+	if r.status != status {
+		t.Fatalf("status %d, want %d: %s", r.status, status, r.raw)
+	}
+	return r
+}
+
+// keys returns an object's keys in the order they were written.
+func keys(t *testing.T, raw []byte) []string {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		t.Fatalf("not an object: %s", raw)
+	}
+	var out []string
+	for dec.More() {
+		tok, _ := dec.Token()
+		out = append(out, tok.(string))
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}
+
+// eventually polls fn until it returns true or the deadline passes.
+func eventually(t *testing.T, within time.Duration, what string, fn func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for !fn() {
+		if time.Now().After(deadline) {
+			t.Fatalf("not within %s: %s", within, what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func obj(v any) map[string]any { m, _ := v.(map[string]any); return m }

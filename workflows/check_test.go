@@ -1,0 +1,162 @@
+package workflows
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/mock"
+	"github.com/stretchr/testify/suite"
+	"go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/testsuite"
+
+	"github.com/kycflow/kycflow/activities"
+	"github.com/kycflow/kycflow/store"
+)
+
+type checkSuite struct {
+	suite.Suite
+	testsuite.WorkflowTestSuite
+	env      *testsuite.TestWorkflowEnvironment
+	in       CheckInput
+	statuses []string // CheckStatus search attribute values, in order
+	writes   []activities.SetStatusInput
+}
+
+func TestCheckWorkflow(t *testing.T) { suite.Run(t, new(checkSuite)) }
+
+func (s *checkSuite) SetupTest() {
+	s.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	s.env = s.NewTestWorkflowEnvironment()
+	s.env.RegisterActivity(&activities.Activities{})
+	s.in = CheckInput{Check: store.CheckRef{TenantID: uuid.New(), CheckID: uuid.New(), SubjectKind: store.KindBusiness, SubjectID: uuid.New(), Type: "iban"}}
+	s.statuses, s.writes = nil, nil
+	s.env.OnUpsertTypedSearchAttributes(mock.Anything).Run(func(args mock.Arguments) {
+		if v, ok := args.Get(0).(temporal.SearchAttributes).GetKeyword(SACheckStatus); ok {
+			s.statuses = append(s.statuses, v)
+		}
+	}).Return(nil)
+	s.Require().NoError(s.env.SetTypedSearchAttributesOnStart(temporal.NewSearchAttributes(SACheckStatus.ValueSet(store.StatusQueued))))
+}
+
+// storeAccepts records status writes and applies them.
+func (s *checkSuite) storeAccepts() {
+	s.env.OnActivity(a.SetStatus, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.SetStatusInput) (activities.SetStatusResult, error) {
+		s.writes = append(s.writes, in)
+		return activities.SetStatusResult{Applied: true, Status: in.Status}, nil
+	})
+}
+
+func (s *checkSuite) result() CheckResult {
+	s.True(s.env.IsWorkflowCompleted())
+	s.NoError(s.env.GetWorkflowError())
+	var r CheckResult
+	s.NoError(s.env.GetWorkflowResult(&r))
+	return r
+}
+
+func (s *checkSuite) writtenStatuses() []string {
+	var out []string
+	for _, w := range s.writes {
+		out = append(out, w.Status)
+	}
+	return out
+}
+
+var yes = true
+
+func (s *checkSuite) TestIBANCompletes() {
+	s.storeAccepts()
+	s.env.OnActivity(a.IBANCheck, mock.Anything, activities.IBANInput{Check: s.in.Check}).
+		Return(activities.CheckResult{Applied: true, Status: store.StatusCompleted, Validated: &yes}, nil).Once()
+	s.env.ExecuteWorkflow(CheckWorkflow, s.in)
+	r := s.result()
+	s.Equal(store.StatusCompleted, r.Status)
+	s.Equal(&yes, r.Validated)
+	s.Equal([]string{store.StatusRunning}, s.writtenStatuses())
+	s.Equal([]string{store.StatusRunning, store.StatusCompleted}, s.statuses)
+}
+
+func (s *checkSuite) TestUnconfiguredProviderFailsAndEnds() {
+	s.in.Check.Type = "coc"
+	s.storeAccepts()
+	s.env.ExecuteWorkflow(CheckWorkflow, s.in)
+	r := s.result()
+	s.Equal(store.StatusFailed, r.Status)
+	s.Equal([]string{store.StatusRunning, store.StatusFailed}, s.writtenStatuses())
+	s.Equal(CodeProviderNotConfigured, s.writes[1].Error.Code)
+	s.Equal([]string{store.StatusRunning, store.StatusFailed}, s.statuses)
+}
+
+// The provider step fails through its whole retry policy, the check is
+// failed, support sends `retry` an hour later, and the second try succeeds.
+func (s *checkSuite) TestRetriesExhaustedThenSignalThenSuccess() {
+	s.storeAccepts()
+	calls := 0
+	s.env.OnActivity(a.IBANCheck, mock.Anything, mock.Anything).Return(func(_ context.Context, _ activities.IBANInput) (activities.CheckResult, error) {
+		calls++
+		if calls <= int(offlineOptions.RetryPolicy.MaximumAttempts) {
+			return activities.CheckResult{}, errors.New("database unavailable")
+		}
+		return activities.CheckResult{Applied: true, Status: store.StatusCompleted, Validated: &yes}, nil
+	})
+	s.env.RegisterDelayedCallback(func() {
+		var status string
+		v, err := s.env.QueryWorkflow(QueryStatus)
+		s.NoError(err)
+		s.NoError(v.Get(&status))
+		s.Equal(store.StatusFailed, status)
+		s.env.SignalWorkflow(SignalRetry, nil)
+	}, time.Hour)
+	s.env.ExecuteWorkflow(CheckWorkflow, s.in)
+	r := s.result()
+	s.Equal(store.StatusCompleted, r.Status)
+	s.Equal(int(offlineOptions.RetryPolicy.MaximumAttempts)+1, calls)
+	s.Equal([]string{store.StatusRunning, store.StatusFailed, store.StatusRunning}, s.writtenStatuses())
+	s.Equal(CodeRetriesExhausted, s.writes[1].Error.Code)
+	s.Equal([]string{store.StatusRunning, store.StatusFailed, store.StatusRunning, store.StatusCompleted}, s.statuses)
+}
+
+func (s *checkSuite) TestFailedWithoutRetryEndsAfterWindow() {
+	s.storeAccepts()
+	s.env.OnActivity(a.IBANCheck, mock.Anything, mock.Anything).Return(activities.CheckResult{}, errors.New("boom"))
+	s.env.ExecuteWorkflow(CheckWorkflow, s.in)
+	r := s.result()
+	s.Equal(store.StatusFailed, r.Status)
+	s.GreaterOrEqual(s.env.Now().Sub(time.Time{}), RetryWindow) // the timer ran out
+}
+
+func (s *checkSuite) TestCancelledWhileWaitingForRetry() {
+	s.storeAccepts()
+	s.env.OnActivity(a.IBANCheck, mock.Anything, mock.Anything).Return(activities.CheckResult{}, errors.New("boom"))
+	s.env.RegisterDelayedCallback(s.env.CancelWorkflow, time.Hour)
+	s.env.ExecuteWorkflow(CheckWorkflow, s.in)
+	r := s.result()
+	s.Equal(store.StatusCancelled, r.Status)
+	s.Equal(store.StatusCancelled, s.writtenStatuses()[len(s.writes)-1])
+	s.Equal(store.StatusCancelled, s.statuses[len(s.statuses)-1])
+}
+
+// A start repeated after the check finished (the relay redelivering) does nothing.
+func (s *checkSuite) TestRepeatedStartOfFinishedCheck() {
+	s.env.OnActivity(a.SetStatus, mock.Anything, mock.Anything).Return(activities.SetStatusResult{Applied: false, Status: store.StatusCompleted}, nil)
+	s.env.ExecuteWorkflow(CheckWorkflow, s.in)
+	r := s.result()
+	s.Equal(store.StatusCompleted, r.Status)
+	s.env.AssertNotCalled(s.T(), "IBANCheck", mock.Anything, mock.Anything)
+}
+
+// A check deleted mid-flight ends quietly.
+func (s *checkSuite) TestDeletedSubjectEndsQuietly() {
+	s.storeAccepts()
+	s.env.OnActivity(a.IBANCheck, mock.Anything, mock.Anything).Return(activities.CheckResult{},
+		temporal.NewNonRetryableApplicationError("gone", activities.ErrTypeGone, nil))
+	s.env.ExecuteWorkflow(CheckWorkflow, s.in)
+	r := s.result()
+	s.Equal(store.StatusCancelled, r.Status)
+}
