@@ -102,7 +102,7 @@ func (s *Server) checkBusiness(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusAccepted, checksQueuedJSON{Messages: queuedMessages(checks)})
+	return c.JSON(http.StatusAccepted, checksQueuedJSON{Messages: queuedMessages(checks), URLs: map[string]string{}})
 }
 
 // businessInputMissing names the record field a check type cannot run without.

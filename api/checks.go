@@ -1,6 +1,7 @@
 package api
 
 import (
+	"errors"
 	"net/http"
 	"strings"
 
@@ -99,6 +100,9 @@ func (s *Server) retryCheck(c echo.Context) error {
 		return err
 	}
 	chk, err := s.store.RequestRetry(c.Request().Context(), principal(c).TenantID, id)
+	if errors.Is(err, store.ErrConflict) {
+		return newError(http.StatusConflict, "Only a failed check can be retried; this check is "+chk.Status+".")
+	}
 	if err != nil {
 		return err
 	}

@@ -156,7 +156,7 @@ func (s *Server) toAPIError(err error, c echo.Context) *apiError {
 	case errors.Is(err, store.ErrUnauthenticated):
 		return errUnauthenticated
 	case errors.Is(err, store.ErrConflict):
-		return newError(http.StatusConflict, "Conflict: "+err.Error()+".")
+		return newError(http.StatusConflict, "Conflict with the record's current state.")
 	case errors.Is(err, store.ErrUnavailable):
 		s.log.Error("database unavailable", "request_id", requestID(c), "error", err)
 		return &apiError{status: http.StatusServiceUnavailable, message: errUnavailable.message, retryAfter: 5}

@@ -91,18 +91,12 @@ func (r *routes) Match(methods []string, path string, h echo.HandlerFunc) {
 // bearer key of that same tenant.
 func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		ctx := c.Request().Context()
-		tenantID, err := s.store.TenantByHost(ctx, store.NormalizeHost(c.Request().Host))
-		if err != nil {
-			return err
-		}
 		auth := c.Request().Header.Get(echo.HeaderAuthorization)
 		scheme, key, ok := strings.Cut(strings.TrimSpace(auth), " ")
-		key = strings.TrimSpace(key)
-		if !ok || !strings.EqualFold(scheme, "Bearer") || key == "" {
-			return errUnauthenticated
+		if !ok || !strings.EqualFold(scheme, "Bearer") {
+			key = "" // still resolve the host: an unknown tenant is 404 whatever the key
 		}
-		p, err := s.store.Authenticate(ctx, tenantID, store.HashKey(key))
+		p, err := s.store.Authenticate(c.Request().Context(), store.NormalizeHost(c.Request().Host), store.HashKey(strings.TrimSpace(key)))
 		if err != nil {
 			return err
 		}

@@ -231,7 +231,7 @@ func toCustomerItem(c store.Customer) customerItemJSON {
 
 type checksQueuedJSON struct {
 	Messages []string          `json:"messages"`
-	URLs     map[string]string `json:"urls,omitempty"`
+	URLs     map[string]string `json:"urls"`
 }
 
 type messageJSON struct {

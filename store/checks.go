@@ -204,7 +204,8 @@ func (s *Store) UpdateCheck(ctx context.Context, ref CheckRef, u CheckUpdate) (a
 }
 
 // RequestRetry puts a failed check back in the queue and asks its workflow,
-// through the outbox, to try again. ErrConflict when the check is not failed.
+// through the outbox, to try again. ErrConflict, with the check as it is,
+// when the check is not failed.
 func (s *Store) RequestRetry(ctx context.Context, tenantID, checkID uuid.UUID) (Check, error) {
 	var c Check
 	err := s.inTenant(ctx, tenantID, func(tx *sqlx.Tx) error {
@@ -212,7 +213,7 @@ func (s *Store) RequestRetry(ctx context.Context, tenantID, checkID uuid.UUID) (
 			return err
 		}
 		if c.Status != StatusFailed {
-			return fmt.Errorf("check is %s, not failed: %w", c.Status, ErrConflict)
+			return ErrConflict // c tells the caller the status it is in
 		}
 		c.Status, c.UpdatedAt = StatusQueued, now()
 		if _, err := tx.ExecContext(ctx, `UPDATE checks SET status = $3, updated_at = $4 WHERE tenant_id = $1 AND id = $2`,

@@ -35,7 +35,7 @@ func enqueue(ctx context.Context, tx *sqlx.Tx, ref CheckRef, action string) erro
 		return err
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO outbox (tenant_id, check_id, action, payload) VALUES ($1, $2, $3, $4)`,
-		ref.TenantID, ref.CheckID, action, p); err != nil {
+		ref.TenantID, ref.CheckID, action, string(p)); err != nil {
 		return fmt.Errorf("enqueue %s: %w", action, err)
 	}
 	return nil

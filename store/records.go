@@ -136,12 +136,13 @@ func (j *JSON) Scan(src any) error {
 	return nil
 }
 
-// Value implements driver.Valuer.
+// Value implements driver.Valuer. A string, because binary parameters
+// would need jsonb's binary format.
 func (j JSON) Value() (driver.Value, error) {
 	if j == nil {
 		return nil, nil
 	}
-	return []byte(j), nil
+	return string(j), nil
 }
 
 // MarshalJSON writes the raw document, or null.

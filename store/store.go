@@ -10,6 +10,8 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -38,6 +40,7 @@ type Store struct {
 
 // Open connects and pings. maxConns bounds the pool (0 keeps the default 20).
 func Open(ctx context.Context, dsn string, maxConns int) (*Store, error) {
+	dsn = withBinaryParameters(dsn)
 	db, err := sqlx.Open("postgres", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
@@ -109,6 +112,23 @@ func classify(err error) error {
 		return fmt.Errorf("%w: %v", ErrUnavailable, err)
 	}
 	return err
+}
+
+// withBinaryParameters turns on lib/pq's binary_parameters: it sends a
+// parameterised query in one round trip instead of two, which halves the
+// round trips of every request. ([]byte parameters then travel as binary, so
+// jsonb values are passed as strings; see JSON.Value.)
+func withBinaryParameters(dsn string) string {
+	if strings.Contains(dsn, "binary_parameters") {
+		return dsn
+	}
+	if u, err := url.Parse(dsn); err == nil && (u.Scheme == "postgres" || u.Scheme == "postgresql") {
+		q := u.Query()
+		q.Set("binary_parameters", "yes")
+		u.RawQuery = q.Encode()
+		return u.String()
+	}
+	return dsn + " binary_parameters=yes"
 }
 
 // now is the timestamp written by the store: UTC at the API's microsecond precision.

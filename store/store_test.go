@@ -216,8 +216,8 @@ func TestKeys(t *testing.T) {
 	if _, err := app.TenantByHost(ctx, "nope.example"); !errors.Is(err, store.ErrUnknownTenant) {
 		t.Fatalf("unknown host: %v", err)
 	}
-	p, err := app.Authenticate(ctx, tn.ID, store.HashKey(key))
-	if err != nil || p.KeyID == uuid.Nil {
+	p, err := app.Authenticate(ctx, "keys.example", store.HashKey(key))
+	if err != nil || p.KeyID == uuid.Nil || p.TenantID != tn.ID {
 		t.Fatalf("authenticate: %v", err)
 	}
 	key2, _, err := admin.CreateKey(ctx, tn.ID)
@@ -227,14 +227,17 @@ func TestKeys(t *testing.T) {
 	if err := admin.RevokeKey(ctx, tn.ID, key[:13]); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := app.Authenticate(ctx, tn.ID, store.HashKey(key)); !errors.Is(err, store.ErrUnauthenticated) {
+	if _, err := app.Authenticate(ctx, "keys.example", store.HashKey(key)); !errors.Is(err, store.ErrUnauthenticated) {
 		t.Fatalf("revoked key: %v", err)
 	}
-	if _, err := app.Authenticate(ctx, tn.ID, store.HashKey(key2)); err != nil {
+	if _, err := app.Authenticate(ctx, "keys.example", store.HashKey(key2)); err != nil {
 		t.Fatalf("rotated key: %v", err)
 	}
-	other := newTenant(t, admin, "keys-other.example")
-	if _, err := app.Authenticate(ctx, other.ID, store.HashKey(key2)); !errors.Is(err, store.ErrUnauthenticated) {
+	newTenant(t, admin, "keys-other.example")
+	if _, err := app.Authenticate(ctx, "keys-other.example", store.HashKey(key2)); !errors.Is(err, store.ErrUnauthenticated) {
 		t.Fatalf("key of another tenant: %v", err)
+	}
+	if _, err := app.Authenticate(ctx, "nope.example", store.HashKey(key2)); !errors.Is(err, store.ErrUnknownTenant) {
+		t.Fatalf("unknown host: %v", err)
 	}
 }

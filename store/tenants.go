@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"crypto/rand"
 	"crypto/sha256"
 	"fmt"
@@ -177,35 +178,32 @@ func (s *Store) Keys(ctx context.Context, tenantID uuid.UUID) ([]APIKey, error) 
 // TenantByHost resolves the tenant owning a (normalised) host.
 func (s *Store) TenantByHost(ctx context.Context, host string) (uuid.UUID, error) {
 	var id uuid.UUID
-	err := s.db.GetContext(ctx, &id, `SELECT tenant_id FROM tenant_hosts WHERE host = $1`, host)
-	if err := classify(err); err != nil {
-		if err == ErrNotFound {
-			return uuid.Nil, ErrUnknownTenant
-		}
+	err := classify(s.db.GetContext(ctx, &id, `SELECT tenant_id FROM tenant_hosts WHERE host = $1`, host))
+	if errors.Is(err, ErrNotFound) {
+		return uuid.Nil, ErrUnknownTenant
+	}
+	if err != nil {
 		return uuid.Nil, err
 	}
 	return id, nil
 }
 
-// Authenticate checks that an active key with this hash belongs to the tenant.
-func (s *Store) Authenticate(ctx context.Context, tenantID uuid.UUID, keyHash []byte) (Principal, error) {
-	p := Principal{TenantID: tenantID}
-	err := s.inTenant(ctx, tenantID, func(tx *sqlx.Tx) error {
-		var k APIKey
-		err := tx.GetContext(ctx, &k, `SELECT id, tenant_id, prefix, created_at, last_used_at, revoked_at
-			FROM api_keys WHERE tenant_id = $1 AND hash = $2 AND revoked_at IS NULL`, tenantID, keyHash)
-		if err := classify(err); err != nil {
-			if err == ErrNotFound {
-				return ErrUnauthenticated
-			}
-			return err
-		}
-		p.KeyID = k.ID
-		// Record use at minute granularity: a write per request would cost more than the request.
-		if k.LastUsedAt == nil || time.Since(*k.LastUsedAt) > time.Minute {
-			_, err = tx.ExecContext(ctx, `UPDATE api_keys SET last_used_at = $2 WHERE id = $1`, k.ID, now())
-		}
-		return err
-	})
-	return p, err
+// Authenticate resolves the tenant owning host and checks that an active
+// key with this hash is that tenant's: ErrUnknownTenant for a host no tenant
+// owns, ErrUnauthenticated for any key problem.
+func (s *Store) Authenticate(ctx context.Context, host string, keyHash []byte) (Principal, error) {
+	var row struct {
+		TenantID *uuid.UUID `db:"tenant_id"`
+		KeyID    *uuid.UUID `db:"key_id"`
+	}
+	err := classify(s.db.GetContext(ctx, &row, `SELECT tenant_id, key_id FROM authenticate($1, $2)`, host, keyHash))
+	switch {
+	case errors.Is(err, ErrNotFound):
+		return Principal{}, ErrUnknownTenant
+	case err != nil:
+		return Principal{}, err
+	case row.KeyID == nil:
+		return Principal{}, ErrUnauthenticated
+	}
+	return Principal{TenantID: *row.TenantID, KeyID: *row.KeyID}, nil
 }

@@ -56,7 +56,7 @@ func TestRetryEndpoint(t *testing.T) {
 	iban := waitCheck(t, env.a, path, "iban", 5*second)
 	// Only failed checks can be retried.
 	r := request(t, env.a, http.MethodPost, "/api/v1/checks/"+iban["id"].(string)+"/retry", nil).want(t, http.StatusConflict)
-	if !strings.Contains(r.body["message"].(string), "completed") {
+	if r.body["message"] != "Only a failed check can be retried; this check is completed." {
 		t.Fatalf("409 message: %s", r.raw)
 	}
 	// A failed check is queued again and its workflow runs once more (a new

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -130,7 +131,11 @@ func runCheck(ctx context.Context, cfg config, args []string) error {
 	if err != nil {
 		return fmt.Errorf("check %s: %w", id, err)
 	}
-	if _, err := s.RequestRetry(ctx, tenant, id); err != nil {
+	chk, err := s.RequestRetry(ctx, tenant, id)
+	if errors.Is(err, store.ErrConflict) {
+		return fmt.Errorf("check %s is %s: only a failed check can be retried", id, chk.Status)
+	}
+	if err != nil {
 		return fmt.Errorf("check %s: %w", id, err)
 	}
 	fmt.Printf("retry of check %s queued; the worker resumes it\n", id)

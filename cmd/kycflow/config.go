@@ -23,6 +23,7 @@ type config struct {
 	DataDir          string
 	DevPGPort        int
 	LogLevel         slog.Level
+	PprofAddr        string
 }
 
 func loadConfig() (config, error) {
@@ -34,6 +35,7 @@ func loadConfig() (config, error) {
 		TemporalNS:       env("TEMPORAL_NAMESPACE", "default"),
 		HTTPAddr:         env("HTTP_ADDR", ":8080"),
 		DataDir:          env("KYCFLOW_DATA_DIR", ".data"),
+		PprofAddr:        os.Getenv("PPROF_ADDR"),
 	}
 	var err error
 	num := func(name string, def int) int {

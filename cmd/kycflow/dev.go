@@ -115,7 +115,7 @@ func demoTenant(ctx context.Context, adminDSN, dir string) (string, error) {
 	if b, err := os.ReadFile(keyFile); err == nil {
 		key := strings.TrimSpace(string(b))
 		if id, err := s.TenantByHost(ctx, "localhost"); err == nil {
-			if _, err := s.Authenticate(ctx, id, store.HashKey(key)); err == nil {
+			if _, err := s.Authenticate(ctx, "localhost", store.HashKey(key)); err == nil {
 				return key, nil
 			}
 			// The saved key was revoked: issue a new one for the same tenant.

@@ -21,6 +21,7 @@ Usage:
   kycflow tenant create --name N --host H [--host H2] [--sandbox]
   kycflow tenant list
   kycflow tenant key create --tenant ID
+  kycflow tenant key list --tenant ID
   kycflow tenant key revoke --tenant ID KEY_ID_OR_PREFIX
   kycflow check retry CHECK_ID      resume a failed check
   kycflow bench [flags]             load test against a running API (see --help)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	_ "net/http/pprof" // served only when PPROF_ADDR is set
 	"time"
 
 	"go.temporal.io/sdk/client"
@@ -36,6 +37,10 @@ func runAPI(ctx context.Context, cfg config) error {
 }
 
 func serveAPI(ctx context.Context, cfg config, s *store.Store, log *slog.Logger) error {
+	if cfg.PprofAddr != "" {
+		// Opt-in profiling for operators, on its own (loopback) address.
+		go func() { log.Warn("pprof stopped", "error", http.ListenAndServe(cfg.PprofAddr, nil)) }()
+	}
 	e := api.New(api.Config{Store: s, Logger: log, RateLimit: cfg.RateLimit})
 	srv := &http.Server{Addr: cfg.HTTPAddr, Handler: e, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second}
 	errc := make(chan error, 1)
@@ -84,11 +89,21 @@ func dialTemporal(ctx context.Context, cfg config, log *slog.Logger) (client.Cli
 
 // serveWorker runs the Temporal worker and the outbox relay until ctx ends.
 func serveWorker(ctx context.Context, cfg config, s *store.Store, c client.Client, log *slog.Logger) error {
-	sactx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	if err := worker.EnsureSearchAttributes(sactx, c, cfg.TemporalNS); err != nil {
-		log.Warn("search attributes not ensured (is Temporal up?)", "error", err)
-	}
-	cancel()
+	// Registered in the background until it works: Temporal may be down now.
+	go func() {
+		for delay := time.Second; ; delay = min(2*delay, time.Minute) {
+			err := worker.EnsureSearchAttributes(ctx, c, cfg.TemporalNS)
+			if err == nil || ctx.Err() != nil {
+				return
+			}
+			log.Warn("search attributes not registered yet (is Temporal up?)", "error", err, "retry_in", delay)
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(delay):
+			}
+		}
+	}()
 	w := worker.New(c, s)
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("start worker: %w", err)
