@@ -2,9 +2,9 @@ package store
 
 import (
 	"context"
-	"errors"
 	"crypto/rand"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"math/big"
 	"strings"

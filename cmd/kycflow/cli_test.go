@@ -1,0 +1,136 @@
+package main
+
+import (
+	"context"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/kycflow/kycflow/store"
+	"github.com/kycflow/kycflow/store/pgcluster"
+)
+
+// cli runs the binary's command line in process and returns its stdout.
+func cli(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout := os.Stdout
+	os.Stdout = w
+	done := make(chan []byte)
+	go func() { b, _ := io.ReadAll(r); done <- b }()
+	err = run(context.Background(), args)
+	w.Close()
+	os.Stdout = stdout
+	return string(<-done), err
+}
+
+// The admin commands against a real PostgreSQL: tenants, key rotation and
+// revocation, and `check retry`.
+func TestAdminCommands(t *testing.T) {
+	ctx := context.Background()
+	// Not t.TempDir: its parent is private, and the cluster runs as the postgres user.
+	dir, err := os.MkdirTemp("", "kycflow-cli-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	os.Chmod(dir, 0o755)
+	l, _ := net.Listen("tcp", "127.0.0.1:0")
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	var pg *pgcluster.Cluster
+	pg, err = pgcluster.Start(ctx, pgcluster.Options{Dir: filepath.Join(dir, "pg"), Port: port, Database: "kycflow", Settings: []string{"fsync=off"}})
+	if err != nil {
+		t.Fatalf("PostgreSQL did not start: %v", err)
+	}
+	defer pg.Stop()
+	t.Setenv("DATABASE_ADMIN_URL", pg.DSN("postgres", "kycflow"))
+	t.Setenv("DATABASE_URL", pg.DSN(store.AppRole, "kycflow"))
+
+	if out, err := cli(t, "migrate"); err != nil || !strings.Contains(out, "schema up to date") {
+		t.Fatalf("migrate: %q %v", out, err)
+	}
+	out, err := cli(t, "tenant", "create", "--name", "Acme", "--host", "api.acme.test", "--host", "ACME.test:443")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	key := lines[len(lines)-1]
+	if !strings.HasPrefix(key, "kyc_live_") || len(key) != 41 {
+		t.Fatalf("the last line is not the key: %q", out)
+	}
+	tenantID := strings.Fields(lines[0])[1]
+	if out, _ := cli(t, "tenant", "list"); !strings.Contains(out, tenantID) || !strings.Contains(out, "acme.test,api.acme.test") {
+		t.Fatalf("tenant list: %q", out)
+	}
+
+	app, err := store.Open(ctx, pg.DSN(store.AppRole, "kycflow"), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer app.Close()
+	if _, err := app.Authenticate(ctx, "acme.test", store.HashKey(key)); err != nil {
+		t.Fatalf("new key: %v", err)
+	}
+	out, err = cli(t, "tenant", "key", "create", "--tenant", tenantID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key2 := strings.TrimSpace(out[strings.LastIndex(strings.TrimSpace(out), "\n")+1:])
+	if _, err := cli(t, "tenant", "key", "revoke", "--tenant", tenantID, key[:13]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := app.Authenticate(ctx, "acme.test", store.HashKey(key)); err == nil {
+		t.Fatal("revoked key still authenticates")
+	}
+	if _, err := app.Authenticate(ctx, "acme.test", store.HashKey(key2)); err != nil {
+		t.Fatalf("rotated key: %v", err)
+	}
+	if out, _ := cli(t, "tenant", "key", "list", "--tenant", tenantID); strings.Count(out, "kyc_live_") != 2 {
+		t.Fatalf("key list: %q", out)
+	}
+
+	// check retry: only a failed check, found by id or workflow id.
+	tid := uuid.MustParse(tenantID)
+	_, checks, err := app.CreateBusiness(ctx, tid, store.Business{Name: "B", CountryID: 528, CoCNumber: "12345678"}, []string{"coc"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := checks[0].Ref()
+	if _, err := cli(t, "check", "retry", ref.CheckID.String()); err == nil || !strings.Contains(err.Error(), "only a failed check") {
+		t.Fatalf("retry of a queued check: %v", err)
+	}
+	if _, _, err := app.UpdateCheck(ctx, ref, store.CheckUpdate{Status: store.StatusFailed, From: []string{store.StatusQueued}}); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := cli(t, "check", "retry", "check-"+ref.CheckID.String()); err != nil || !strings.Contains(out, "queued") {
+		t.Fatalf("retry: %q %v", out, err)
+	}
+	// The app role cannot read the outbox; the owner can.
+	admin, err := store.Open(ctx, pg.DSN("postgres", "kycflow"), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	var actions []string
+	if err := admin.DB().Select(&actions, `SELECT action FROM outbox WHERE check_id = $1 ORDER BY id`, ref.CheckID); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(actions, ",") != "start,retry" {
+		t.Fatalf("outbox actions %v", actions)
+	}
+	if _, err := cli(t, "check", "retry", uuid.NewString()); err == nil {
+		t.Fatal("retry of an unknown check succeeded")
+	}
+	if _, err := cli(t, "nonsense"); err != errUsage {
+		t.Fatalf("unknown command: %v", err)
+	}
+}
