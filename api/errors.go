@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -37,6 +38,7 @@ var (
 	errMediaType       = newError(http.StatusUnsupportedMediaType, "Unsupported media type: send Content-Type: application/json.")
 	errUnavailable     = newError(http.StatusServiceUnavailable, "Service unavailable, try again shortly.")
 	errServer          = newError(http.StatusInternalServerError, "Server error.")
+	errClientGone      = newError(499, "Client closed the request.")
 )
 
 // validationError is the 422 answer: the first message, a count of the
@@ -149,6 +151,8 @@ func (s *Server) toAPIError(err error, c echo.Context) *apiError {
 		}
 	}
 	switch {
+	case errors.Is(err, context.Canceled) && c.Request().Context().Err() != nil:
+		return errClientGone // nobody is listening: no log, no 500
 	case errors.Is(err, store.ErrNotFound):
 		return errNotFound
 	case errors.Is(err, store.ErrUnknownTenant):

@@ -83,7 +83,11 @@ func (r *Relay) Run(ctx context.Context) error {
 // drain relays full batches until the outbox has nothing due.
 func (r *Relay) drain(ctx context.Context) {
 	for ctx.Err() == nil {
+		start := time.Now()
 		n, err := r.Store.RelayBatch(ctx, r.Batch, r.deliver(ctx), backoff)
+		if n > 0 {
+			r.Logger.Debug("relayed", "delivered", n, "duration_ms", time.Since(start).Milliseconds())
+		}
 		if err != nil {
 			if ctx.Err() == nil {
 				r.Logger.Warn("outbox relay", "error", err)

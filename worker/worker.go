@@ -17,9 +17,14 @@ import (
 )
 
 // New returns a worker on the checks task queue with every workflow and
-// activity registered. Start it with Run or Start.
-func New(c client.Client, s *store.Store) sdkworker.Worker {
-	w := sdkworker.New(c, workflows.TaskQueue, sdkworker.Options{})
+// activity registered. Start it with Run or Start. pollers is the number of
+// workflow task pollers (0: 8): with the SDK's default of 2, tasks queue up
+// in the server under load while the worker idles.
+func New(c client.Client, s *store.Store, pollers int) sdkworker.Worker {
+	if pollers <= 0 {
+		pollers = 8
+	}
+	w := sdkworker.New(c, workflows.TaskQueue, sdkworker.Options{MaxConcurrentWorkflowTaskPollers: pollers})
 	w.RegisterWorkflow(workflows.CheckWorkflow)
 	w.RegisterActivity(&activities.Activities{Store: s})
 	return w

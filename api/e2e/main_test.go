@@ -95,7 +95,7 @@ func run(m *testing.M) int {
 	if err := worker.EnsureSearchAttributes(ctx, env.client, "default"); err != nil {
 		return fail("search attributes", err)
 	}
-	w := worker.New(env.client, env.app)
+	w := worker.New(env.client, env.app, 0)
 	if err := w.Start(); err != nil {
 		return fail("worker", err)
 	}

@@ -104,7 +104,7 @@ func serveWorker(ctx context.Context, cfg config, s *store.Store, c client.Clien
 			}
 		}
 	}()
-	w := worker.New(c, s)
+	w := worker.New(c, s, cfg.WorkflowPollers)
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("start worker: %w", err)
 	}
