@@ -3,7 +3,6 @@ package store_test
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"testing"
 
@@ -31,7 +30,7 @@ func run(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	os.Chmod(dir, 0o755)
-	c, err := pgcluster.Start(ctx, pgcluster.Options{Dir: dir + "/pg", Port: freePort(), Database: "kycflow",
+	c, err := pgcluster.Start(ctx, pgcluster.Options{Dir: dir + "/pg", Port: pgcluster.FreePort(), Database: "kycflow",
 		Settings: []string{"fsync=off", "synchronous_commit=off", "full_page_writes=off"}})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "FAIL: PostgreSQL did not start:", err)
@@ -44,13 +43,4 @@ func run(m *testing.M) int {
 		return 1
 	}
 	return m.Run()
-}
-
-func freePort() int {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		panic(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -65,7 +64,7 @@ func run(m *testing.M) int {
 	logs, _ := os.Create(filepath.Join(dir, "services.log"))
 	defer logs.Close()
 
-	pg, err := pgcluster.Start(ctx, pgcluster.Options{Dir: filepath.Join(dir, "pg"), Port: freePort(), Database: "kycflow", Log: logs,
+	pg, err := pgcluster.Start(ctx, pgcluster.Options{Dir: filepath.Join(dir, "pg"), Port: pgcluster.FreePort(), Database: "kycflow", Log: logs,
 		Settings: []string{"fsync=off", "synchronous_commit=off", "full_page_writes=off"}})
 	if err != nil {
 		return fail("PostgreSQL did not start", err)
@@ -82,7 +81,7 @@ func run(m *testing.M) int {
 	}
 
 	// A file database, so the outage test can stop and restart the server.
-	env.temporalOpts = devserver.Options{HostPort: "127.0.0.1:" + strconv.Itoa(freePort()), DBFile: filepath.Join(dir, "temporal.db"), Log: logs}
+	env.temporalOpts = devserver.Options{HostPort: "127.0.0.1:" + strconv.Itoa(pgcluster.FreePort()), DBFile: filepath.Join(dir, "temporal.db"), Log: logs}
 	if env.temporal, err = devserver.Start(ctx, env.temporalOpts); err != nil {
 		return fail("Temporal dev server did not start", err)
 	}
@@ -127,15 +126,6 @@ func run(m *testing.M) int {
 func newTenant(ctx context.Context, name, host string) (tenant, error) {
 	t, key, err := env.admin.CreateTenant(ctx, name, []string{host}, false)
 	return tenant{id: t.ID.String(), host: host, key: key}, err
-}
-
-func freePort() int {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		panic(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }
 
 func tail(b []byte, n int) []byte {

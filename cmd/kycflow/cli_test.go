@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"io"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -43,11 +42,8 @@ func TestAdminCommands(t *testing.T) {
 	}
 	defer os.RemoveAll(dir)
 	os.Chmod(dir, 0o755)
-	l, _ := net.Listen("tcp", "127.0.0.1:0")
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
 	var pg *pgcluster.Cluster
-	pg, err = pgcluster.Start(ctx, pgcluster.Options{Dir: filepath.Join(dir, "pg"), Port: port, Database: "kycflow", Settings: []string{"fsync=off"}})
+	pg, err = pgcluster.Start(ctx, pgcluster.Options{Dir: filepath.Join(dir, "pg"), Port: pgcluster.FreePort(), Database: "kycflow", Settings: []string{"fsync=off"}})
 	if err != nil {
 		t.Fatalf("PostgreSQL did not start: %v", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"os/user"
@@ -200,4 +201,15 @@ func reachable(dir string) error {
 			return nil
 		}
 	}
+}
+
+// FreePort returns a TCP port free on 127.0.0.1 right now, for tests and
+// throwaway servers.
+func FreePort() int {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
 }
