@@ -25,15 +25,21 @@ func (s *Store) CreateBusiness(ctx context.Context, tenantID uuid.UUID, b Busine
 	b.UpdatedAt = b.CreatedAt
 	var checks []Check
 	err := s.inTenant(ctx, tenantID, func(tx *sqlx.Tx) error {
-		_, err := tx.NamedExecContext(ctx, `INSERT INTO businesses (`+businessCols+`) VALUES (:id, :tenant_id, :name, :address,
+		lead, args, err := tx.BindNamed(`INSERT INTO businesses (`+businessCols+`) VALUES (:id, :tenant_id, :name, :address,
 			:street, :housenumber, :addition, :postalcode, :city, :country_id, :iban_number, :coc_number, :vat_number,
 			:is_active, :inactive_at, :created_at, :updated_at)`, b)
 		if err != nil {
+			return err
+		}
+		checks, err = insertChecks(ctx, tx, lead, args, tenantID, KindBusiness, b.ID, checkTypes, b.CreatedAt)
+		if err != nil {
 			return fmt.Errorf("insert business: %w", err)
 		}
-		checks, err = insertChecks(ctx, tx, tenantID, KindBusiness, b.ID, checkTypes, b.CreatedAt)
-		return err
+		return nil
 	})
+	if err == nil && len(checks) > 0 {
+		s.wakeRelay()
+	}
 	return b, checks, err
 }
 
@@ -70,7 +76,7 @@ func (s *Store) DeleteBusiness(ctx context.Context, p Principal, id uuid.UUID) e
 
 // deleteSubject is the shared erase path of businesses and customers.
 func (s *Store) deleteSubject(ctx context.Context, p Principal, kind string, id uuid.UUID) error {
-	return s.inTenant(ctx, p.TenantID, func(tx *sqlx.Tx) error {
+	err := s.inTenant(ctx, p.TenantID, func(tx *sqlx.Tx) error {
 		var one int
 		if err := tx.GetContext(ctx, &one, `SELECT 1 FROM `+subjectTable(kind)+` WHERE tenant_id = $1 AND id = $2 FOR UPDATE`, p.TenantID, id); err != nil {
 			return err
@@ -90,4 +96,8 @@ func (s *Store) deleteSubject(ctx context.Context, p Principal, kind string, id 
 			VALUES ($1, $2, 'delete', $3, $4, $5, $6)`, NewID(), p.TenantID, kind, id, keyID, at)
 		return err
 	})
+	if err == nil {
+		s.wakeRelay() // cancellations of its workflows
+	}
+	return err
 }

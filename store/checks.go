@@ -31,11 +31,16 @@ func subjectColumn(kind string) string {
 	return "business_id"
 }
 
-// insertChecks queues new checks on a subject: check rows plus outbox starts,
-// in one statement.
-func insertChecks(ctx context.Context, tx *sqlx.Tx, tenantID uuid.UUID, kind string, subjectID uuid.UUID, types []string, at time.Time) ([]Check, error) {
+// insertChecks queues new checks on a subject: check rows plus outbox
+// starts. With a lead statement (the subject's own INSERT, bound to
+// leadArgs), all of it is one statement: one round trip for a create.
+func insertChecks(ctx context.Context, tx *sqlx.Tx, lead string, leadArgs []any, tenantID uuid.UUID, kind string, subjectID uuid.UUID, types []string, at time.Time) ([]Check, error) {
 	if len(types) == 0 {
-		return nil, nil
+		if lead == "" {
+			return nil, nil
+		}
+		_, err := tx.ExecContext(ctx, lead, leadArgs...)
+		return nil, err
 	}
 	checks := make([]Check, len(types))
 	ids := make([]string, len(types))
@@ -59,13 +64,19 @@ func insertChecks(ctx context.Context, tx *sqlx.Tx, tenantID uuid.UUID, kind str
 	} else {
 		businessID = &subjectID
 	}
-	_, err := tx.ExecContext(ctx, `
-		WITH input AS (SELECT * FROM unnest($1::uuid[], $2::text[], $3::jsonb[]) AS t(id, type, payload)),
+	args := append(leadArgs, pq.Array(ids), pq.Array(types), pq.Array(payloads), tenantID, businessID, customerID, at)
+	n := func(i int) string { return fmt.Sprintf("$%d", len(leadArgs)+i) }
+	q := "WITH "
+	if lead != "" {
+		// The subject's row is inserted by the same statement; the checks'
+		// foreign keys are checked at its end, when the row exists.
+		q += "subject AS (" + lead + "), "
+	}
+	q += `input AS (SELECT * FROM unnest(` + n(1) + `::uuid[], ` + n(2) + `::text[], ` + n(3) + `::jsonb[]) AS t(id, type, payload)),
 		c AS (INSERT INTO checks (id, tenant_id, business_id, customer_id, type, status, created_at, updated_at)
-		      SELECT id, $4, $5, $6, type, 'queued', $7, $7 FROM input)
-		INSERT INTO outbox (tenant_id, check_id, action, payload) SELECT $4, id, 'start', payload FROM input`,
-		pq.Array(ids), pq.Array(types), pq.Array(payloads), tenantID, businessID, customerID, at)
-	if err != nil {
+		      SELECT id, ` + n(4) + `, ` + n(5) + `, ` + n(6) + `, type, 'queued', ` + n(7) + `, ` + n(7) + ` FROM input)
+		INSERT INTO outbox (tenant_id, check_id, action, payload) SELECT ` + n(4) + `, id, 'start', payload FROM input`
+	if _, err := tx.ExecContext(ctx, q, args...); err != nil {
 		return nil, fmt.Errorf("queue checks: %w", err)
 	}
 	return checks, nil
@@ -124,9 +135,12 @@ func (s *Store) QueueChecks(ctx context.Context, tenantID uuid.UUID, kind string
 			return err
 		}
 		var err error
-		out, err = insertChecks(ctx, tx, tenantID, kind, subjectID, types, at)
+		out, err = insertChecks(ctx, tx, "", nil, tenantID, kind, subjectID, types, at)
 		return err
 	})
+	if err == nil {
+		s.wakeRelay()
+	}
 	return out, err
 }
 
@@ -220,8 +234,11 @@ func (s *Store) RequestRetry(ctx context.Context, tenantID, checkID uuid.UUID) (
 			tenantID, checkID, c.Status, c.UpdatedAt); err != nil {
 			return err
 		}
-		return enqueue(ctx, tx, c.Ref(), "retry")
+		return enqueue(ctx, tx, c.Ref(), ActionRetry)
 	})
+	if err == nil {
+		s.wakeRelay()
+	}
 	return c, err
 }
 

@@ -30,21 +30,27 @@ func (s *Store) CreateCustomer(ctx context.Context, tenantID uuid.UUID, c Custom
 	c.UpdatedAt = c.CreatedAt
 	var checks []Check
 	err := s.inTenant(ctx, tenantID, func(tx *sqlx.Tx) error {
-		_, err := tx.NamedExecContext(ctx, `INSERT INTO customers (`+customerCols+`) VALUES (:id, :tenant_id, :business_id,
+		lead, args, err := tx.BindNamed(`INSERT INTO customers (`+customerCols+`) VALUES (:id, :tenant_id, :business_id,
 			:notes, :initials, :firstname, :lastname, :name, :email, :gender, :birthdate, :nationality_id, :document_number,
 			:document_expiration, :document_type, :phone, :address, :street, :housenumber, :addition, :postalcode, :city,
 			:country_id, :iban_number, :mails, :is_active, :inactive_at, :created_at, :updated_at)`, c)
 		if err != nil {
-			// The composite foreign key admits only a business of the same tenant.
-			var pqErr *pq.Error
-			if errors.As(err, &pqErr) && pqErr.Code == "23503" {
-				return ErrBusinessNotFound
-			}
+			return err
+		}
+		checks, err = insertChecks(ctx, tx, lead, args, tenantID, KindCustomer, c.ID, checkTypes, c.CreatedAt)
+		// The composite foreign key admits only a business of the same tenant.
+		var pqErr *pq.Error
+		if errors.As(err, &pqErr) && pqErr.Code == "23503" && pqErr.Constraint == "customers_tenant_id_business_id_fkey" {
+			return ErrBusinessNotFound
+		}
+		if err != nil {
 			return fmt.Errorf("insert customer: %w", err)
 		}
-		checks, err = insertChecks(ctx, tx, tenantID, KindCustomer, c.ID, checkTypes, c.CreatedAt)
-		return err
+		return nil
 	})
+	if err == nil && len(checks) > 0 {
+		s.wakeRelay()
+	}
 	return c, checks, err
 }
 

@@ -17,7 +17,7 @@ const (
 	ActionRetry  = "retry"
 )
 
-// OutboxNotifyChannel is the channel the outbox trigger notifies on commit.
+// OutboxNotifyChannel is the channel the store notifies after committing outbox rows.
 const OutboxNotifyChannel = "kycflow_outbox"
 
 // OutboxItem is one pending action for the relay.

@@ -36,6 +36,9 @@ var (
 type Store struct {
 	db  *sqlx.DB
 	dsn string
+	// poke, stop and stopped drive the relay notifier (notify.go).
+	poke          chan struct{}
+	stop, stopped chan struct{}
 }
 
 // Open connects and pings. maxConns bounds the pool (0 keeps the default 20).
@@ -57,11 +60,17 @@ func Open(ctx context.Context, dsn string, maxConns int) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("ping database: %w", classify(err))
 	}
-	return &Store{db: db, dsn: dsn}, nil
+	s := &Store{db: db, dsn: dsn}
+	s.startNotifier()
+	return s, nil
 }
 
-// Close closes the pool.
-func (s *Store) Close() error { return s.db.Close() }
+// Close stops the notifier and closes the pool.
+func (s *Store) Close() error {
+	close(s.stop)
+	<-s.stopped
+	return s.db.Close()
+}
 
 // DB exposes the pool for tests and admin tools.
 func (s *Store) DB() *sqlx.DB { return s.db }

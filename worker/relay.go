@@ -23,7 +23,7 @@ type Relay struct {
 	Store       *store.Store
 	Client      client.Client
 	Logger      *slog.Logger
-	Concurrency int           // Temporal calls in flight; default 16
+	Concurrency int           // Temporal calls in flight; default 4
 	Batch       int           // rows claimed per transaction; default 64
 	Sweep       time.Duration // backstop poll; default 1s
 	CallTimeout time.Duration // per Temporal call; default 5s
@@ -31,7 +31,7 @@ type Relay struct {
 
 func (r *Relay) defaults() {
 	if r.Concurrency <= 0 {
-		r.Concurrency = 16
+		r.Concurrency = 4
 	}
 	if r.Batch <= 0 {
 		r.Batch = 64
@@ -147,7 +147,12 @@ func (r *Relay) send(ctx context.Context, it store.OutboxItem) error {
 	in := workflows.CheckInput{Check: it.Ref}
 	switch it.Action {
 	case store.ActionStart:
-		_, err := r.Client.ExecuteWorkflow(ctx, StartOptions(it.Ref, enums.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE), workflows.CheckWorkflow, in)
+		opts := StartOptions(it.Ref, enums.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE)
+		// The relay shares its client with a worker on the same task queue, so
+		// the server can hand the first workflow task straight back to it,
+		// skipping task-queue matching (latency and server work).
+		opts.EnableEagerStart = true
+		_, err := r.Client.ExecuteWorkflow(ctx, opts, workflows.CheckWorkflow, in)
 		var started *serviceerror.WorkflowExecutionAlreadyStarted
 		if errors.As(err, &started) {
 			return nil // a repeated start: the workflow exists or already ran

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -25,6 +26,8 @@ type config struct {
 	LogLevel         slog.Level
 	PprofAddr        string
 	WorkflowPollers  int
+	// DevTemporalPragmas: nil keeps devserver.DefaultPragmas.
+	DevTemporalPragmas []string
 }
 
 func loadConfig() (config, error) {
@@ -37,6 +40,12 @@ func loadConfig() (config, error) {
 		HTTPAddr:         env("HTTP_ADDR", ":8080"),
 		DataDir:          env("KYCFLOW_DATA_DIR", ".data"),
 		PprofAddr:        os.Getenv("PPROF_ADDR"),
+	}
+	if v, ok := os.LookupEnv("DEV_TEMPORAL_PRAGMAS"); ok {
+		c.DevTemporalPragmas = strings.Fields(v)
+		if c.DevTemporalPragmas == nil {
+			c.DevTemporalPragmas = []string{} // set but empty: SQLite's own defaults
+		}
 	}
 	var err error
 	num := func(name string, def int) int {
@@ -55,7 +64,7 @@ func loadConfig() (config, error) {
 	}
 	c.DBMaxConns = num("DB_MAX_CONNS", 20)
 	c.RateLimit = float64(num("RATE_LIMIT", 2000))
-	c.RelayConcurrency = num("RELAY_CONCURRENCY", 16)
+	c.RelayConcurrency = num("RELAY_CONCURRENCY", 4)
 	c.WorkflowPollers = num("WORKFLOW_POLLERS", 8)
 	c.DevPGPort = num("DEV_PG_PORT", 55432)
 	c.RelaySweep = time.Duration(num("RELAY_SWEEP_MS", 1000)) * time.Millisecond

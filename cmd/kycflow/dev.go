@@ -58,7 +58,7 @@ func runDev(ctx context.Context, cfg config) error {
 	defer tLog.Close()
 	fmt.Println("starting Temporal dev server on", cfg.TemporalAddress, "with its UI on http://localhost:8233")
 	ts, err := devserver.Start(ctx, devserver.Options{HostPort: cfg.TemporalAddress, UIPort: "8233",
-		DBFile: filepath.Join(dir, "temporal.db"), Log: tLog})
+		DBFile: filepath.Join(dir, "temporal.db"), Log: tLog, Pragmas: cfg.DevTemporalPragmas})
 	if err != nil {
 		return err
 	}

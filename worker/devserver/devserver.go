@@ -25,8 +25,16 @@ type Options struct {
 	HostPort string // frontend, e.g. 127.0.0.1:7233
 	UIPort   string // empty: no UI
 	DBFile   string // empty: in memory
-	Log      io.Writer
+	// Pragmas for the server's SQLite file; nil means DefaultPragmas.
+	Pragmas []string
+	Log     io.Writer
 }
+
+// DefaultPragmas put the dev server's SQLite file in WAL mode without an
+// fsync per write: safe against a crash of the process, may lose the last
+// moments on power loss, and doubles the checks completed per second on
+// this machine kind (docs/BENCHMARKS.md). Real deployments use a cluster.
+var DefaultPragmas = []string{"journal_mode=wal", "synchronous=normal"}
 
 // Find locates the temporal CLI: $TEMPORAL_BIN, then PATH, then $GOPATH/bin.
 func Find() (string, error) {
@@ -63,7 +71,15 @@ func Start(ctx context.Context, o Options) (*testsuite.DevServer, error) {
 	for _, name := range workflows.SearchAttributeNames() {
 		sas = append(sas, temporal.NewSearchAttributeKeyKeyword(name).ValueSet(""))
 	}
+	if o.Pragmas == nil && o.DBFile != "" {
+		o.Pragmas = DefaultPragmas
+	}
+	var extra []string
+	for _, p := range o.Pragmas {
+		extra = append(extra, "--sqlite-pragma", p)
+	}
 	srv, err := testsuite.StartDevServer(ctx, testsuite.DevServerOptions{
+		ExtraArgs:        extra,
 		ExistingPath:     o.Binary,
 		ClientOptions:    &client.Options{HostPort: o.HostPort, Logger: quiet{}},
 		DBFilename:       o.DBFile,
