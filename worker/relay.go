@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.temporal.io/api/enums/v1"
@@ -100,9 +101,11 @@ func (r *Relay) drain(ctx context.Context) {
 	}
 }
 
+// backoff is short and capped low: a failing batch costs one Temporal call
+// (see deliver), and a check must start soon after Temporal is back.
 func backoff(attempts int) time.Duration {
-	d := 250 * time.Millisecond << min(attempts, 8)
-	return min(d, time.Minute)
+	d := 250 * time.Millisecond << min(attempts, 5)
+	return min(d, 5*time.Second)
 }
 
 // deliver sends a batch to Temporal concurrently; actions on one check keep
@@ -119,6 +122,10 @@ func (r *Relay) deliver(ctx context.Context) func([]store.OutboxItem) []bool {
 			}
 			byCheck[k] = append(byCheck[k], i)
 		}
+		// After the first failure the rest of the batch is not tried: when
+		// Temporal is down every call would wait out its timeout while this
+		// batch's rows stay locked.
+		var broken atomic.Bool
 		sem := make(chan struct{}, r.Concurrency)
 		var wg sync.WaitGroup
 		for _, k := range order {
@@ -127,7 +134,11 @@ func (r *Relay) deliver(ctx context.Context) func([]store.OutboxItem) []bool {
 			go func(idx []int) {
 				defer func() { <-sem; wg.Done() }()
 				for _, i := range idx {
+					if broken.Load() {
+						return
+					}
 					if err := r.send(ctx, items[i]); err != nil {
+						broken.Store(true)
 						r.Logger.Warn("relay to temporal", "action", items[i].Action, "check_id", items[i].Ref.CheckID, "attempts", items[i].Attempts, "error", err)
 						return // later actions of this check wait for this one
 					}

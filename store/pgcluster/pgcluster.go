@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"sync"
 	"syscall"
 	"time"
 
@@ -36,6 +37,7 @@ type Cluster struct {
 	opts Options
 	cmd  *exec.Cmd
 	done chan error
+	stop sync.Once
 }
 
 // BinDir finds PostgreSQL's server programs (Debian keeps them off PATH).
@@ -158,18 +160,21 @@ func (c *Cluster) DSN(role, database string) string {
 // Port is the TCP port the cluster listens on.
 func (c *Cluster) Port() int { return c.opts.Port }
 
-// Stop shuts the cluster down (fast mode) and waits for it.
+// Stop shuts the cluster down (fast mode) and waits for it. It may be
+// called more than once.
 func (c *Cluster) Stop() error {
-	if c.cmd.Process == nil {
-		return nil
-	}
-	_ = c.cmd.Process.Signal(syscall.SIGINT)
-	select {
-	case <-c.done:
-	case <-time.After(30 * time.Second):
-		_ = c.cmd.Process.Kill()
-		<-c.done
-	}
+	c.stop.Do(func() {
+		if c.cmd.Process == nil {
+			return
+		}
+		_ = c.cmd.Process.Signal(syscall.SIGINT)
+		select {
+		case <-c.done:
+		case <-time.After(30 * time.Second):
+			_ = c.cmd.Process.Kill()
+			<-c.done
+		}
+	})
 	return nil
 }
 
