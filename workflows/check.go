@@ -56,12 +56,8 @@ func CheckWorkflow(ctx workflow.Context, in CheckInput) (CheckResult, error) {
 			return CheckResult{Status: res.Status}, upsertStatus(ctx, res.Status)
 		}
 		status = store.StatusRunning
-		// An offline check finishes in this same workflow task, so `running`
-		// could never be seen in the UI: skip that visibility write.
-		if !offline(in.Check.Type) {
-			if err := upsertStatus(ctx, status); err != nil {
-				return CheckResult{}, err
-			}
+		if err := upsertStatus(ctx, status); err != nil {
+			return CheckResult{}, err
 		}
 
 		out, err := runProvider(ctx, in)
@@ -97,9 +93,6 @@ func CheckWorkflow(ctx workflow.Context, in CheckInput) (CheckResult, error) {
 		}
 	}
 }
-
-// offline tells the check types whose provider step is a local computation.
-func offline(typ string) bool { return typ == "iban" }
 
 // runProvider runs the check type's provider step.
 func runProvider(ctx workflow.Context, in CheckInput) (activities.CheckResult, error) {
