@@ -27,6 +27,7 @@ func TestBadInput(t *testing.T) {
 		{"uuid-like id with braces", "GET", "/api/v1/businesses/{01a20129-913d-74e6-8ada-c4ef86b85b1b}", "", nil, 404, "Not found."},
 		{"unknown id", "GET", "/api/v1/customers/01a20129-913d-74e6-8ada-c4ef86b85b1b", "", nil, 404, "Not found."},
 		{"unknown route", "GET", "/api/v1/nothing", "", nil, 404, "Not found."},
+		{"trailing slash is the same route", "GET", "/api/v1/businesses/?per_page=0", "", nil, 422, "between 1 and 100"},
 		{"wrong method", "PUT", "/api/v1/businesses", "", nil, 405, "Method not allowed."},
 		{"forged cursor", "GET", "/api/v1/businesses?cursor=eyJpZCI6ImV2aWwifQ", "", nil, 422, "The cursor is invalid"},
 		{"garbage cursor", "GET", "/api/v1/customers?cursor=%00%01", "", nil, 422, "The cursor is invalid"},
