@@ -117,6 +117,10 @@ func (o *object) str(key string, fe *fieldErrors) *string {
 		fe.add(o.name(key), msg(o.name(key), "must be a string."))
 		return nil
 	}
+	if strings.ContainsRune(s, 0) { // PostgreSQL text cannot hold NUL
+		fe.add(o.name(key), msg(o.name(key), "must not contain NUL characters."))
+		return nil
+	}
 	if s = strings.TrimSpace(s); s == "" {
 		return nil
 	}

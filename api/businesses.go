@@ -92,7 +92,7 @@ func (s *Server) checkBusiness(c echo.Context) error {
 			continue
 		}
 		if missing := businessInputMissing(b.Business, t); missing != "" {
-			fe.add("type."+itoa(i), "The "+t+" check needs the business's "+missing+", which is not set.")
+			fe.add("type."+itoa(i), "The "+t+" check needs the business's "+missing+".")
 		}
 	}
 	if !fe.empty() {
@@ -102,16 +102,18 @@ func (s *Server) checkBusiness(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusAccepted, checksQueuedJSON{Messages: queuedMessages(checks), URLs: map[string]string{}})
+	return c.JSON(http.StatusAccepted, businessChecksQueuedJSON{Messages: queuedMessages(checks)})
 }
 
 // businessInputMissing names the record field a check type cannot run without.
 func businessInputMissing(b store.Business, typ string) string {
 	switch {
 	case typ == "vat" && isBlank(b.VATNumber):
-		return "vat_number"
+		return "vat_number, which is not set"
 	case typ == "iban" && isBlank(b.IBAN):
-		return "iban_number"
+		return "iban_number, which is not set"
+	case typ == "coc" && b.CountryID == nlNumeric && !kvkNumber.MatchString(b.CoCNumber):
+		return "coc_number to be an 8-digit KvK number (country NLD)"
 	}
 	return ""
 }

@@ -110,6 +110,7 @@ func (s *Server) createCustomer(c echo.Context) error {
 		Messages: queuedMessages(checks),
 		// No link mail is sent until the idin/idscan providers exist.
 		Mails: mailsJSON{},
+		URLs:  linkURLs(checks, !cu.Mails),
 	})
 }
 
@@ -141,7 +142,24 @@ func (s *Server) checkCustomer(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusAccepted, checksQueuedJSON{Messages: queuedMessages(checks), URLs: map[string]string{}})
+	return c.JSON(http.StatusAccepted, customerChecksQueuedJSON{Messages: queuedMessages(checks), URLs: linkURLs(checks, true)})
+}
+
+// linkURLs maps each queued idin/idscan check to its verification URL. The
+// link issuer is not built yet, so each is null: the key says the link was
+// requested, the null that there is none to hand out. Without want (mails
+// are sent instead), nil: the create response then has no urls.
+func linkURLs(checks []store.Check, want bool) map[string]*string {
+	if !want {
+		return nil
+	}
+	urls := map[string]*string{}
+	for _, c := range checks {
+		if c.Type == "idin" || c.Type == "idscan" {
+			urls[c.Type] = nil
+		}
+	}
+	return urls
 }
 
 func (s *Server) listCustomers(c echo.Context) error {

@@ -193,24 +193,24 @@ type mailsJSON struct {
 }
 
 type customerCreatedJSON struct {
-	ID         uuid.UUID         `json:"id"`
-	Initials   *string           `json:"initials"`
-	FirstName  *string           `json:"firstname"`
-	LastName   *string           `json:"lastname"`
-	Name       string            `json:"name"`
-	Email      string            `json:"email"`
-	IBAN       *string           `json:"iban_number"`
-	Phone      *string           `json:"phone"`
-	Address    *string           `json:"address"`
-	City       *string           `json:"city"`
-	PostalCode *string           `json:"postalcode"`
-	CountryID  int               `json:"country_id"`
-	Birthdate  *Date             `json:"birthdate"`
-	UpdatedAt  Time              `json:"updated_at"`
-	CreatedAt  Time              `json:"created_at"`
-	Messages   []string          `json:"messages"`
-	Mails      mailsJSON         `json:"mails"`
-	URLs       map[string]string `json:"urls,omitempty"`
+	ID         uuid.UUID          `json:"id"`
+	Initials   *string            `json:"initials"`
+	FirstName  *string            `json:"firstname"`
+	LastName   *string            `json:"lastname"`
+	Name       string             `json:"name"`
+	Email      string             `json:"email"`
+	IBAN       *string            `json:"iban_number"`
+	Phone      *string            `json:"phone"`
+	Address    *string            `json:"address"`
+	City       *string            `json:"city"`
+	PostalCode *string            `json:"postalcode"`
+	CountryID  int                `json:"country_id"`
+	Birthdate  *Date              `json:"birthdate"`
+	UpdatedAt  Time               `json:"updated_at"`
+	CreatedAt  Time               `json:"created_at"`
+	Messages   []string           `json:"messages"`
+	Mails      mailsJSON          `json:"mails"`
+	URLs       map[string]*string `json:"urls,omitempty"`
 }
 
 type customerItemJSON struct {
@@ -229,9 +229,13 @@ func toCustomerItem(c store.Customer) customerItemJSON {
 		InactiveAt: optTime(c.InactiveAt), CreatedAt: Time(c.CreatedAt), UpdatedAt: Time(c.UpdatedAt)}
 }
 
-type checksQueuedJSON struct {
-	Messages []string          `json:"messages"`
-	URLs     map[string]string `json:"urls"`
+type businessChecksQueuedJSON struct {
+	Messages []string `json:"messages"`
+}
+
+type customerChecksQueuedJSON struct {
+	Messages []string           `json:"messages"`
+	URLs     map[string]*string `json:"urls"`
 }
 
 type messageJSON struct {

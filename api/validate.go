@@ -52,7 +52,8 @@ var (
 	required    = validation.Required.Error("The :attribute field is required.")
 	present     = validation.NotNil.Error("The :attribute field is required.") // for booleans: false is a value
 	cocDigits   = validation.Match(regexp.MustCompile(`^[0-9]{6,20}$`)).Error("The :attribute field must be between 6 and 20 digits.")
-	kvkDigits   = validation.Match(regexp.MustCompile(`^[0-9]{8}$`)).Error("The :attribute field must be 8 digits (a KvK number) when checks.coc is true for NLD.")
+	kvkNumber   = regexp.MustCompile(`^[0-9]{8}$`)
+	kvkDigits   = validation.Match(kvkNumber).Error("The :attribute field must be 8 digits (a KvK number) when checks.coc is true for NLD.")
 	emailFormat = is.EmailFormat.Error("The :attribute field must be a valid email address.")
 )
 
@@ -63,6 +64,9 @@ func maxLen(n int) validation.Rule {
 func minLen(n int) validation.Rule {
 	return validation.RuneLength(n, 0).Error(fmt.Sprintf("The :attribute field must be at least %d characters.", n))
 }
+
+// nlNumeric is the country_id of the Netherlands, whose register is the KvK.
+const nlNumeric = 528
 
 // euCountry accepts the alpha-3 code of an EU member state.
 var euCountry = validation.By(func(v any) error {

@@ -106,8 +106,10 @@ func cancelUnfinished(ctx context.Context, tx *sqlx.Tx, tenantID uuid.UUID, kind
 // latestChecks returns the newest check of each type on a subject.
 func latestChecks(ctx context.Context, tx *sqlx.Tx, tenantID uuid.UUID, kind string, subjectID uuid.UUID) (map[string]Check, error) {
 	var cs []Check
+	// Cancelled checks were superseded, so they rank last: ids come from the
+	// api processes' clocks, which may disagree by a few milliseconds.
 	err := tx.SelectContext(ctx, &cs, `SELECT DISTINCT ON (type) `+checkCols+` FROM checks
-		WHERE tenant_id = $1 AND `+subjectColumn(kind)+` = $2 ORDER BY type, id DESC`, tenantID, subjectID)
+		WHERE tenant_id = $1 AND `+subjectColumn(kind)+` = $2 ORDER BY type, status = 'cancelled', id DESC`, tenantID, subjectID)
 	if err != nil {
 		return nil, fmt.Errorf("latest checks: %w", err)
 	}

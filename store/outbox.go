@@ -58,15 +58,21 @@ func (s *Store) RelayBatch(ctx context.Context, limit int, deliver func([]Outbox
 	if len(items) == 0 {
 		return 0, nil
 	}
-	for i := range items {
-		if err := json.Unmarshal(items[i].Payload, &items[i].Ref); err != nil {
-			return 0, fmt.Errorf("outbox %d payload: %w", items[i].ID, err)
+	// A row whose payload does not decode cannot be delivered; it is set
+	// aside for a day (and logged by the caller) rather than blocking the rest.
+	var good []OutboxItem
+	var bad []int64
+	for _, it := range items {
+		if err := json.Unmarshal(it.Payload, &it.Ref); err != nil {
+			bad = append(bad, it.ID)
+			continue
 		}
+		good = append(good, it)
 	}
-	ok := deliver(items)
+	ok := deliver(good)
 	var done, failed []int64
 	delay := time.Duration(0)
-	for i, it := range items {
+	for i, it := range good {
 		if ok[i] {
 			done = append(done, it.ID)
 			continue
@@ -74,11 +80,26 @@ func (s *Store) RelayBatch(ctx context.Context, limit int, deliver func([]Outbox
 		failed = append(failed, it.ID)
 		delay = max(delay, backoff(it.Attempts+1))
 	}
-	if _, err := tx.ExecContext(ctx, `SELECT outbox_settle($1, $2, $3::interval)`,
-		pq.Array(done), pq.Array(failed), fmt.Sprintf("%d milliseconds", delay.Milliseconds())); err != nil {
+	settle := func(done, failed []int64, delay time.Duration) error {
+		_, err := tx.ExecContext(ctx, `SELECT outbox_settle($1, $2, $3::interval)`,
+			pq.Array(done), pq.Array(failed), fmt.Sprintf("%d milliseconds", delay.Milliseconds()))
+		return err
+	}
+	if err := settle(done, failed, delay); err != nil {
 		return 0, fmt.Errorf("settle outbox: %w", classify(err))
 	}
-	return len(done), classify(tx.Commit())
+	if len(bad) > 0 {
+		if err := settle(nil, bad, 24*time.Hour); err != nil {
+			return 0, fmt.Errorf("set aside outbox rows: %w", classify(err))
+		}
+	}
+	if err := classify(tx.Commit()); err != nil {
+		return 0, err
+	}
+	if len(bad) > 0 {
+		return len(done), fmt.Errorf("outbox rows %v have undecodable payloads; set aside for a day", bad)
+	}
+	return len(done), nil
 }
 
 // Listen returns a listener woken by commits that add outbox rows.

@@ -3,6 +3,7 @@ package worker
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -178,7 +179,8 @@ func (r *Relay) send(ctx context.Context, it store.OutboxItem) error {
 		return err
 	case store.ActionRetry:
 		// Signal the waiting run, or start a new one when the wait is over.
-		_, err := r.Client.SignalWithStartWorkflow(ctx, id, workflows.SignalRetry, nil,
+		req := workflows.RetryRequest{ID: fmt.Sprintf("outbox-%d", it.ID)}
+		_, err := r.Client.SignalWithStartWorkflow(ctx, id, workflows.SignalRetry, req,
 			StartOptions(it.Ref, enums.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE), workflows.CheckWorkflow, in)
 		return err
 	}

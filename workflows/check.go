@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"errors"
+	"slices"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -33,17 +34,18 @@ const (
 var a *activities.Activities
 
 // CheckWorkflow runs one check to its end. When the provider step fails after
-// its retries, the check is `failed` and the workflow waits up to RetryWindow
-// for a `retry` signal, then tries again.
+// its retries (or no provider exists for the type yet), the check is `failed`
+// and the workflow waits up to RetryWindow for a `retry` signal, then tries
+// again; waiting, it can still be cancelled, so CheckStatus follows a
+// supersession or deletion.
 func CheckWorkflow(ctx workflow.Context, in CheckInput) (CheckResult, error) {
 	status := store.StatusQueued
 	if err := workflow.SetQueryHandler(ctx, QueryStatus, func() (string, error) { return status, nil }); err != nil {
 		return CheckResult{}, err
 	}
-	retry := workflow.GetSignalChannel(ctx, SignalRetry)
-	// A retry that started this run (signal-with-start) is already answered by the run itself.
-	for retry.ReceiveAsync(nil) {
-	}
+	retries := &retryInbox{ch: workflow.GetSignalChannel(ctx, SignalRetry)}
+	// A retry that started this run (signal-with-start) is answered by the run itself.
+	retries.drain()
 	ctx = workflow.WithLocalActivityOptions(ctx, storeOptions)
 
 	for {
@@ -82,10 +84,7 @@ func CheckWorkflow(ctx workflow.Context, in CheckInput) (CheckResult, error) {
 		if err := upsertStatus(ctx, status); err != nil {
 			return CheckResult{}, err
 		}
-		if cerr.Code == CodeProviderNotConfigured {
-			return CheckResult{Status: status}, nil // nothing to wait for until a provider exists
-		}
-		if !waitForRetry(ctx, retry) {
+		if !retries.wait(ctx) {
 			if ctx.Err() != nil {
 				return endOnError(ctx, in, ctx.Err())
 			}
@@ -108,21 +107,64 @@ func runProvider(ctx workflow.Context, in CheckInput) (activities.CheckResult, e
 	}
 }
 
-// waitForRetry blocks until a retry signal (true), the retry window ends or
+// retryInbox receives retry signals, ignoring requests already honoured.
+type retryInbox struct {
+	ch   workflow.ReceiveChannel
+	seen []string // request ids; a slice, so replay order is deterministic
+}
+
+// take reports whether a received request is new, remembering it.
+func (r *retryInbox) take(req RetryRequest) bool {
+	if req.ID == "" {
+		return true
+	}
+	if slices.Contains(r.seen, req.ID) {
+		return false
+	}
+	r.seen = append(r.seen, req.ID)
+	return true
+}
+
+// drain consumes every buffered signal, reporting whether any was new.
+func (r *retryInbox) drain() bool {
+	fresh := false
+	var req RetryRequest
+	for r.ch.ReceiveAsync(&req) {
+		fresh = r.take(req) || fresh
+		req = RetryRequest{}
+	}
+	return fresh
+}
+
+// wait blocks until a new retry request (true), or the retry window ends or
 // the workflow is cancelled (false).
-func waitForRetry(ctx workflow.Context, retry workflow.ReceiveChannel) bool {
+func (r *retryInbox) wait(ctx workflow.Context) bool {
+	// Duplicates buffered while the last attempt ran are not new requests.
+	r.drain()
 	timerCtx, cancelTimer := workflow.WithCancel(ctx)
 	defer cancelTimer()
 	timer := workflow.NewTimer(timerCtx, RetryWindow)
-	retried := false
-	sel := workflow.NewSelector(ctx)
-	sel.AddReceive(retry, func(c workflow.ReceiveChannel, _ bool) {
-		c.Receive(ctx, nil)
-		retried = true
-	})
-	sel.AddFuture(timer, func(workflow.Future) {})
-	sel.Select(ctx)
-	return retried && ctx.Err() == nil
+	for {
+		retried, expired := false, false
+		sel := workflow.NewSelector(ctx)
+		sel.AddReceive(r.ch, func(c workflow.ReceiveChannel, _ bool) {
+			var req RetryRequest
+			c.Receive(ctx, &req)
+			retried = r.take(req)
+		})
+		sel.AddFuture(timer, func(workflow.Future) { expired = true })
+		sel.Select(ctx)
+		if ctx.Err() != nil {
+			return false
+		}
+		if retried {
+			return true
+		}
+		if expired {
+			// A request that arrived with the timer still counts.
+			return r.drain()
+		}
+	}
 }
 
 // endOnError closes the workflow after cancellation or deletion: the store
@@ -159,23 +201,27 @@ func isType(err error, typ string) bool {
 	return errors.As(err, &appErr) && appErr.Type() == typ
 }
 
-// Retry policies. Store writes retry briefly (the database is local and
-// either up or not); the workflow then waits for support.
+// Retry policies. A status write must land or the check would be stuck in
+// its last status, so store writes retry through a database outage of up to
+// a week. The iban step (whose only failure is the database too) retries for
+// six hours, then the check is `failed` and waits for support. Both back off
+// to one attempt a minute; past the SDK's local retry threshold the retries
+// are durable timers in the workflow's history.
 var (
 	storeOptions = workflow.LocalActivityOptions{
-		ScheduleToCloseTimeout: 2 * time.Minute,
+		ScheduleToCloseTimeout: 7 * 24 * time.Hour,
 		StartToCloseTimeout:    10 * time.Second,
 		RetryPolicy: &temporal.RetryPolicy{
-			InitialInterval: 200 * time.Millisecond, BackoffCoefficient: 2, MaximumInterval: 10 * time.Second,
+			InitialInterval: 200 * time.Millisecond, BackoffCoefficient: 2, MaximumInterval: time.Minute,
 			NonRetryableErrorTypes: []string{activities.ErrTypeGone},
 		},
 	}
 	offlineOptions = workflow.LocalActivityOptions{
-		ScheduleToCloseTimeout: time.Minute,
+		ScheduleToCloseTimeout: 6 * time.Hour,
 		StartToCloseTimeout:    10 * time.Second,
 		RetryPolicy: &temporal.RetryPolicy{
-			InitialInterval: 200 * time.Millisecond, BackoffCoefficient: 2, MaximumInterval: 5 * time.Second,
-			MaximumAttempts: 5, NonRetryableErrorTypes: []string{activities.ErrTypeGone},
+			InitialInterval: 200 * time.Millisecond, BackoffCoefficient: 2, MaximumInterval: time.Minute,
+			NonRetryableErrorTypes: []string{activities.ErrTypeGone},
 		},
 	}
 )

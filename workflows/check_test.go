@@ -82,25 +82,58 @@ func (s *checkSuite) TestIBANCompletes() {
 	s.Equal([]string{store.StatusRunning, store.StatusCompleted}, s.statuses)
 }
 
-func (s *checkSuite) TestUnconfiguredProviderFailsAndEnds() {
+// A check type without a provider fails at once and waits like any failed
+// check, so a supersession (cancellation) still reaches it.
+func (s *checkSuite) TestUnconfiguredProviderFailsThenCancelled() {
 	s.in.Check.Type = "coc"
 	s.storeAccepts()
+	s.env.RegisterDelayedCallback(s.env.CancelWorkflow, time.Minute)
 	s.env.ExecuteWorkflow(CheckWorkflow, s.in)
 	r := s.result()
-	s.Equal(store.StatusFailed, r.Status)
-	s.Equal([]string{store.StatusRunning, store.StatusFailed}, s.writtenStatuses())
+	s.Equal(store.StatusCancelled, r.Status)
+	s.Equal([]string{store.StatusRunning, store.StatusFailed, store.StatusCancelled}, s.writtenStatuses())
 	s.Equal(CodeProviderNotConfigured, s.writes[1].Error.Code)
-	s.Equal([]string{store.StatusRunning, store.StatusFailed}, s.statuses)
+	s.Equal([]string{store.StatusRunning, store.StatusFailed, store.StatusCancelled}, s.statuses)
 }
 
-// The provider step fails through its whole retry policy, the check is
-// failed, support sends `retry` an hour later, and the second try succeeds.
+// A retry signal delivered twice (the relay redelivering) retries once: the
+// second failure waits for support again.
+func (s *checkSuite) TestDuplicateRetrySignalRetriesOnce() {
+	s.storeAccepts()
+	s.env.OnActivity(a.IBANCheck, mock.Anything, mock.Anything).Return(activities.CheckResult{}, errors.New("boom"))
+	round := offlineOptions.ScheduleToCloseTimeout + time.Hour
+	s.env.RegisterDelayedCallback(func() {
+		s.env.SignalWorkflow(SignalRetry, RetryRequest{ID: "outbox-7"})
+		s.env.SignalWorkflow(SignalRetry, RetryRequest{ID: "outbox-7"})
+	}, round)
+	s.env.RegisterDelayedCallback(func() {
+		v, err := s.env.QueryWorkflow(QueryStatus)
+		s.NoError(err)
+		var status string
+		s.NoError(v.Get(&status))
+		s.Equal(store.StatusFailed, status)
+		s.env.CancelWorkflow()
+	}, 3*round)
+	s.env.ExecuteWorkflow(CheckWorkflow, s.in)
+	s.Equal(store.StatusCancelled, s.result().Status)
+	running := 0
+	for _, st := range s.writtenStatuses() {
+		if st == store.StatusRunning {
+			running++
+		}
+	}
+	s.Equal(2, running) // the first try and one retry
+}
+
+// The provider step fails through its whole retry policy (six hours of
+// durable retries), the check is failed, support sends `retry` an hour
+// later, and the second try succeeds.
 func (s *checkSuite) TestRetriesExhaustedThenSignalThenSuccess() {
 	s.storeAccepts()
-	calls := 0
+	calls, healthy := 0, false
 	s.env.OnActivity(a.IBANCheck, mock.Anything, mock.Anything).Return(func(_ context.Context, _ activities.IBANInput) (activities.CheckResult, error) {
 		calls++
-		if calls <= int(offlineOptions.RetryPolicy.MaximumAttempts) {
+		if !healthy {
 			return activities.CheckResult{}, errors.New("database unavailable")
 		}
 		return activities.CheckResult{Applied: true, Status: store.StatusCompleted, Validated: &yes}, nil
@@ -111,12 +144,13 @@ func (s *checkSuite) TestRetriesExhaustedThenSignalThenSuccess() {
 		s.NoError(err)
 		s.NoError(v.Get(&status))
 		s.Equal(store.StatusFailed, status)
-		s.env.SignalWorkflow(SignalRetry, nil)
-	}, time.Hour)
+		healthy = true
+		s.env.SignalWorkflow(SignalRetry, RetryRequest{ID: "outbox-1"})
+	}, offlineOptions.ScheduleToCloseTimeout+time.Hour)
 	s.env.ExecuteWorkflow(CheckWorkflow, s.in)
 	r := s.result()
 	s.Equal(store.StatusCompleted, r.Status)
-	s.Equal(int(offlineOptions.RetryPolicy.MaximumAttempts)+1, calls)
+	s.Greater(calls, 100) // retried through the hours, once a minute at most
 	s.Equal([]string{store.StatusRunning, store.StatusFailed, store.StatusRunning}, s.writtenStatuses())
 	s.Equal(CodeRetriesExhausted, s.writes[1].Error.Code)
 	s.Equal([]string{store.StatusRunning, store.StatusFailed, store.StatusRunning, store.StatusCompleted}, s.statuses)

@@ -21,6 +21,13 @@ const (
 	QueryStatus = "status"
 )
 
+// RetryRequest is the `retry` signal's payload. ID names the request (the
+// outbox row that carried it) so a redelivered duplicate is ignored; a signal
+// without payload (sent from the Temporal UI) always counts.
+type RetryRequest struct {
+	ID string
+}
+
 // RetryWindow is how long a failed check waits for a retry signal.
 const RetryWindow = 30 * 24 * time.Hour
 

@@ -1,12 +1,15 @@
 package e2e
 
 import (
+	"fmt"
 	"net/http"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kycflow/kycflow/workflows"
 )
 
 var (
@@ -121,6 +124,7 @@ func TestBusinessCheckEndpointAndSupersede(t *testing.T) {
 	if msgs := ok.body["messages"].([]any); len(msgs) != 1 || msgs[0] != "COC Check has been queued" {
 		t.Fatalf("messages: %s", ok.raw)
 	}
+	wantKeys(t, "business check response", ok.raw, []string{"messages"})
 	second := waitCheck(t, env.a, path, "coc", 5*time.Second)
 	if second["id"] == first["id"] {
 		t.Fatal("the read still shows the superseded check")
@@ -128,6 +132,25 @@ func TestBusinessCheckEndpointAndSupersede(t *testing.T) {
 	old, err := env.app.GetCheck(t.Context(), mustUUID(t, env.a.id), mustUUID(t, first["id"].(string)))
 	if err != nil || old.Status != "cancelled" {
 		t.Fatalf("superseded check: %+v %v", old, err)
+	}
+	// The superseded check's workflow was waiting for support; its search
+	// attribute follows it to cancelled.
+	eventually(t, 10*time.Second, "CheckStatus of the superseded workflow", func() bool {
+		d, err := env.client.DescribeWorkflow(t.Context(), "check-"+first["id"].(string), "")
+		if err != nil {
+			return false
+		}
+		v, _ := d.TypedSearchAttributes.GetKeyword(workflows.SACheckStatus)
+		return v == "cancelled"
+	})
+
+	// On an NLD business the coc check needs an 8-digit KvK number, as on create.
+	short := request(t, env.a, http.MethodPost, "/api/v1/businesses/create", map[string]any{
+		"name": "Short BV", "country_code": "NLD", "coc_number": "123456", "checks": map[string]bool{"coc": false, "vat": false, "iban": false},
+	}).want(t, http.StatusCreated)
+	r = request(t, env.a, http.MethodPost, "/api/v1/businesses/"+short.body["id"].(string)+"/check", map[string]any{"type": []string{"coc"}}).want(t, http.StatusUnprocessableEntity)
+	if !strings.Contains(fmt.Sprint(obj(r.body["errors"])["type.0"]), "8-digit KvK number") {
+		t.Fatalf("KvK rule on the check endpoint: %s", r.raw)
 	}
 }
 

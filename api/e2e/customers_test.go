@@ -41,10 +41,14 @@ func TestCustomerLifecycle(t *testing.T) {
 		t.Fatalf("customer read: %s", got.raw)
 	}
 
-	// aml, idin and idscan are accepted and end failed until their providers exist.
+	// aml, idin and idscan are accepted and end failed until their providers
+	// exist; the requested link's url is null until the link issuer exists.
 	q := request(t, env.a, http.MethodPost, path+"/check", map[string]any{"type": []string{"aml", "idin"}}).want(t, http.StatusAccepted)
 	if strings.Join(toStrings(q.body["messages"]), "|") != "AML Check has been queued|IDIN Check has been queued" {
 		t.Fatalf("messages: %s", q.raw)
+	}
+	if string(field(t, q.raw, "urls")) != `{"idin":null}` {
+		t.Fatalf("urls: %s", q.raw)
 	}
 	if aml := waitCheck(t, env.a, path, "aml", 5*time.Second); obj(aml["error"])["code"] != "provider_not_configured" {
 		t.Fatalf("aml: %v", aml)
@@ -66,6 +70,17 @@ func TestCustomerLifecycle(t *testing.T) {
 	env.admin.DB().Get(&left, `SELECT count(*) FROM checks WHERE customer_id = $1`, id)
 	if left != 0 {
 		t.Fatalf("%d check rows left after delete", left)
+	}
+}
+
+func TestCustomerLinksWithoutMail(t *testing.T) {
+	r := request(t, env.a, http.MethodPost, "/api/v1/customers/create", map[string]any{
+		"name": "No Mail", "email": "n@example.com", "country_code": "BEL", "mails": false,
+		"checks": map[string]bool{"idin": true, "idscan": true, "iban": false},
+	}).want(t, http.StatusCreated)
+	wantKeys(t, "create with urls", r.raw, append(customerCreatedKeys, "urls"))
+	if string(field(t, r.raw, "urls")) != `{"idin":null,"idscan":null}` || string(field(t, r.raw, "mails")) != `{"idin":false,"idscan":false}` {
+		t.Fatalf("links: %s", r.raw)
 	}
 }
 

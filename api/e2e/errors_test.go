@@ -22,6 +22,8 @@ func TestBadInput(t *testing.T) {
 		{"2 MiB body", "POST", create, "application/json", `{"name":"` + strings.Repeat("x", 2<<20) + `"}`, 413, "Request body too large"},
 		{"form body", "POST", create, "application/x-www-form-urlencoded", `name=x`, 415, "Unsupported media type"},
 		{"empty body", "POST", create, "", nil, 422, "The name field is required."},
+		{"NUL in a string", "POST", create, "application/json", `{"name":"a\u0000b","country_code":"NLD","coc_number":"12345678","checks":{"coc":false,"vat":false,"iban":false}}`, 422, "The name field must not contain NUL characters."},
+		{"NUL in a customer field", "POST", "/api/v1/customers/create", "application/json", `{"name":"A","email":"a@example.com","country_code":"NLD","city":"\u0000","checks":{"idin":false,"idscan":false,"iban":false}}`, 422, "The city field must not contain NUL"},
 		{"wrong field types", "POST", create, "application/json", `{"name":[],"country_code":1,"coc_number":{},"checks":true}`, 422, "The name field must be a string."},
 		{"non-uuid id", "GET", "/api/v1/businesses/123", "", nil, 404, "Not found."},
 		{"uuid-like id with braces", "GET", "/api/v1/businesses/{01a20129-913d-74e6-8ada-c4ef86b85b1b}", "", nil, 404, "Not found."},
