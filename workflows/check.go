@@ -77,8 +77,13 @@ func CheckWorkflow(ctx workflow.Context, in CheckInput) (CheckResult, error) {
 			cerr = &activities.CheckError{Code: CodeProviderNotConfigured, Message: appErr.Message()}
 		}
 		workflow.GetLogger(ctx).Warn("check failed", "CheckType", in.Check.Type, "Error", err)
-		if _, err := setStatus(ctx, in, store.StatusFailed, []string{store.StatusRunning}, cerr); err != nil {
+		res, err = setStatus(ctx, in, store.StatusFailed, []string{store.StatusRunning}, cerr)
+		if err != nil {
 			return endOnError(ctx, in, err)
+		}
+		if !res.Applied { // cancelled meanwhile: the store has the last word
+			status = res.Status
+			return CheckResult{Status: status}, upsertStatus(ctx, status)
 		}
 		status = store.StatusFailed
 		if err := upsertStatus(ctx, status); err != nil {
