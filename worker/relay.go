@@ -25,7 +25,7 @@ type Relay struct {
 	Store       *store.Store
 	Client      client.Client
 	Logger      *slog.Logger
-	Concurrency int           // Temporal calls in flight; default 4
+	Concurrency int           // Temporal calls in flight; default 2
 	Batch       int           // rows claimed per transaction; default 64
 	Sweep       time.Duration // backstop poll; default 1s
 	CallTimeout time.Duration // per Temporal call; default 5s
@@ -33,7 +33,7 @@ type Relay struct {
 
 func (r *Relay) defaults() {
 	if r.Concurrency <= 0 {
-		r.Concurrency = 4
+		r.Concurrency = 2
 	}
 	if r.Batch <= 0 {
 		r.Batch = 64

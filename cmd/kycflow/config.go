@@ -64,7 +64,7 @@ func loadConfig() (config, error) {
 	}
 	c.DBMaxConns = num("DB_MAX_CONNS", 20)
 	c.RateLimit = float64(num("RATE_LIMIT", 2000))
-	c.RelayConcurrency = num("RELAY_CONCURRENCY", 4)
+	c.RelayConcurrency = num("RELAY_CONCURRENCY", 2)
 	c.WorkflowPollers = num("WORKFLOW_POLLERS", 8)
 	c.DevPGPort = num("DEV_PG_PORT", 55432)
 	c.RelaySweep = time.Duration(num("RELAY_SWEEP_MS", 1000)) * time.Millisecond
