@@ -23,15 +23,7 @@ func TestMain(m *testing.M) {
 
 func run(m *testing.M) int {
 	ctx := context.Background()
-	dir, err := os.MkdirTemp("", "kycflow-store-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	os.Chmod(dir, 0o755)
-	c, err := pgcluster.Start(ctx, pgcluster.Options{Dir: dir + "/pg", Port: pgcluster.FreePort(), Database: "kycflow",
-		Settings: []string{"fsync=off", "synchronous_commit=off", "full_page_writes=off"}})
+	c, err := pgcluster.StartTemp(ctx, nil)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "FAIL: PostgreSQL did not start:", err)
 		return 1

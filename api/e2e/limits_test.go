@@ -4,8 +4,6 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/kycflow/kycflow/api"
@@ -41,13 +39,7 @@ func TestRateLimit(t *testing.T) {
 // With PostgreSQL gone, the API answers 503 with Retry-After, never a 500.
 func TestDatabaseDown(t *testing.T) {
 	ctx := context.Background()
-	dir, err := os.MkdirTemp("", "kycflow-dbdown-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(dir)
-	os.Chmod(dir, 0o755)
-	pg, err := pgcluster.Start(ctx, pgcluster.Options{Dir: filepath.Join(dir, "pg"), Port: pgcluster.FreePort(), Database: "kycflow", Settings: []string{"fsync=off"}})
+	pg, err := pgcluster.StartTemp(ctx, nil)
 	if err != nil {
 		t.Fatalf("PostgreSQL did not start: %v", err)
 	}

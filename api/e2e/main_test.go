@@ -64,8 +64,7 @@ func run(m *testing.M) int {
 	logs, _ := os.Create(filepath.Join(dir, "services.log"))
 	defer logs.Close()
 
-	pg, err := pgcluster.Start(ctx, pgcluster.Options{Dir: filepath.Join(dir, "pg"), Port: pgcluster.FreePort(), Database: "kycflow", Log: logs,
-		Settings: []string{"fsync=off", "synchronous_commit=off", "full_page_writes=off"}})
+	pg, err := pgcluster.StartTemp(ctx, logs)
 	if err != nil {
 		return fail("PostgreSQL did not start", err)
 	}

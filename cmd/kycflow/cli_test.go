@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -35,15 +34,7 @@ func cli(t *testing.T, args ...string) (string, error) {
 // revocation, and `check retry`.
 func TestAdminCommands(t *testing.T) {
 	ctx := context.Background()
-	// Not t.TempDir: its parent is private, and the cluster runs as the postgres user.
-	dir, err := os.MkdirTemp("", "kycflow-cli-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(dir)
-	os.Chmod(dir, 0o755)
-	var pg *pgcluster.Cluster
-	pg, err = pgcluster.Start(ctx, pgcluster.Options{Dir: filepath.Join(dir, "pg"), Port: pgcluster.FreePort(), Database: "kycflow", Settings: []string{"fsync=off"}})
+	pg, err := pgcluster.StartTemp(ctx, nil)
 	if err != nil {
 		t.Fatalf("PostgreSQL did not start: %v", err)
 	}

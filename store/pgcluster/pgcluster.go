@@ -38,6 +38,7 @@ type Cluster struct {
 	cmd  *exec.Cmd
 	done chan error
 	stop sync.Once
+	temp string // removed on Stop, for StartTemp clusters
 }
 
 // BinDir finds PostgreSQL's server programs (Debian keeps them off PATH).
@@ -164,18 +165,42 @@ func (c *Cluster) Port() int { return c.opts.Port }
 // called more than once.
 func (c *Cluster) Stop() error {
 	c.stop.Do(func() {
-		if c.cmd.Process == nil {
-			return
+		if c.cmd.Process != nil {
+			_ = c.cmd.Process.Signal(syscall.SIGINT)
+			select {
+			case <-c.done:
+			case <-time.After(30 * time.Second):
+				_ = c.cmd.Process.Kill()
+				<-c.done
+			}
 		}
-		_ = c.cmd.Process.Signal(syscall.SIGINT)
-		select {
-		case <-c.done:
-		case <-time.After(30 * time.Second):
-			_ = c.cmd.Process.Kill()
-			<-c.done
+		if c.temp != "" {
+			os.RemoveAll(c.temp)
 		}
 	})
 	return nil
+}
+
+// StartTemp starts a throwaway cluster for tests: a fresh directory under
+// the system temp dir (searchable by the postgres user, unlike t.TempDir's),
+// a free port, database "kycflow", durability off for speed. Stop removes it.
+func StartTemp(ctx context.Context, log io.Writer) (*Cluster, error) {
+	dir, err := os.MkdirTemp("", "kycflow-pg-")
+	if err != nil {
+		return nil, err
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	c, err := Start(ctx, Options{Dir: filepath.Join(dir, "pg"), Port: FreePort(), Database: "kycflow", Log: log,
+		Settings: []string{"fsync=off", "synchronous_commit=off", "full_page_writes=off"}})
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	c.temp = dir
+	return c, nil
 }
 
 // credential returns the postgres user's ids when running as root, else nil.
