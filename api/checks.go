@@ -3,6 +3,7 @@ package api
 import (
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -74,7 +75,7 @@ func typeList(body *object, allowed []string, fe *fieldErrors) []string {
 	for i, t := range types {
 		field := "type." + itoa(i)
 		switch {
-		case !contains(allowed, t):
+		case !slices.Contains(allowed, t):
 			fe.add(field, "The selected "+field+" is invalid: allowed are "+strings.Join(allowed, ", ")+".")
 		case seen[t]:
 			fe.add(field, msg(field, "has a duplicate value."))
@@ -84,14 +85,6 @@ func typeList(body *object, allowed []string, fe *fieldErrors) []string {
 	return types
 }
 
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
-}
 
 // retryCheck resumes a failed check: 202 with the check, 409 when it is not failed.
 func (s *Server) retryCheck(c echo.Context) error {
