@@ -85,7 +85,6 @@ func typeList(body *object, allowed []string, fe *fieldErrors) []string {
 	return types
 }
 
-
 // retryCheck resumes a failed check: 202 with the check, 409 when it is not failed.
 func (s *Server) retryCheck(c echo.Context) error {
 	id, err := pathID(c)
