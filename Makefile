@@ -25,6 +25,7 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz='^FuzzCreateCustomer$$' -fuzztime=$(FUZZTIME) ./api
 	$(GO) test -run='^$$' -fuzz='^FuzzCursor$$' -fuzztime=$(FUZZTIME) ./api
 	$(GO) test -run='^$$' -fuzz='^FuzzValidate$$' -fuzztime=$(FUZZTIME) ./providers/iban
+	$(GO) test -run='^$$' -fuzz='^FuzzValidate$$' -fuzztime=$(FUZZTIME) ./providers/vies
 
 # Tests that need no services: quick feedback while editing.
 unit:
