@@ -23,13 +23,17 @@ func (s *Store) startNotifier() {
 				return
 			case <-s.poke:
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			// A lost NOTIFY only delays the relay until its next sweep.
-			_, _ = s.db.ExecContext(ctx, `SELECT pg_notify($1, '')`, OutboxNotifyChannel)
-			cancel()
+			s.notify()
 			time.Sleep(notifySpacing)
 		}
 	}()
+}
+
+// notify sends one NOTIFY. A lost one only delays the relay until its next sweep.
+func (s *Store) notify() {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, _ = s.db.ExecContext(ctx, `SELECT pg_notify($1, '')`, OutboxNotifyChannel)
 }
 
 // wakeRelay asks for a NOTIFY soon; it never blocks.

@@ -65,10 +65,16 @@ func Open(ctx context.Context, dsn string, maxConns int) (*Store, error) {
 	return s, nil
 }
 
-// Close stops the notifier and closes the pool.
+// Close stops the notifier, sends a wake-up still pending (a short-lived
+// admin command commits and closes at once), and closes the pool.
 func (s *Store) Close() error {
 	close(s.stop)
 	<-s.stopped
+	select {
+	case <-s.poke:
+		s.notify()
+	default:
+	}
 	return s.db.Close()
 }
 

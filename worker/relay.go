@@ -159,7 +159,7 @@ func (r *Relay) send(ctx context.Context, it store.OutboxItem) error {
 	in := workflows.CheckInput{Check: it.Ref}
 	switch it.Action {
 	case store.ActionStart:
-		opts := StartOptions(it.Ref, enums.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE)
+		opts := startOptions(it.Ref, enums.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE)
 		// The relay shares its client with a worker on the same task queue, so
 		// the server can hand the first workflow task straight back to it,
 		// skipping task-queue matching (latency and server work).
@@ -181,15 +181,15 @@ func (r *Relay) send(ctx context.Context, it store.OutboxItem) error {
 		// Signal the waiting run, or start a new one when the wait is over.
 		req := workflows.RetryRequest{ID: fmt.Sprintf("outbox-%d", it.ID)}
 		_, err := r.Client.SignalWithStartWorkflow(ctx, id, workflows.SignalRetry, req,
-			StartOptions(it.Ref, enums.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE), workflows.CheckWorkflow, in)
+			startOptions(it.Ref, enums.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE), workflows.CheckWorkflow, in)
 		return err
 	}
 	r.Logger.Error("unknown outbox action dropped", "action", it.Action)
 	return nil
 }
 
-// StartOptions are the options every check workflow starts with.
-func StartOptions(ref store.CheckRef, reuse enums.WorkflowIdReusePolicy) client.StartWorkflowOptions {
+// startOptions are the options every check workflow starts with.
+func startOptions(ref store.CheckRef, reuse enums.WorkflowIdReusePolicy) client.StartWorkflowOptions {
 	return client.StartWorkflowOptions{
 		ID:                    workflows.WorkflowID(ref.CheckID),
 		TaskQueue:             workflows.TaskQueue,

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Bad input of every kind gets a 4xx with a clear message, never a 5xx
@@ -55,8 +56,8 @@ func TestBadInput(t *testing.T) {
 func TestRetryEndpoint(t *testing.T) {
 	biz := createBusiness(t, env.a, "NL91ABNA0417164300", map[string]bool{"coc": true, "vat": false, "iban": true}).body["id"].(string)
 	path := "/api/v1/businesses/" + biz
-	coc := waitCheck(t, env.a, path, "coc", 5*second)
-	iban := waitCheck(t, env.a, path, "iban", 5*second)
+	coc := waitCheck(t, env.a, path, "coc", 5*time.Second)
+	iban := waitCheck(t, env.a, path, "iban", 5*time.Second)
 	// Only failed checks can be retried.
 	r := request(t, env.a, http.MethodPost, "/api/v1/checks/"+iban["id"].(string)+"/retry", nil).want(t, http.StatusConflict)
 	if r.body["message"] != "Only a failed check can be retried; this check is completed." {
@@ -69,7 +70,7 @@ func TestRetryEndpoint(t *testing.T) {
 		t.Fatalf("retry response: %s", r.raw)
 	}
 	request(t, env.a, http.MethodPost, "/api/v1/checks/"+coc["id"].(string)+"/retry", nil).want(t, http.StatusConflict)
-	again := waitCheck(t, env.a, path, "coc", 10*second)
+	again := waitCheck(t, env.a, path, "coc", 10*time.Second)
 	if again["id"] != coc["id"] || again["status"] != "failed" || again["updated_at"] == coc["updated_at"] {
 		t.Fatalf("retried check: %v (was %v)", again, coc)
 	}

@@ -3,7 +3,6 @@ package e2e
 import (
 	"encoding/json"
 	"testing"
-	"time"
 
 	"github.com/google/uuid"
 )
@@ -45,5 +44,3 @@ func index(t *testing.T, raw []byte, i int) []byte {
 	}
 	return a[i]
 }
-
-const second = time.Second

@@ -158,9 +158,6 @@ func (c *Cluster) DSN(role, database string) string {
 	return fmt.Sprintf("postgres://%s@127.0.0.1:%d/%s?sslmode=disable", role, c.opts.Port, database)
 }
 
-// Port is the TCP port the cluster listens on.
-func (c *Cluster) Port() int { return c.opts.Port }
-
 // Stop shuts the cluster down (fast mode) and waits for it. It may be
 // called more than once.
 func (c *Cluster) Stop() error {
