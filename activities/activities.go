@@ -9,27 +9,119 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/kycflow/kycflow/providers/kvk"
+	"github.com/kycflow/kycflow/providers/vies"
 	"github.com/kycflow/kycflow/store"
 )
 
-// Activities holds the dependencies of every activity.
+// Activities holds the dependencies of every activity. A nil provider client
+// means the provider is not configured: its checks fail with
+// provider_not_configured and wait for support.
 type Activities struct {
 	Store *store.Store
+	KvK   *kvk.Client
+	VIES  *vies.Client
+	// VIESRequester, when set, is sent with every consultation so VIES
+	// returns a consultation number (requestIdentifier).
+	VIESRequester *vies.Requester
+	// Limits spaces provider calls; nil means no limits.
+	Limits *Limits
 }
 
-// Error types of non-retryable application errors the workflow acts on.
+// Error types of application errors the workflow acts on.
 const (
 	// ErrTypeGone: the check or its subject no longer exists (deleted).
 	ErrTypeGone = "CheckGone"
+	// ErrTypeProvider: a provider call failed; the error's details hold the
+	// CheckError to record when the check fails.
+	ErrTypeProvider = "ProviderError"
+	// ErrTypeNotConfigured: the check type's provider is not configured.
+	ErrTypeNotConfigured = "provider_not_configured"
 )
 
-// CheckError is the `error` object of a check record.
+// Codes of CheckError.
+const (
+	CodeProviderUnavailable = "provider_unavailable" // retryable failures outlasted the retry window
+	CodeProviderError       = "provider_error"       // the provider refused the request for good
+)
+
+// CheckError is the `error` object of a check record. Provider and
+// ProviderCode name the provider and its own error code when one failed.
 type CheckError struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
+	Code         string `json:"code"`
+	Message      string `json:"message"`
+	Provider     string `json:"provider,omitempty"`
+	ProviderCode string `json:"provider_code,omitempty"`
+}
+
+// ProviderError is a failed provider call as the workflow sees it: retried
+// (after retryAfter when the provider said so) unless final. The message is
+// written for tenants; the raw cause stays in the workflow history and logs.
+func ProviderError(provider, code, message string, final bool, retryAfter time.Duration, cause error) error {
+	ce := CheckError{Code: CodeProviderUnavailable, Message: message, Provider: provider, ProviderCode: code}
+	if final {
+		ce.Code = CodeProviderError
+	}
+	return temporal.NewApplicationErrorWithOptions(provider+" "+code+": "+message, ErrTypeProvider,
+		temporal.ApplicationErrorOptions{NonRetryable: final, Cause: cause, Details: []any{ce}, NextRetryDelay: retryAfter})
+}
+
+func notConfigured(provider, checkType string) error {
+	return temporal.NewNonRetryableApplicationError(
+		provider+" is not configured on this worker, so "+checkType+" checks cannot run; support can retry the check once it is.",
+		ErrTypeNotConfigured, nil)
+}
+
+// heartbeat reports liveness every two seconds until stop is called, so a
+// worker that dies during a provider call is noticed within the heartbeat
+// timeout (and a cancelled check's call is abandoned) instead of after
+// StartToClose.
+func heartbeat(ctx context.Context) (stop func()) {
+	if !activity.IsActivity(ctx) {
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(2 * time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				activity.RecordHeartbeat(ctx)
+			}
+		}
+	}()
+	return func() { close(done) }
+}
+
+// loadOpen loads a check that still needs its provider answer. done is true
+// when the check has already finished or been cancelled: a retried attempt
+// (say, after a worker died between the write and its report) then returns
+// the recorded outcome without calling the provider again.
+func (a *Activities) loadOpen(ctx context.Context, ref store.CheckRef) (cs store.CheckWithSubject, done bool, err error) {
+	cs, err = a.Store.LoadCheck(ctx, ref)
+	if err != nil {
+		return cs, false, wrap(err, "load check")
+	}
+	switch cs.Check.Status {
+	case store.StatusQueued, store.StatusRunning:
+		return cs, false, nil
+	}
+	return cs, true, nil
+}
+
+// recorded is the outcome of a check that was already finished.
+func recorded(cs store.CheckWithSubject) CheckResult {
+	return CheckResult{Status: cs.Check.Status, Validated: cs.Check.Validated}
 }
 
 // SetStatusInput asks for a status change of a check.
@@ -66,13 +158,19 @@ func (a *Activities) SetStatus(ctx context.Context, in SetStatusInput) (SetStatu
 
 // complete records a finished check with the provider's data.
 func (a *Activities) complete(ctx context.Context, ref store.CheckRef, validated *bool, data any) (CheckResult, error) {
+	return a.completeWith(ctx, ref, validated, data, nil)
+}
+
+// completeWith records a finished check and, in the same transaction, the
+// address learnt from the provider onto the subject.
+func (a *Activities) completeWith(ctx context.Context, ref store.CheckRef, validated *bool, data any, addr *store.Address) (CheckResult, error) {
 	b, err := json.Marshal(data)
 	if err != nil {
 		return CheckResult{}, err
 	}
 	applied, status, err := a.Store.UpdateCheck(ctx, ref, store.CheckUpdate{
 		Status: store.StatusCompleted, From: []string{store.StatusQueued, store.StatusRunning},
-		Validated: validated, Data: b,
+		Validated: validated, Data: b, Address: addr,
 	})
 	if err != nil {
 		return CheckResult{}, wrap(err, "record result")

@@ -151,6 +151,9 @@ type CheckWithSubject struct {
 	Check    Check
 	Business *Business
 	Customer *Customer
+	// Sandbox is the tenant's sandbox flag: providers' test inputs are
+	// honoured for sandbox tenants only.
+	Sandbox bool
 }
 
 // LoadCheck reads a check and its subject. ErrNotFound when either is gone
@@ -158,9 +161,15 @@ type CheckWithSubject struct {
 func (s *Store) LoadCheck(ctx context.Context, ref CheckRef) (CheckWithSubject, error) {
 	var out CheckWithSubject
 	err := s.inTenant(ctx, ref.TenantID, func(tx *sqlx.Tx) error {
-		if err := tx.GetContext(ctx, &out.Check, `SELECT `+checkCols+` FROM checks WHERE tenant_id = $1 AND id = $2`, ref.TenantID, ref.CheckID); err != nil {
+		row := struct {
+			Check
+			Sandbox bool `db:"sandbox"`
+		}{}
+		if err := tx.GetContext(ctx, &row, `SELECT `+checkCols+`, (SELECT sandbox FROM tenants WHERE id = $1) AS sandbox
+				FROM checks WHERE tenant_id = $1 AND id = $2`, ref.TenantID, ref.CheckID); err != nil {
 			return err
 		}
+		out.Check, out.Sandbox = row.Check, row.Sandbox
 		subjectID := out.Check.Ref().SubjectID
 		if out.Check.CustomerID != nil {
 			out.Customer = new(Customer)
@@ -190,6 +199,14 @@ type CheckUpdate struct {
 	Validated *bool
 	Data      JSON
 	Error     JSON
+	// Address, when set, is written onto the check's subject in the same
+	// transaction, and only if the change took effect (a register's address).
+	Address *Address
+}
+
+// Address is a record's address columns.
+type Address struct {
+	Address, Street, HouseNumber, Addition, PostalCode, City *string
 }
 
 // UpdateCheck applies a status change, reporting whether it took effect and
@@ -209,7 +226,13 @@ func (s *Store) UpdateCheck(ctx context.Context, ref CheckRef, u CheckUpdate) (a
 			ref.TenantID, ref.CheckID, u.Status, u.Validated, u.Data, u.Error, at, completed, pq.Array(u.From))
 		if err == nil {
 			applied = true
-			return nil
+			if a := u.Address; a != nil {
+				_, err = tx.ExecContext(ctx, `UPDATE `+subjectTable(ref.SubjectKind)+` SET address = $3, street = $4,
+						housenumber = $5, addition = $6, postalcode = $7, city = $8, updated_at = $9
+					WHERE tenant_id = $1 AND id = $2`,
+					ref.TenantID, ref.SubjectID, a.Address, a.Street, a.HouseNumber, a.Addition, a.PostalCode, a.City, at)
+			}
+			return err
 		}
 		if !errors.Is(err, sql.ErrNoRows) {
 			return err

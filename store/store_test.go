@@ -184,13 +184,19 @@ func TestSupersedeAndRetry(t *testing.T) {
 	if _, err := app.RequestRetry(ctx, tn.ID, second[0].ID); err != nil {
 		t.Fatal(err)
 	}
-	// Idempotent completion: the second write changes nothing.
-	done := store.CheckUpdate{Status: store.StatusCompleted, From: []string{store.StatusQueued, store.StatusRunning}, Validated: ptr(true), Data: []byte(`{"a":1}`)}
+	// Idempotent completion: the second write changes nothing, and the
+	// subject's address is written with the first only.
+	done := store.CheckUpdate{Status: store.StatusCompleted, From: []string{store.StatusQueued, store.StatusRunning}, Validated: ptr(true), Data: []byte(`{"a":1}`),
+		Address: &store.Address{Address: ptr("Watermolenlaan 1 3447GT Woerden"), Street: ptr("Watermolenlaan"), HouseNumber: ptr("1"), PostalCode: ptr("3447GT"), City: ptr("Woerden")}}
 	if applied, _, err := app.UpdateCheck(ctx, ref, done); err != nil || !applied {
 		t.Fatalf("complete: %v %v", applied, err)
 	}
+	done.Address = &store.Address{City: ptr("Elsewhere")}
 	if applied, status, err := app.UpdateCheck(ctx, ref, done); err != nil || applied || status != store.StatusCompleted {
 		t.Fatalf("second complete: %v %v %v", applied, status, err)
+	}
+	if got, err := app.GetBusiness(ctx, tn.ID, b.ID); err != nil || got.City == nil || *got.City != "Woerden" || *got.Street != "Watermolenlaan" || got.Addition != nil {
+		t.Fatalf("address after completion: %+v %v", got.Business, err)
 	}
 	// Another tenant cannot retry or read the check.
 	other := newTenant(t, admin, "supersede-other.example")

@@ -29,6 +29,8 @@ type Relay struct {
 	Batch       int           // rows claimed per transaction; default 64
 	Sweep       time.Duration // backstop poll; default 1s
 	CallTimeout time.Duration // per Temporal call; default 5s
+	// Retry goes into every workflow started: how provider steps retry.
+	Retry workflows.ProviderRetry
 }
 
 func (r *Relay) defaults() {
@@ -156,7 +158,7 @@ func (r *Relay) send(ctx context.Context, it store.OutboxItem) error {
 	ctx, cancel := context.WithTimeout(ctx, r.CallTimeout)
 	defer cancel()
 	id := workflows.WorkflowID(it.Ref.CheckID)
-	in := workflows.CheckInput{Check: it.Ref}
+	in := workflows.CheckInput{Check: it.Ref, Retry: r.Retry}
 	switch it.Action {
 	case store.ActionStart:
 		opts := startOptions(it.Ref, enums.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE)

@@ -12,7 +12,6 @@ import (
 	sdkworker "go.temporal.io/sdk/worker"
 
 	"github.com/kycflow/kycflow/activities"
-	"github.com/kycflow/kycflow/store"
 	"github.com/kycflow/kycflow/workflows"
 )
 
@@ -20,13 +19,13 @@ import (
 // activity registered. Start it with Run or Start. pollers is the number of
 // workflow task pollers (0: 8): with the SDK's default of 2, tasks queue up
 // in the server under load while the worker idles.
-func New(c client.Client, s *store.Store, pollers int) sdkworker.Worker {
+func New(c client.Client, acts *activities.Activities, pollers int) sdkworker.Worker {
 	if pollers <= 0 {
 		pollers = 8
 	}
 	w := sdkworker.New(c, workflows.TaskQueue, sdkworker.Options{MaxConcurrentWorkflowTaskPollers: pollers})
 	w.RegisterWorkflow(workflows.CheckWorkflow)
-	w.RegisterActivity(&activities.Activities{Store: s})
+	w.RegisterActivity(acts)
 	return w
 }
 

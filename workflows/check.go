@@ -15,6 +15,50 @@ import (
 // CheckInput is the workflow input: ids only, never personal data.
 type CheckInput struct {
 	Check store.CheckRef
+	// Retry bounds the provider step's retries; zero fields take the
+	// defaults. Set by the relay from the worker's configuration.
+	Retry ProviderRetry
+}
+
+// ProviderRetry is how a provider step is retried through an outage:
+// backoff from Initial doubling up to Maximum, for Window in all; then the
+// check is `failed` with the provider's error and waits for support.
+type ProviderRetry struct {
+	Initial, Maximum, Window time.Duration
+}
+
+// Default provider retry: VIES member-state outages last hours, so retry
+// for a day, at most every ten minutes.
+const (
+	DefaultRetryInitial = time.Second
+	DefaultRetryMaximum = 10 * time.Minute
+	DefaultRetryWindow  = 24 * time.Hour
+)
+
+// providerOptions are the options of a provider call (a regular activity).
+// The heartbeat timeout notices a dead worker long before StartToClose.
+func providerOptions(r ProviderRetry) workflow.ActivityOptions {
+	if r.Initial <= 0 {
+		r.Initial = DefaultRetryInitial
+	}
+	if r.Maximum <= 0 {
+		r.Maximum = DefaultRetryMaximum
+	}
+	if r.Window <= 0 {
+		r.Window = DefaultRetryWindow
+	}
+	return workflow.ActivityOptions{
+		ScheduleToCloseTimeout: r.Window,
+		StartToCloseTimeout:    2 * time.Minute,
+		HeartbeatTimeout:       10 * time.Second,
+		RetryPolicy: &temporal.RetryPolicy{
+			InitialInterval: r.Initial, BackoffCoefficient: 2, MaximumInterval: r.Maximum,
+			// The window bounds retries; the attempt cap only guards against
+			// a provider's Retry-After hints turning them into a tight loop.
+			MaximumAttempts:        10_000,
+			NonRetryableErrorTypes: []string{activities.ErrTypeGone, activities.ErrTypeNotConfigured},
+		},
+	}
 }
 
 // CheckResult is how the workflow ended.
@@ -25,7 +69,7 @@ type CheckResult struct {
 
 // Error codes written to a check's `error`.
 const (
-	CodeProviderNotConfigured = "provider_not_configured"
+	CodeProviderNotConfigured = activities.ErrTypeNotConfigured
 	CodeRetriesExhausted      = "retries_exhausted"
 )
 
@@ -71,13 +115,8 @@ func CheckWorkflow(ctx workflow.Context, in CheckInput) (CheckResult, error) {
 			return endOnError(ctx, in, err)
 		}
 
-		cerr := &activities.CheckError{Code: CodeRetriesExhausted, Message: "The provider step failed after its retries; support can retry the check."}
-		var appErr *temporal.ApplicationError
-		if errors.As(err, &appErr) && appErr.Type() == CodeProviderNotConfigured {
-			cerr = &activities.CheckError{Code: CodeProviderNotConfigured, Message: appErr.Message()}
-		}
 		workflow.GetLogger(ctx).Warn("check failed", "CheckType", in.Check.Type, "Error", err)
-		res, err = setStatus(ctx, in, store.StatusFailed, []string{store.StatusRunning}, cerr)
+		res, err = setStatus(ctx, in, store.StatusFailed, []string{store.StatusRunning}, checkError(err))
 		if err != nil {
 			return endOnError(ctx, in, err)
 		}
@@ -98,18 +137,72 @@ func CheckWorkflow(ctx workflow.Context, in CheckInput) (CheckResult, error) {
 	}
 }
 
-// runProvider runs the check type's provider step.
+// runProvider runs the check type's provider step: an offline local
+// activity that may settle the check alone, then the provider call as a
+// regular activity, retried durably through outages.
 func runProvider(ctx workflow.Context, in CheckInput) (activities.CheckResult, error) {
 	var out activities.CheckResult
+	lctx := workflow.WithLocalActivityOptions(ctx, offlineOptions)
+	// Checks started before coc and vat had providers keep failing the old
+	// way when replayed.
+	if t := in.Check.Type; (t == "coc" || t == "vat") && workflow.GetVersion(ctx, "coc-vat-providers", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return out, notConfigured(t)
+	}
 	switch in.Check.Type {
 	case "iban":
-		err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, offlineOptions),
-			a.IBANCheck, activities.IBANInput{Check: in.Check}).Get(ctx, &out)
+		err := workflow.ExecuteLocalActivity(lctx, a.IBANCheck, activities.IBANInput{Check: in.Check}).Get(ctx, &out)
 		return out, err
+	case "coc":
+		return offlineThenProvider(ctx, in, a.CoCOffline, a.CoCCheck, activities.CoCInput{Check: in.Check})
+	case "vat":
+		return offlineThenProvider(ctx, in, a.VATOffline, a.VATCheck, activities.VATInput{Check: in.Check})
 	default:
-		return out, temporal.NewNonRetryableApplicationError(
-			"No provider is configured for "+in.Check.Type+" checks yet.", CodeProviderNotConfigured, nil)
+		return out, notConfigured(in.Check.Type)
 	}
+}
+
+// offlineThenProvider runs the offline step as a local activity and, unless
+// it settled the check, the provider call as a regular activity.
+func offlineThenProvider[I any](ctx workflow.Context, in CheckInput, offline, provider any, input I) (activities.CheckResult, error) {
+	var pre activities.OfflineResult
+	err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, offlineOptions), offline, input).Get(ctx, &pre)
+	if err != nil || pre.Done {
+		return pre.Result, err
+	}
+	var out activities.CheckResult
+	err = workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, providerOptions(in.Retry)), provider, input).Get(ctx, &out)
+	return out, err
+}
+
+func notConfigured(checkType string) error {
+	return temporal.NewNonRetryableApplicationError(
+		"No provider is configured for "+checkType+" checks yet.", activities.ErrTypeNotConfigured, nil)
+}
+
+// checkError is the `error` recorded when the provider step failed for good:
+// the provider's own error when there is one.
+func checkError(err error) *activities.CheckError {
+	var appErr *temporal.ApplicationError
+	if errors.As(err, &appErr) {
+		switch appErr.Type() {
+		case activities.ErrTypeNotConfigured:
+			return &activities.CheckError{Code: CodeProviderNotConfigured, Message: appErr.Message()}
+		case activities.ErrTypeProvider:
+			var ce activities.CheckError
+			if appErr.HasDetails() && appErr.Details(&ce) == nil && ce.Code != "" {
+				if ce.Code == activities.CodeProviderUnavailable {
+					ce.Message += " Retries ran out; support can retry the check."
+				}
+				return &ce
+			}
+		}
+	}
+	var timeout *temporal.TimeoutError
+	if errors.As(err, &timeout) {
+		return &activities.CheckError{Code: activities.CodeProviderUnavailable,
+			Message: "The provider step did not finish within its retry window; support can retry the check."}
+	}
+	return &activities.CheckError{Code: CodeRetriesExhausted, Message: "The provider step failed after its retries; support can retry the check."}
 }
 
 // retryInbox receives retry signals, ignoring requests already honoured.

@@ -85,7 +85,7 @@ func (s *checkSuite) TestIBANCompletes() {
 // A check type without a provider fails at once and waits like any failed
 // check, so a supersession (cancellation) still reaches it.
 func (s *checkSuite) TestUnconfiguredProviderFailsThenCancelled() {
-	s.in.Check.Type = "coc"
+	s.in.Check.Type = "aml"
 	s.storeAccepts()
 	s.env.RegisterDelayedCallback(s.env.CancelWorkflow, time.Minute)
 	s.env.ExecuteWorkflow(CheckWorkflow, s.in)

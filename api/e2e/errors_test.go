@@ -1,10 +1,8 @@
 package e2e
 
 import (
-	"net/http"
 	"strings"
 	"testing"
-	"time"
 )
 
 // Bad input of every kind gets a 4xx with a clear message, never a 5xx
@@ -50,28 +48,5 @@ func TestBadInput(t *testing.T) {
 				t.Fatal("no X-Request-Id")
 			}
 		})
-	}
-}
-
-func TestRetryEndpoint(t *testing.T) {
-	biz := createBusiness(t, env.a, "NL91ABNA0417164300", map[string]bool{"coc": true, "vat": false, "iban": true}).body["id"].(string)
-	path := "/api/v1/businesses/" + biz
-	coc := waitCheck(t, env.a, path, "coc", 5*time.Second)
-	iban := waitCheck(t, env.a, path, "iban", 5*time.Second)
-	// Only failed checks can be retried.
-	r := request(t, env.a, http.MethodPost, "/api/v1/checks/"+iban["id"].(string)+"/retry", nil).want(t, http.StatusConflict)
-	if r.body["message"] != "Only a failed check can be retried; this check is completed." {
-		t.Fatalf("409 message: %s", r.raw)
-	}
-	// A failed check is queued again and its workflow runs once more (a new
-	// run, as the first one has ended), ending failed again without a provider.
-	r = request(t, env.a, http.MethodPost, "/api/v1/checks/"+coc["id"].(string)+"/retry", nil).want(t, http.StatusAccepted)
-	if obj(r.body["check"])["status"] != "queued" {
-		t.Fatalf("retry response: %s", r.raw)
-	}
-	request(t, env.a, http.MethodPost, "/api/v1/checks/"+coc["id"].(string)+"/retry", nil).want(t, http.StatusConflict)
-	again := waitCheck(t, env.a, path, "coc", 10*time.Second)
-	if again["id"] != coc["id"] || again["status"] != "failed" || again["updated_at"] == coc["updated_at"] {
-		t.Fatalf("retried check: %v (was %v)", again, coc)
 	}
 }

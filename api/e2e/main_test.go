@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -21,13 +22,20 @@ import (
 	"go.temporal.io/sdk/client"
 	sdklog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/testsuite"
+	sdkworker "go.temporal.io/sdk/worker"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/kycflow/kycflow/activities"
 	"github.com/kycflow/kycflow/api"
+	"github.com/kycflow/kycflow/providers/kvk"
+	kvksandbox "github.com/kycflow/kycflow/providers/kvk/sandbox"
+	"github.com/kycflow/kycflow/providers/vies"
+	viessandbox "github.com/kycflow/kycflow/providers/vies/sandbox"
 	"github.com/kycflow/kycflow/store"
 	"github.com/kycflow/kycflow/store/pgcluster"
 	"github.com/kycflow/kycflow/worker"
 	"github.com/kycflow/kycflow/worker/devserver"
+	"github.com/kycflow/kycflow/workflows"
 )
 
 // env is the running stack shared by the package's tests.
@@ -38,6 +46,31 @@ var env struct {
 	client       client.Client
 	server       *httptest.Server
 	a, b         tenant // two tenants, to prove isolation
+	sandboxT     tenant // a sandbox tenant (kyc_test_ key)
+
+	adminDSN, appDSN string
+	bin              string // the kycflow binary, for tests that run or kill it
+	worker           sdkworker.Worker
+	acts             *activities.Activities
+
+	// The provider sandboxes the real clients talk to over loopback HTTP.
+	kvk             *kvksandbox.Server
+	vies            *viessandbox.Server
+	kvkURL, viesURL string
+}
+
+// retry is the harness's provider retry policy: an outage longer than 25
+// seconds fails a check, so tests can see both sides in seconds. (The window
+// must outlast the 10 s heartbeat timeout that notices a killed worker.)
+var retry = workflows.ProviderRetry{Initial: 100 * time.Millisecond, Maximum: time.Second, Window: 25 * time.Second}
+
+// requester is the VAT number the harness consults VIES as.
+const requester = "NL862042173B01"
+
+// startWorker (re)starts the in-process worker.
+func startWorker() error {
+	env.worker = worker.New(env.client, env.acts, 0)
+	return env.worker.Start()
 }
 
 type tenant struct {
@@ -78,6 +111,22 @@ func run(m *testing.M) int {
 	if env.app, err = store.Open(ctx, pg.DSN(store.AppRole, "kycflow"), 20); err != nil {
 		return fail("app store", err)
 	}
+	env.adminDSN, env.appDSN = pg.DSN("postgres", "kycflow"), pg.DSN(store.AppRole, "kycflow")
+	env.bin = filepath.Join(dir, "kycflow")
+	if out, err := exec.Command("go", "build", "-o", env.bin, "github.com/kycflow/kycflow/cmd/kycflow").CombinedOutput(); err != nil {
+		return fail("build kycflow", fmt.Errorf("%v: %s", err, out))
+	}
+
+	env.kvk, env.vies = kvksandbox.New(), viessandbox.New(viessandbox.DemoTraders)
+	kvkSrv, viesSrv := httptest.NewServer(env.kvk.Handler()), httptest.NewServer(env.vies.Handler())
+	defer kvkSrv.Close()
+	defer viesSrv.Close()
+	env.kvkURL, env.viesURL = kvkSrv.URL, viesSrv.URL
+	env.acts = &activities.Activities{Store: env.app,
+		KvK:           &kvk.Client{BaseURL: kvkSrv.URL, APIKey: kvksandbox.TestAPIKey},
+		VIES:          &vies.Client{BaseURL: viesSrv.URL},
+		VIESRequester: &vies.Requester{MemberStateCode: "NL", Number: requester[2:]},
+		Limits:        activities.NewLimits(100, 10, 2)}
 
 	// A file database, so the outage test can stop and restart the server.
 	env.temporalOpts = devserver.Options{HostPort: "127.0.0.1:" + strconv.Itoa(pgcluster.FreePort()), DBFile: filepath.Join(dir, "temporal.db"), Log: logs}
@@ -93,13 +142,12 @@ func run(m *testing.M) int {
 	if err := worker.EnsureSearchAttributes(ctx, env.client, "default"); err != nil {
 		return fail("search attributes", err)
 	}
-	w := worker.New(env.client, env.app, 0)
-	if err := w.Start(); err != nil {
+	if err := startWorker(); err != nil {
 		return fail("worker", err)
 	}
-	defer w.Stop()
+	defer func() { env.worker.Stop() }()
 	g, gctx := errgroup.WithContext(ctx)
-	relay := &worker.Relay{Store: env.app, Client: env.client, Logger: quiet, Sweep: 200 * time.Millisecond, CallTimeout: 2 * time.Second}
+	relay := &worker.Relay{Store: env.app, Client: env.client, Logger: quiet, Sweep: 200 * time.Millisecond, CallTimeout: 2 * time.Second, Retry: retry}
 	g.Go(func() error { return relay.Run(gctx) })
 	defer g.Wait()
 	defer cancel()
@@ -113,6 +161,11 @@ func run(m *testing.M) int {
 	if env.b, err = newTenant(ctx, "Tenant B", "b.test"); err != nil {
 		return fail("tenant", err)
 	}
+	st, key, err := env.admin.CreateTenant(ctx, "Sandbox", []string{"sandbox.test"}, true)
+	if err != nil {
+		return fail("tenant", err)
+	}
+	env.sandboxT = tenant{id: st.ID.String(), host: "sandbox.test", key: key}
 	code := m.Run()
 	if code != 0 {
 		if b, err := os.ReadFile(filepath.Join(dir, "services.log")); err == nil && len(b) > 0 {

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kycflow/kycflow/workflows"
 )
 
 // config is read from the environment; see the README's configuration table.
@@ -28,6 +30,17 @@ type config struct {
 	WorkflowPollers  int
 	// DevTemporalPragmas: nil keeps devserver.DefaultPragmas.
 	DevTemporalPragmas []string
+
+	// Providers (see providers.go). An empty base URL under `kycflow dev`
+	// means: start the provider's sandbox and use it.
+	KvKBaseURL, KvKAPIKey, KvKRootCA string
+	KvKTimeout                       time.Duration
+	KvKRate                          float64
+	VIESBaseURL, VIESRequester       string
+	VIESTimeout                      time.Duration
+	VIESRate                         float64
+	VIESConcurrency                  int
+	Retry                            workflows.ProviderRetry
 }
 
 func loadConfig() (config, error) {
@@ -40,6 +53,11 @@ func loadConfig() (config, error) {
 		HTTPAddr:         env("HTTP_ADDR", ":8080"),
 		DataDir:          env("KYCFLOW_DATA_DIR", ".data"),
 		PprofAddr:        os.Getenv("PPROF_ADDR"),
+		KvKBaseURL:       os.Getenv("KVK_BASE_URL"),
+		KvKAPIKey:        os.Getenv("KVK_API_KEY"),
+		KvKRootCA:        os.Getenv("KVK_ROOT_CA"),
+		VIESBaseURL:      os.Getenv("VIES_BASE_URL"),
+		VIESRequester:    os.Getenv("VIES_REQUESTER"),
 	}
 	if v, ok := os.LookupEnv("DEV_TEMPORAL_PRAGMAS"); ok {
 		c.DevTemporalPragmas = strings.Fields(v)
@@ -68,6 +86,27 @@ func loadConfig() (config, error) {
 	c.WorkflowPollers = num("WORKFLOW_POLLERS", 8)
 	c.DevPGPort = num("DEV_PG_PORT", 55432)
 	c.RelaySweep = time.Duration(num("RELAY_SWEEP_MS", 1000)) * time.Millisecond
+	c.KvKRate = float64(num("KVK_RATE", 100))
+	c.VIESRate = float64(num("VIES_MS_RATE", 10))
+	c.VIESConcurrency = num("VIES_MS_CONCURRENCY", 2)
+	dur := func(name string, def time.Duration) time.Duration {
+		v := os.Getenv(name)
+		if err != nil || v == "" {
+			return def
+		}
+		d, perr := time.ParseDuration(v)
+		if perr != nil || d <= 0 {
+			err = fmt.Errorf("%s must be a positive duration such as 30s or 24h, got %q", name, v)
+		}
+		return d
+	}
+	c.KvKTimeout = dur("KVK_TIMEOUT", 15*time.Second)
+	c.VIESTimeout = dur("VIES_TIMEOUT", 30*time.Second)
+	c.Retry = workflows.ProviderRetry{
+		Initial: dur("PROVIDER_RETRY_INITIAL", workflows.DefaultRetryInitial),
+		Maximum: dur("PROVIDER_RETRY_MAX", workflows.DefaultRetryMaximum),
+		Window:  dur("PROVIDER_RETRY_WINDOW", workflows.DefaultRetryWindow),
+	}
 	if err != nil {
 		return c, err
 	}

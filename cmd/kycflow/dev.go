@@ -64,6 +64,12 @@ func runDev(ctx context.Context, cfg config) error {
 	}
 	defer ts.Stop()
 
+	sandboxes, err := startSandboxes(&cfg)
+	if err != nil {
+		return err
+	}
+	defer sandboxes.close()
+
 	key, err := demoTenant(ctx, admin, dir)
 	if err != nil {
 		return err
@@ -87,13 +93,14 @@ kycflow is running.
   Temporal UI    http://localhost:8233/namespaces/default/workflows
   Data           %[3]s   (delete it to start afresh)
 
-Try it:
+%[4]s
+Try it (KvK test company 68750110, its VAT number in the VIES sandbox):
   curl -s -X POST http://localhost:%[1]s/api/v1/businesses/create \
     -H 'Authorization: Bearer %[2]s' -H 'Content-Type: application/json' -H 'Accept: application/json' \
-    -d '{"name":"Acme BV","country_code":"NLD","coc_number":"68750110","iban_number":"NL91ABNA0417164300","checks":{"coc":false,"vat":false,"iban":true}}'
+    -d '{"name":"Test BV Donald","country_code":"NLD","coc_number":"68750110","vat_number":"NL854750137B01","iban_number":"NL91ABNA0417164300","checks":{"coc":true,"vat":true,"iban":true}}'
 
 Ctrl-C stops everything.
-`, port, key, dir)
+`, port, key, dir, sandboxes.describe())
 
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return serveAPI(gctx, cfg, s, log) })

@@ -104,15 +104,19 @@ func serveWorker(ctx context.Context, cfg config, s *store.Store, c client.Clien
 			}
 		}
 	}()
-	w := worker.New(c, s, cfg.WorkflowPollers)
+	acts, err := cfg.activities(s)
+	if err != nil {
+		return err
+	}
+	w := worker.New(c, acts, cfg.WorkflowPollers)
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("start worker: %w", err)
 	}
 	defer w.Stop()
 	relay := &worker.Relay{Store: s, Client: c, Logger: log.With("component", "relay"),
-		Concurrency: cfg.RelayConcurrency, Sweep: cfg.RelaySweep}
+		Concurrency: cfg.RelayConcurrency, Sweep: cfg.RelaySweep, Retry: cfg.Retry}
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return relay.Run(gctx) })
-	log.Info("worker running", "task_queue", "kycflow-checks", "temporal", cfg.TemporalAddress)
+	log.Info("worker running", "task_queue", "kycflow-checks", "temporal", cfg.TemporalAddress, "providers", cfg.providerSummary())
 	return g.Wait()
 }

@@ -38,8 +38,9 @@ const TestBaseURL = "https://api.kvk.nl/test"
 type Client struct {
 	BaseURL string         // e.g. a sandbox URL; "" means DefaultBaseURL
 	APIKey  string         // sent as header `apikey`
-	HTTP    *http.Client   // nil: a client with a 15s timeout (and RootCAs)
+	HTTP    *http.Client   // nil: a client with Timeout (and RootCAs)
 	RootCAs *x509.CertPool // extra roots for the default client; ignored when HTTP is set
+	Timeout time.Duration  // per call, for the default client; 0 means 15s
 
 	once sync.Once
 	def  *http.Client
@@ -158,7 +159,11 @@ func (c *Client) httpClient() *http.Client {
 	c.once.Do(func() {
 		t := http.DefaultTransport.(*http.Transport).Clone()
 		t.TLSClientConfig = &tls.Config{RootCAs: c.RootCAs, MinVersion: tls.VersionTLS12}
-		c.def = &http.Client{Timeout: 15 * time.Second, Transport: t}
+		timeout := c.Timeout
+		if timeout <= 0 {
+			timeout = 15 * time.Second
+		}
+		c.def = &http.Client{Timeout: timeout, Transport: t}
 	})
 	return c.def
 }

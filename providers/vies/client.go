@@ -43,6 +43,28 @@ type Request struct {
 	VATNumber   string // national part, compact
 	Requester   *Requester
 	Trader      *Trader
+	// TestService asks VIES's test service (check-vat-test-service), which
+	// answers only its published test numbers (100, 200, 201–601).
+	TestService bool
+}
+
+// TestNumber recognises a number of VIES's test service (100, 200,
+// 201–601 after a country prefix, e.g. "DE301"). No real VAT number is that
+// short, so the offline check rejects them; they are for sandboxes.
+func TestNumber(vat, defaultCountry string) (Number, bool) {
+	s := vatClean(vat)
+	cc := vatCanonCountry(defaultCountry)
+	if len(s) >= 2 && vatIsLetter(s[0]) && vatIsLetter(s[1]) {
+		cc, s = vatCanonCountry(s[:2]), s[2:]
+	}
+	if _, ok := vatRules[cc]; !ok {
+		return Number{}, false
+	}
+	switch s {
+	case "100", "200", "201", "202", "300", "301", "302", "400", "401", "500", "501", "600", "601":
+		return Number{CountryCode: cc, Number: s}, true
+	}
+	return Number{}, false
 }
 
 // Result is VIES's answer. Name and Address are "" where VIES gives "---".
@@ -131,7 +153,11 @@ func (c *Client) Check(ctx context.Context, r Request) (Result, error) {
 	if base == "" {
 		base = DefaultBaseURL
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimSuffix(base, "/")+"/check-vat-number", bytes.NewReader(body))
+	path := "/check-vat-number"
+	if r.TestService {
+		path = "/check-vat-test-service"
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimSuffix(base, "/")+path, bytes.NewReader(body))
 	if err != nil {
 		return Result{}, err
 	}

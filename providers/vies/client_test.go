@@ -74,3 +74,29 @@ func TestClientTransportFailureIsRetryable(t *testing.T) {
 		t.Fatalf("connection refused: %v", err)
 	}
 }
+
+// The test service path, and the demo register's numbers pass the offline check.
+func TestTestServiceAndDemoTraders(t *testing.T) {
+	srv := httptest.NewServer(sandbox.New(sandbox.DemoTraders).Handler())
+	defer srv.Close()
+	c := &vies.Client{BaseURL: srv.URL}
+	if r, err := c.Check(context.Background(), vies.Request{CountryCode: "NL", VATNumber: "100", TestService: true}); err != nil || !r.Valid {
+		t.Fatalf("test service 100: %+v %v", r, err)
+	}
+	for in, want := range map[string]string{"DE301": "DE/301", "nl 100": "NL/100", "301": "EL/301", "NL854750137B01": "", "XX100": "", "NL1000": ""} {
+		n, ok := vies.TestNumber(in, "GR")
+		if got := n.CountryCode + "/" + n.Number; ok != (want != "") || (ok && got != want) {
+			t.Errorf("TestNumber(%q) = %s %v, want %q", in, got, ok, want)
+		}
+	}
+	for number, trader := range sandbox.DemoTraders {
+		n, err := vies.Validate(number, "")
+		if err != nil {
+			t.Fatalf("%s: %v", number, err)
+		}
+		r, err := c.Check(context.Background(), vies.Request{CountryCode: n.CountryCode, VATNumber: n.Number})
+		if err != nil || !r.Valid || r.Name != trader.Name {
+			t.Fatalf("%s: %+v %v", number, r, err)
+		}
+	}
+}

@@ -28,6 +28,14 @@ type Server struct {
 	calls    int
 }
 
+// DemoTraders is the fictional register `kycflow dev` and the tests start
+// with; the numbers pass the offline check. The first matches the KvK
+// sandbox's test company 68750110.
+var DemoTraders = map[string]Trader{
+	"NL854750137B01": {Name: "TEST BV DONALD", Address: "HIGH STREET 00001\n1234AB TESTCITY"},
+	"NL862042173B01": {Name: "FICTIONAL TRADING B.V.", Address: "MAIN STREET 00012\n5678CD EXAMPLEDAM"},
+}
+
 // testNumbers are VIES's test-service numbers and what they answer.
 var testNumbers = map[string]string{
 	"100": "", // valid

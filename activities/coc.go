@@ -1,0 +1,202 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/kycflow/kycflow/providers/eu"
+	"github.com/kycflow/kycflow/providers/kvk"
+	"github.com/kycflow/kycflow/providers/namematch"
+	"github.com/kycflow/kycflow/store"
+)
+
+// CoCInput names the coc check to run.
+type CoCInput struct {
+	Check store.CheckRef
+}
+
+// Outcomes of coc and vat checks (data.outcome).
+const (
+	OutcomeChecked            = "checked"             // the register was consulted
+	OutcomeUnsupportedCountry = "unsupported_country" // no register integrated: validated null
+	OutcomeRejectedOffline    = "rejected_offline"    // vat: failed the offline check, VIES not asked
+)
+
+// Reasons a coc check is not validated (data.reason).
+const (
+	ReasonNotRegistered = "not_registered"
+	ReasonInactive      = "inactive"
+	ReasonNameMismatch  = "name_mismatch"
+	ReasonInvalidNumber = "invalid_number"
+)
+
+// CoCData is the `data` of a coc check (see docs/openapi.yaml).
+type CoCData struct {
+	Outcome          string      `json:"outcome"`
+	Reason           *string     `json:"reason"`
+	Message          *string     `json:"message"`
+	KvKNumber        *string     `json:"kvk_number"`
+	RegisteredName   *string     `json:"registered_name"`
+	StatutoryName    *string     `json:"statutory_name"`
+	TradeNames       []string    `json:"trade_names"`
+	LegalForm        *string     `json:"legal_form"`
+	RegistrationDate *string     `json:"registration_date"`
+	Active           *bool       `json:"active"`
+	EndDate          *string     `json:"end_date"`
+	Address          *CoCAddress `json:"address"`
+	NameMatchScore   *float64    `json:"name_match_score"`
+	MatchedName      *string     `json:"matched_name"`
+}
+
+// CoCAddress is the register's address of the main branch. A shielded
+// address (indAfgeschermd) carries no street parts and is not copied onto
+// the business.
+type CoCAddress struct {
+	Type        string  `json:"type"` // KvK's: bezoekadres or correspondentieadres
+	Address     *string `json:"address"`
+	Street      *string `json:"street"`
+	HouseNumber *string `json:"housenumber"`
+	Addition    *string `json:"addition"`
+	PostalCode  *string `json:"postalcode"`
+	City        *string `json:"city"`
+	Country     *string `json:"country"`
+	Shielded    bool    `json:"shielded"`
+}
+
+// CoCOffline finishes coc checks that need no register call: a business
+// outside the Netherlands (no register integrated: validated null) or a
+// number that cannot be a KvK number. Runs as a local activity.
+func (a *Activities) CoCOffline(ctx context.Context, in CoCInput) (OfflineResult, error) {
+	cs, done, err := a.loadOpen(ctx, in.Check)
+	if err != nil || done {
+		return OfflineResult{Done: done, Result: recorded(cs)}, err
+	}
+	b := cs.Business
+	if b.CountryID != nlNumeric {
+		name := fmt.Sprintf("country %d", b.CountryID)
+		if st, ok := eu.ByNumeric(b.CountryID); ok {
+			name = st.Name
+		}
+		r, err := a.complete(ctx, in.Check, nil, CoCData{Outcome: OutcomeUnsupportedCountry,
+			Message: ptr("No company register is integrated for " + name + "; the registration was not verified.")})
+		return OfflineResult{Done: true, Result: r}, err
+	}
+	if !kvk.ValidNumber(b.CoCNumber) {
+		r, err := a.complete(ctx, in.Check, &no, CoCData{Outcome: OutcomeChecked, Reason: ptr(ReasonInvalidNumber),
+			Message: ptr("A KvK number has 8 digits.")})
+		return OfflineResult{Done: true, Result: r}, err
+	}
+	return OfflineResult{}, nil
+}
+
+// CoCCheck looks the business up in the KvK register: validated when it is
+// registered, active and its statutory or a trade name matches the business
+// name (namematch.Threshold). The register's address is written onto the
+// business.
+func (a *Activities) CoCCheck(ctx context.Context, in CoCInput) (CheckResult, error) {
+	if a.KvK == nil {
+		return CheckResult{}, notConfigured("KvK", "coc")
+	}
+	cs, done, err := a.loadOpen(ctx, in.Check)
+	if err != nil || done {
+		return recorded(cs), err
+	}
+	b := cs.Business
+	defer heartbeat(ctx)()
+	if err := a.Limits.KvK(ctx); err != nil {
+		return CheckResult{}, err
+	}
+	p, err := a.KvK.Profile(ctx, b.CoCNumber)
+	switch {
+	case errors.Is(err, kvk.ErrNotFound):
+		return a.complete(ctx, in.Check, &no, CoCData{Outcome: OutcomeChecked, KvKNumber: &b.CoCNumber,
+			Reason: ptr(ReasonNotRegistered), Message: ptr("The KvK has no registration under this number.")})
+	case errors.Is(err, kvk.ErrInvalidNumber):
+		return a.complete(ctx, in.Check, &no, CoCData{Outcome: OutcomeChecked, KvKNumber: &b.CoCNumber,
+			Reason: ptr(ReasonInvalidNumber), Message: ptr("The KvK does not accept this as a KvK number.")})
+	case err != nil:
+		return CheckResult{}, kvkError(ctx, err)
+	}
+
+	d := CoCData{Outcome: OutcomeChecked, KvKNumber: &p.KvKNumber, RegisteredName: nonEmpty(p.Name),
+		StatutoryName: nonEmpty(p.StatutoryName), TradeNames: p.TradeNames, LegalForm: nonEmpty(p.LegalForm),
+		RegistrationDate: nonEmpty(p.RegistrationDate), Active: &p.Active, EndDate: nonEmpty(p.EndDate)}
+	if d.TradeNames == nil {
+		d.TradeNames = []string{}
+	}
+	candidates := append([]string{p.StatutoryName, p.Name}, p.TradeNames...)
+	matched, score := namematch.Best(b.Name, candidates...)
+	score = math.Round(score*1000) / 1000
+	d.NameMatchScore, d.MatchedName = &score, nonEmpty(matched)
+
+	validated := true
+	switch {
+	case !p.Active:
+		validated, d.Reason = false, ptr(ReasonInactive)
+		d.Message = ptr("The registration has ended" + when(p.EndDate) + ".")
+	case score < namematch.Threshold:
+		validated, d.Reason = false, ptr(ReasonNameMismatch)
+		d.Message = ptr(fmt.Sprintf("No registered name matches %q (best: %q, score %.3f, needs %.2f).", b.Name, matched, score, namematch.Threshold))
+	}
+	var onto *store.Address
+	if addr, ok := mainAddress(p.Addresses); ok {
+		d.Address = &addr
+		if !addr.Shielded {
+			onto = &store.Address{Address: addr.Address, Street: addr.Street, HouseNumber: addr.HouseNumber,
+				Addition: addr.Addition, PostalCode: addr.PostalCode, City: addr.City}
+		}
+	}
+	return a.completeWith(ctx, in.Check, &validated, d, onto)
+}
+
+// mainAddress picks the visiting address, else the first one given.
+func mainAddress(list []kvk.Address) (CoCAddress, bool) {
+	if len(list) == 0 {
+		return CoCAddress{}, false
+	}
+	ad := list[0]
+	for _, x := range list {
+		if x.Type == "bezoekadres" {
+			ad = x
+			break
+		}
+	}
+	return CoCAddress{Type: ad.Type, Address: nonEmpty(ad.Full), Street: nonEmpty(ad.Street),
+		HouseNumber: nonEmpty(ad.HouseNumber), Addition: nonEmpty(strings.TrimSpace(ad.HouseLetter + " " + ad.HouseNumberAddition)),
+		PostalCode: nonEmpty(ad.PostalCode), City: nonEmpty(ad.City), Country: nonEmpty(ad.Country), Shielded: ad.Shielded}, true
+}
+
+// kvkError turns a failed KvK call into a provider error: KvK's own
+// description when it gave one, else a plain sentence (never a URL or a Go
+// error, which stay in the cause).
+func kvkError(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return err // cancelled: the workflow handles it
+	}
+	var ke *kvk.Error
+	if !errors.As(err, &ke) {
+		return ProviderError("kvk", "UNKNOWN", "The KvK call failed.", false, 0, err)
+	}
+	msg := ke.Message
+	if !strings.HasPrefix(ke.Code, "IPD") {
+		msg = "The KvK could not be reached or gave an unusable answer (" + ke.Code + ")."
+	}
+	return ProviderError("kvk", ke.Code, msg, !ke.Retryable, ke.RetryAfter, err)
+}
+
+// nlNumeric is the Netherlands' country_id: the KvK is its register.
+const nlNumeric = 528
+
+var no = false
+
+func when(date string) string {
+	if date == "" {
+		return ""
+	}
+	return " on " + date
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,168 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"math"
+
+	"github.com/kycflow/kycflow/providers/eu"
+	"github.com/kycflow/kycflow/providers/namematch"
+	"github.com/kycflow/kycflow/providers/vies"
+	"github.com/kycflow/kycflow/store"
+)
+
+// VATInput names the vat check to run.
+type VATInput struct {
+	Check store.CheckRef
+}
+
+// VATData is the `data` of a vat check. VIES's own fields keep VIES's names
+// (valid, name, address, requestDate, requestIdentifier): the consultation
+// number is the legal evidence and is quoted as VIES wrote it.
+type VATData struct {
+	Outcome           string   `json:"outcome"`
+	Reason            *string  `json:"reason"`
+	Message           *string  `json:"message"`
+	CountryCode       *string  `json:"country_code"` // VIES prefix (EL for Greece)
+	VATNumber         *string  `json:"vat_number"`   // national part, compact
+	Valid             *bool    `json:"valid"`
+	Name              *string  `json:"name"`
+	Address           *string  `json:"address"`
+	RequestDate       *string  `json:"requestDate"`
+	RequestIdentifier *string  `json:"requestIdentifier"`
+	NameMatchScore    *float64 `json:"name_match_score"`
+	TestService       bool     `json:"test_service"`
+}
+
+// OfflineResult tells the workflow whether an offline step already finished
+// the check (Done, with its verdict) or the provider must be asked.
+type OfflineResult struct {
+	Done   bool
+	Result CheckResult
+}
+
+// vatNumber splits the business's VAT number for VIES. test is true for
+// VIES's test-service numbers on a sandbox tenant, which skip the offline
+// check and go to VIES's test service.
+func vatNumber(cs store.CheckWithSubject) (n vies.Number, test bool, err error) {
+	b := cs.Business
+	number, def := "", ""
+	if b.VATNumber != nil {
+		number = *b.VATNumber
+	}
+	if st, ok := eu.ByNumeric(b.CountryID); ok {
+		def = st.VAT
+	}
+	if tn, ok := vies.TestNumber(number, def); ok && cs.Sandbox {
+		return tn, true, nil
+	}
+	n, err = vies.Normalize(number, def)
+	if err == nil {
+		err = vies.Check(n)
+	}
+	return n, false, err
+}
+
+// VATOffline finishes vat checks whose number fails the offline check
+// (format and check digits, as python-stdnum defines them): validated false
+// with data.reason, and VIES is not asked. A number of no EU member state
+// completes with validated null (unsupported_country). Runs as a local
+// activity.
+func (a *Activities) VATOffline(ctx context.Context, in VATInput) (OfflineResult, error) {
+	cs, done, err := a.loadOpen(ctx, in.Check)
+	if err != nil || done {
+		return OfflineResult{Done: done, Result: recorded(cs)}, err
+	}
+	n, _, err := vatNumber(cs)
+	var ve *vies.ValidationError
+	if !errors.As(err, &ve) {
+		return OfflineResult{}, nil
+	}
+	r, err := a.vatRejected(ctx, in.Check, n, ve)
+	return OfflineResult{Done: true, Result: r}, err
+}
+
+// vatRejected records an offline rejection.
+func (a *Activities) vatRejected(ctx context.Context, ref store.CheckRef, n vies.Number, ve *vies.ValidationError) (CheckResult, error) {
+	d := VATData{Outcome: OutcomeRejectedOffline, Reason: ptr(string(ve.Reason)), Message: &ve.Message,
+		CountryCode: nonEmpty(n.CountryCode), VATNumber: nonEmpty(n.Number)}
+	validated := &no
+	if ve.Reason == vies.ReasonUnknownCountry {
+		d.Outcome, d.Reason, validated = OutcomeUnsupportedCountry, nil, nil
+	}
+	return a.complete(ctx, ref, validated, d)
+}
+
+// VATCheck consults VIES: validated when VIES says the number is valid. The
+// name VIES returns (many member states withhold it) is scored against the
+// business name; it informs, it does not decide.
+func (a *Activities) VATCheck(ctx context.Context, in VATInput) (CheckResult, error) {
+	if a.VIES == nil {
+		return CheckResult{}, notConfigured("VIES", "vat")
+	}
+	cs, done, err := a.loadOpen(ctx, in.Check)
+	if err != nil || done {
+		return recorded(cs), err
+	}
+	n, test, err := vatNumber(cs)
+	var ve *vies.ValidationError
+	if errors.As(err, &ve) { // VATOffline ran first; only a changed record gets here
+		return a.vatRejected(ctx, in.Check, n, ve)
+	}
+	defer heartbeat(ctx)()
+	release, err := a.Limits.VIES(ctx, n.CountryCode)
+	if err != nil {
+		return CheckResult{}, err
+	}
+	res, err := a.VIES.Check(ctx, vies.Request{CountryCode: n.CountryCode, VATNumber: n.Number,
+		Requester: a.VIESRequester, TestService: test})
+	release()
+	if err != nil {
+		return CheckResult{}, viesError(ctx, err)
+	}
+	d := VATData{Outcome: OutcomeChecked, CountryCode: &n.CountryCode, VATNumber: &n.Number,
+		Valid: &res.Valid, Name: nonEmpty(res.Name), Address: nonEmpty(res.Address),
+		RequestDate: nonEmpty(res.RequestDate), RequestIdentifier: nonEmpty(res.RequestIdentifier), TestService: test}
+	if res.Name != "" {
+		_, score := namematch.Best(cs.Business.Name, res.Name)
+		score = math.Round(score*1000) / 1000
+		d.NameMatchScore = &score
+	}
+	if !res.Valid {
+		d.Reason = ptr(ReasonNotRegistered)
+		d.Message = ptr("VIES reports this VAT number as not valid for intra-EU trade.")
+	}
+	return a.complete(ctx, in.Check, &res.Valid, d)
+}
+
+// viesMessages explain VIES's error codes to tenants.
+var viesMessages = map[string]string{
+	"INVALID_INPUT":                  "VIES rejected the country code or VAT number as input.",
+	"INVALID_REQUESTER_INFO":         "VIES rejected the requester VAT number configured for consultations.",
+	"SERVICE_UNAVAILABLE":            "VIES is unavailable.",
+	"MS_UNAVAILABLE":                 "The member state's VAT service is unavailable to VIES.",
+	"TIMEOUT":                        "The member state's VAT service did not answer VIES in time.",
+	"VAT_BLOCKED":                    "This VAT number is blocked from consultation in VIES.",
+	"IP_BLOCKED":                     "VIES blocks consultations from this service's address.",
+	"GLOBAL_MAX_CONCURRENT_REQ":      "VIES is at its limit of concurrent requests.",
+	"GLOBAL_MAX_CONCURRENT_REQ_TIME": "VIES is at its limit of concurrent requests.",
+	"MS_MAX_CONCURRENT_REQ":          "The member state's VAT service is at its limit of concurrent requests.",
+	"MS_MAX_CONCURRENT_REQ_TIME":     "The member state's VAT service is at its limit of concurrent requests.",
+}
+
+// viesError turns a failed consultation into a provider error with a plain
+// message; the raw answer stays in the cause.
+func viesError(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return err
+	}
+	var ve *vies.Error
+	if !errors.As(err, &ve) {
+		return ProviderError("vies", "UNKNOWN", "The VIES call failed.", false, 0, err)
+	}
+	msg, ok := viesMessages[ve.Code]
+	if !ok {
+		msg = "VIES could not be reached or gave an unusable answer (" + ve.Code + ")."
+	}
+	return ProviderError("vies", ve.Code, msg, !ve.Retryable(), 0, err)
+}

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/kycflow/kycflow/activities"
+	"github.com/kycflow/kycflow/providers/kvk"
+	"github.com/kycflow/kycflow/providers/vies"
+	"github.com/kycflow/kycflow/store"
+)
+
+// activities builds the worker's activities with the provider clients the
+// configuration names. Without KVK_API_KEY the KvK is not configured (coc
+// checks of Dutch businesses fail with provider_not_configured); VIES needs
+// no key and defaults to the real service.
+func (c config) activities(s *store.Store) (*activities.Activities, error) {
+	a := &activities.Activities{Store: s, Limits: activities.NewLimits(c.KvKRate, c.VIESRate, c.VIESConcurrency)}
+	if c.KvKAPIKey != "" {
+		a.KvK = &kvk.Client{BaseURL: c.KvKBaseURL, APIKey: c.KvKAPIKey, Timeout: c.KvKTimeout}
+		if c.KvKRootCA != "" {
+			pool, err := kvk.NewRootCAs(c.KvKRootCA)
+			if err != nil {
+				return nil, fmt.Errorf("KVK_ROOT_CA: %w", err)
+			}
+			a.KvK.RootCAs = pool
+		}
+	}
+	a.VIES = &vies.Client{BaseURL: c.VIESBaseURL, HTTP: &http.Client{Timeout: c.VIESTimeout}}
+	if c.VIESRequester != "" {
+		n, err := vies.Validate(c.VIESRequester, "")
+		if err != nil {
+			return nil, fmt.Errorf("VIES_REQUESTER %q: %w", c.VIESRequester, err)
+		}
+		a.VIESRequester = &vies.Requester{MemberStateCode: n.CountryCode, Number: n.Number}
+	}
+	return a, nil
+}
+
+// providerSummary is a line per provider for the startup log.
+func (c config) providerSummary() string {
+	kvkURL := c.KvKBaseURL
+	if kvkURL == "" {
+		kvkURL = kvk.DefaultBaseURL
+	}
+	viesURL := c.VIESBaseURL
+	if viesURL == "" {
+		viesURL = vies.DefaultBaseURL
+	}
+	var b strings.Builder
+	if c.KvKAPIKey == "" {
+		b.WriteString("KvK not configured (set KVK_API_KEY)")
+	} else {
+		fmt.Fprintf(&b, "KvK %s", kvkURL)
+	}
+	fmt.Fprintf(&b, "; VIES %s", viesURL)
+	return b.String()
+}
