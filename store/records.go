@@ -118,7 +118,7 @@ func (c Check) Ref() CheckRef {
 	return r
 }
 
-// JSON is a nullable jsonb column: nil is SQL NULL.
+// JSON is a nullable json/jsonb column: nil is SQL NULL.
 type JSON []byte
 
 // Scan implements sql.Scanner.

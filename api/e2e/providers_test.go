@@ -252,7 +252,7 @@ func TestWorkerKilledDuringProviderCall(t *testing.T) {
 		`CREATE OR REPLACE FUNCTION test_count_check_writes() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER AS $$
 		 BEGIN INSERT INTO test_check_writes (check_id, status) VALUES (NEW.id, NEW.status); RETURN NEW; END $$`,
 		`CREATE OR REPLACE TRIGGER test_count_check_writes AFTER UPDATE ON checks FOR EACH ROW
-		 WHEN (OLD.data IS DISTINCT FROM NEW.data) EXECUTE FUNCTION test_count_check_writes()`,
+		 WHEN (OLD.data::text IS DISTINCT FROM NEW.data::text) EXECUTE FUNCTION test_count_check_writes()`,
 	} {
 		if _, err := db.ExecContext(ctx, q); err != nil {
 			t.Fatal(err)

@@ -87,7 +87,7 @@ func service(t *testing.T, f composeFile, name string) composeService {
 // the binary reads, so the list cannot drift from the code.
 func envNamesRead(t *testing.T) map[string]bool {
 	t.Helper()
-	re := regexp.MustCompile(`\b(?:env|num|os\.Getenv)\("([A-Z][A-Z0-9_]*)"`)
+	re := regexp.MustCompile(`\b(?:env|num|dur|os\.Getenv)\("([A-Z][A-Z0-9_]*)"`)
 	files, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)
@@ -126,10 +126,10 @@ func keys(m map[string]bool) []string {
 
 func TestComposeServices(t *testing.T) {
 	f := loadCompose(t)
-	for _, name := range []string{"postgres", "temporal", "temporal-ui", "migrate", "api", "worker", "mail"} {
+	for _, name := range []string{"postgres", "temporal", "temporal-ui", "migrate", "api", "worker", "mail", "sandboxes"} {
 		service(t, f, name)
 	}
-	for _, name := range []string{"migrate", "api", "worker"} {
+	for _, name := range []string{"migrate", "api", "worker", "sandboxes"} {
 		s := service(t, f, name)
 		if s.Build == nil || s.Image != "kycflow:local" {
 			t.Errorf("%s: want build: . and image kycflow:local, got build %v image %q", name, s.Build, s.Image)
@@ -166,7 +166,7 @@ func TestComposeTemporalUsesPostgres(t *testing.T) {
 
 func TestComposeCommandsExist(t *testing.T) {
 	f := loadCompose(t)
-	for name, want := range map[string]string{"api": "api", "worker": "worker", "migrate": "migrate"} {
+	for name, want := range map[string]string{"api": "api", "worker": "worker", "migrate": "migrate", "sandboxes": "sandbox"} {
 		cmd := service(t, f, name).Command
 		if len(cmd) == 0 || cmd[0] != want {
 			t.Errorf("%s: command %v, want [%s]", name, cmd, want)
@@ -181,7 +181,7 @@ func TestComposeCommandsExist(t *testing.T) {
 func TestComposeEnvironmentIsRead(t *testing.T) {
 	f := loadCompose(t)
 	read := envNamesRead(t)
-	for _, name := range []string{"migrate", "api", "worker"} {
+	for _, name := range []string{"migrate", "api", "worker", "sandboxes"} {
 		for k := range service(t, f, name).Environment {
 			if !read[k] {
 				t.Errorf("%s sets %s, which kycflow never reads (it reads %v)", name, k, keys(read))

@@ -41,6 +41,8 @@ type config struct {
 	VIESRate                         float64
 	VIESConcurrency                  int
 	Retry                            workflows.ProviderRetry
+	// Where `kycflow dev` and `kycflow sandbox` serve the sandboxes.
+	SandboxKvKAddr, SandboxVIESAddr string
 }
 
 func loadConfig() (config, error) {
@@ -58,6 +60,8 @@ func loadConfig() (config, error) {
 		KvKRootCA:        os.Getenv("KVK_ROOT_CA"),
 		VIESBaseURL:      os.Getenv("VIES_BASE_URL"),
 		VIESRequester:    os.Getenv("VIES_REQUESTER"),
+		SandboxKvKAddr:   env("SANDBOX_KVK_ADDR", "127.0.0.1:8091"),
+		SandboxVIESAddr:  env("SANDBOX_VIES_ADDR", "127.0.0.1:8092"),
 	}
 	if v, ok := os.LookupEnv("DEV_TEMPORAL_PRAGMAS"); ok {
 		c.DevTemporalPragmas = strings.Fields(v)

@@ -24,6 +24,7 @@ Usage:
   kycflow tenant key list --tenant ID
   kycflow tenant key revoke --tenant ID KEY_ID_OR_PREFIX
   kycflow check retry CHECK_ID      resume a failed check
+  kycflow sandbox                   KvK and VIES sandboxes (for docker compose or your own setup)
   kycflow bench [flags]             load test against a running API (see --help)
 
 Configuration comes from environment variables; see README.md.
@@ -66,6 +67,8 @@ func run(ctx context.Context, args []string) error {
 		return runTenant(ctx, cfg, args[1:])
 	case "check":
 		return runCheck(ctx, cfg, args[1:])
+	case "sandbox":
+		return runSandbox(ctx, cfg)
 	case "bench":
 		return runBench(ctx, args[1:])
 	case "help", "-h", "--help":

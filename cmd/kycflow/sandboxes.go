@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -12,62 +13,94 @@ import (
 	viessandbox "github.com/kycflow/kycflow/providers/vies/sandbox"
 )
 
-// Where `kycflow dev` serves the provider sandboxes.
-const (
-	devKvKAddr  = "127.0.0.1:8091"
-	devVIESAddr = "127.0.0.1:8092"
-	// devRequester is the fictional VAT number dev consults VIES as, so the
-	// sandbox hands out consultation numbers.
-	devRequester = "NL862042173B01"
-)
+// devRequester is the fictional VAT number dev consults VIES as, so the
+// sandbox hands out consultation numbers.
+const devRequester = "NL862042173B01"
 
-// sandboxes are the provider sandboxes `kycflow dev` runs on loopback.
+// sandboxes are provider sandboxes served by this process.
 type sandboxes struct {
 	servers []*http.Server
 	lines   []string
 }
 
-// startSandboxes serves the KvK and VIES sandboxes for every provider whose
-// base URL is not set, and points cfg's clients at them.
-func startSandboxes(cfg *config) (*sandboxes, error) {
-	sb := &sandboxes{}
-	serve := func(addr string, h http.Handler) (string, error) {
-		l, err := net.Listen("tcp", addr)
-		if err != nil {
-			sb.close()
-			return "", fmt.Errorf("sandbox on %s: %w (is another kycflow dev running? or set KVK_BASE_URL / VIES_BASE_URL)", addr, err)
-		}
-		srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-		sb.servers = append(sb.servers, srv)
-		go func() {
-			if err := srv.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
-				fmt.Println("sandbox stopped:", err)
-			}
-		}()
-		return "http://" + addr, nil
+// serve serves h on addr and returns its base URL.
+func (sb *sandboxes) serve(name, addr string, h http.Handler) (string, error) {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return "", fmt.Errorf("%s sandbox on %s: %w", name, addr, err)
 	}
-	if cfg.KvKBaseURL == "" {
-		url, err := serve(devKvKAddr, kvksandbox.New().Handler())
-		if err != nil {
-			return nil, err
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	sb.servers = append(sb.servers, srv)
+	go func() {
+		if err := srv.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			fmt.Println(name, "sandbox stopped:", err)
 		}
-		cfg.KvKBaseURL, cfg.KvKAPIKey = url, kvksandbox.TestAPIKey
+	}()
+	host := l.Addr().String()
+	if strings.HasPrefix(addr, ":") {
+		host = "127.0.0.1" + addr
+	}
+	return "http://" + host, nil
+}
+
+func (sb *sandboxes) kvk(addr string) (string, error) {
+	url, err := sb.serve("KvK", addr, kvksandbox.New().Handler())
+	if err == nil {
 		sb.lines = append(sb.lines, fmt.Sprintf(`  KvK sandbox    %[1]s   (test numbers: docs/PROVIDERS.md)
                  outage: curl -X POST %[1]s/sandbox/outage -d '{"status":503,"seconds":60}'`, url))
 	}
-	if cfg.VIESBaseURL == "" {
-		url, err := serve(devVIESAddr, viessandbox.New(viessandbox.DemoTraders).Handler())
+	return url, err
+}
+
+func (sb *sandboxes) vies(addr string) (string, error) {
+	url, err := sb.serve("VIES", addr, viessandbox.New(viessandbox.DemoTraders).Handler())
+	if err == nil {
+		sb.lines = append(sb.lines, fmt.Sprintf(`  VIES sandbox   %[1]s   (test numbers: docs/PROVIDERS.md)
+                 outage: curl -X POST %[1]s/sandbox/outage -d '{"error":"MS_UNAVAILABLE","seconds":60}'`, url))
+	}
+	return url, err
+}
+
+// startSandboxes serves, for `kycflow dev`, the sandbox of every provider
+// whose base URL is not set, and points cfg's clients at it.
+func startSandboxes(cfg *config) (*sandboxes, error) {
+	sb := &sandboxes{}
+	if cfg.KvKBaseURL == "" {
+		url, err := sb.kvk(cfg.SandboxKvKAddr)
 		if err != nil {
-			return nil, err
+			sb.close()
+			return nil, fmt.Errorf("%w (is another kycflow dev running? or set KVK_BASE_URL)", err)
+		}
+		cfg.KvKBaseURL, cfg.KvKAPIKey = url, kvksandbox.TestAPIKey
+	}
+	if cfg.VIESBaseURL == "" {
+		url, err := sb.vies(cfg.SandboxVIESAddr)
+		if err != nil {
+			sb.close()
+			return nil, fmt.Errorf("%w (is another kycflow dev running? or set VIES_BASE_URL)", err)
 		}
 		cfg.VIESBaseURL = url
 		if cfg.VIESRequester == "" {
 			cfg.VIESRequester = devRequester
 		}
-		sb.lines = append(sb.lines, fmt.Sprintf(`  VIES sandbox   %[1]s   (test numbers: docs/PROVIDERS.md)
-                 outage: curl -X POST %[1]s/sandbox/outage -d '{"error":"MS_UNAVAILABLE","seconds":60}'`, url))
 	}
 	return sb, nil
+}
+
+// runSandbox serves both sandboxes until ctx ends (docker-compose's
+// `sandboxes` service; a tester's own setup).
+func runSandbox(ctx context.Context, cfg config) error {
+	sb := &sandboxes{}
+	defer sb.close()
+	if _, err := sb.kvk(cfg.SandboxKvKAddr); err != nil {
+		return err
+	}
+	if _, err := sb.vies(cfg.SandboxVIESAddr); err != nil {
+		return err
+	}
+	fmt.Printf("provider sandboxes running (KvK API key %s); Ctrl-C stops them\n%s", kvksandbox.TestAPIKey, sb.describe())
+	<-ctx.Done()
+	return nil
 }
 
 func (sb *sandboxes) describe() string {
