@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/kycflow/kycflow/providers/internal/switches"
 )
 
 // TestAPIKey is the key KvK publishes for its test environment; the sandbox
@@ -122,15 +124,13 @@ type failure struct {
 
 // Server is the sandbox. Its zero value is not usable; call New.
 type Server struct {
-	mu        sync.Mutex
-	profiles  map[string]Basisprofiel
-	failures  map[string]failure // numbers that answer an error
-	keys      map[string]bool
-	outage    int // status answered while now < outUntil
-	outUntil  time.Time
-	delay     time.Duration // added while now < slowUntil
-	slowUntil time.Time
-	calls     int
+	mu       sync.Mutex
+	profiles map[string]Basisprofiel
+	failures map[string]failure // numbers that answer an error
+	keys     map[string]bool
+	calls    int
+	outage   switches.Timed[int]           // HTTP status every call answers
+	slow     switches.Timed[time.Duration] // delay added to every call
 }
 
 // New returns a sandbox seeded with KvK's test-environment numbers (seed.go)
@@ -173,11 +173,7 @@ func (s *Server) AllowKeys(keys ...string) {
 
 // Fail makes every API call answer status (e.g. 503) for d; status 0 or
 // d <= 0 ends an outage.
-func (s *Server) Fail(status int, d time.Duration) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.outage, s.outUntil = status, time.Now().Add(d)
-}
+func (s *Server) Fail(status int, d time.Duration) { s.outage.Set(status, d) }
 
 // Recover ends an outage and any slowness.
 func (s *Server) Recover() {
@@ -186,11 +182,7 @@ func (s *Server) Recover() {
 }
 
 // Slow adds delay to every API call for the next window.
-func (s *Server) Slow(delay, window time.Duration) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.delay, s.slowUntil = delay, time.Now().Add(window)
-}
+func (s *Server) Slow(delay, window time.Duration) { s.slow.Set(delay, window) }
 
 // Calls counts API calls received so far (failed ones included).
 func (s *Server) Calls() int {
@@ -215,30 +207,10 @@ func (s *Server) Handler() http.Handler {
 		mux.HandleFunc("GET "+prefix+"/api/v1/basisprofielen/{kvkNummer}", s.api(s.basisprofiel))
 		mux.HandleFunc("GET "+prefix+"/api/v2/zoeken", s.api(s.zoeken))
 	}
-	mux.HandleFunc("POST /sandbox/outage", func(w http.ResponseWriter, r *http.Request) {
-		var in struct {
-			Status  int     `json:"status"`
-			Seconds float64 `json:"seconds"`
-		}
-		if err := json.NewDecoder(r.Body).Decode(&in); err != nil || (in.Status != 0 && (in.Status < 400 || in.Status > 599)) {
-			http.Error(w, `want {"status":503,"seconds":60}`, http.StatusBadRequest)
-			return
-		}
-		s.Fail(in.Status, time.Duration(in.Seconds*float64(time.Second)))
-		w.WriteHeader(http.StatusNoContent)
-	})
-	mux.HandleFunc("POST /sandbox/slow", func(w http.ResponseWriter, r *http.Request) {
-		var in struct {
-			DelayMs int     `json:"delayMs"`
-			Seconds float64 `json:"seconds"`
-		}
-		if err := json.NewDecoder(r.Body).Decode(&in); err != nil || in.DelayMs < 0 {
-			http.Error(w, `want {"delayMs":2000,"seconds":60}`, http.StatusBadRequest)
-			return
-		}
-		s.Slow(time.Duration(in.DelayMs)*time.Millisecond, time.Duration(in.Seconds*float64(time.Second)))
-		w.WriteHeader(http.StatusNoContent)
-	})
+	mux.HandleFunc("POST /sandbox/outage", switches.Handler("status", 503,
+		func(status int) bool { return status == 0 || (status >= 400 && status <= 599) }, s.Fail))
+	mux.HandleFunc("POST /sandbox/slow", switches.Handler("delayMs", 2000,
+		func(ms int) bool { return ms >= 0 }, func(ms int, d time.Duration) { s.Slow(time.Duration(ms)*time.Millisecond, d) }))
 	return mux
 }
 
@@ -246,19 +218,12 @@ func (s *Server) Handler() http.Handler {
 // latency, outage, the `apikey` check.
 func (s *Server) api(next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		now := time.Now()
 		s.mu.Lock()
 		s.calls++
-		var delay time.Duration
-		if now.Before(s.slowUntil) {
-			delay = s.delay
-		}
-		outage := 0
-		if now.Before(s.outUntil) {
-			outage = s.outage
-		}
 		keyOK := s.keys[r.Header.Get("apikey")]
 		s.mu.Unlock()
+		delay, _ := s.slow.Get()
+		outage, _ := s.outage.Get()
 		if delay > 0 {
 			t := time.NewTimer(delay)
 			select {

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/kycflow/kycflow/providers/internal/switches"
 )
 
 // Trader is a registered VAT number's holder.
@@ -23,9 +25,8 @@ type Trader struct {
 type Server struct {
 	mu       sync.Mutex
 	register map[string]Trader // "NL" + number
-	outage   string            // error code answered while now < until
-	until    time.Time
 	calls    int
+	outage   switches.Timed[string] // the error code every consultation answers
 }
 
 // DemoTraders is the fictional register `kycflow dev` and the tests start
@@ -58,11 +59,7 @@ func New(register map[string]Trader) *Server {
 }
 
 // Fail makes every consultation answer code (e.g. MS_UNAVAILABLE) for d.
-func (s *Server) Fail(code string, d time.Duration) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.outage, s.until = code, time.Now().Add(d)
-}
+func (s *Server) Fail(code string, d time.Duration) { s.outage.Set(code, d) }
 
 // Recover ends an outage.
 func (s *Server) Recover() { s.Fail("", 0) }
@@ -81,18 +78,7 @@ func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /check-vat-number", s.check)
 	mux.HandleFunc("POST /check-vat-test-service", s.check)
-	mux.HandleFunc("POST /sandbox/outage", func(w http.ResponseWriter, r *http.Request) {
-		var in struct {
-			Error   string  `json:"error"`
-			Seconds float64 `json:"seconds"`
-		}
-		if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
-			http.Error(w, "want {\"error\":\"MS_UNAVAILABLE\",\"seconds\":60}", http.StatusBadRequest)
-			return
-		}
-		s.Fail(in.Error, time.Duration(in.Seconds*float64(time.Second)))
-		w.WriteHeader(http.StatusNoContent)
-	})
+	mux.HandleFunc("POST /sandbox/outage", switches.Handler("error", "MS_UNAVAILABLE", nil, s.Fail))
 	return mux
 }
 
@@ -106,11 +92,8 @@ type request struct {
 func (s *Server) check(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.calls++
-	outage := ""
-	if time.Now().Before(s.until) {
-		outage = s.outage
-	}
 	s.mu.Unlock()
+	outage, _ := s.outage.Get()
 	if outage != "" {
 		fail(w, outage)
 		return
