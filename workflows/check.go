@@ -36,7 +36,9 @@ const (
 )
 
 // providerOptions are the options of a provider call (a regular activity).
-// The heartbeat timeout notices a dead worker long before StartToClose.
+// The heartbeat timeout notices a dead worker within seconds, so
+// StartToClose can be generous: an attempt includes waiting for its turn
+// under the worker's provider limits, which takes minutes in a burst.
 func providerOptions(r ProviderRetry) workflow.ActivityOptions {
 	if r.Initial <= 0 {
 		r.Initial = DefaultRetryInitial
@@ -49,7 +51,7 @@ func providerOptions(r ProviderRetry) workflow.ActivityOptions {
 	}
 	return workflow.ActivityOptions{
 		ScheduleToCloseTimeout: r.Window,
-		StartToCloseTimeout:    2 * time.Minute,
+		StartToCloseTimeout:    15 * time.Minute,
 		HeartbeatTimeout:       10 * time.Second,
 		RetryPolicy: &temporal.RetryPolicy{
 			InitialInterval: r.Initial, BackoffCoefficient: 2, MaximumInterval: r.Maximum,
