@@ -31,6 +31,11 @@ type Activities struct {
 	VIESRequester *vies.Requester
 	// Limits spaces provider calls; nil means no limits.
 	Limits *Limits
+	// Mailer sends verification links; nil: link checks of customers who
+	// get mails fail with provider_not_configured.
+	Mailer LinkMailer
+	// PublicURL is where people open links: {PublicURL}/verify/{token}.
+	PublicURL string
 }
 
 // Error types of application errors the workflow acts on.
@@ -113,7 +118,7 @@ func (a *Activities) loadOpen(ctx context.Context, ref store.CheckRef) (cs store
 		return cs, false, wrap(err, "load check")
 	}
 	switch cs.Check.Status {
-	case store.StatusQueued, store.StatusRunning:
+	case store.StatusQueued, store.StatusRunning, store.StatusAwaitingInput:
 		return cs, false, nil
 	}
 	return cs, true, nil
@@ -158,19 +163,19 @@ func (a *Activities) SetStatus(ctx context.Context, in SetStatusInput) (SetStatu
 
 // complete records a finished check with the provider's data.
 func (a *Activities) complete(ctx context.Context, ref store.CheckRef, validated *bool, data any) (CheckResult, error) {
-	return a.completeWith(ctx, ref, validated, data, nil)
+	return a.completeWith(ctx, ref, validated, data, nil, nil)
 }
 
-// completeWith records a finished check and, in the same transaction, the
-// address learnt from the provider onto the subject.
-func (a *Activities) completeWith(ctx context.Context, ref store.CheckRef, validated *bool, data any, addr *store.Address) (CheckResult, error) {
+// completeWith records a finished check and, in the same transaction, what
+// the provider told about the subject: an address, a verified identity.
+func (a *Activities) completeWith(ctx context.Context, ref store.CheckRef, validated *bool, data any, addr *store.Address, id *store.Identity) (CheckResult, error) {
 	b, err := json.Marshal(data)
 	if err != nil {
 		return CheckResult{}, err
 	}
 	applied, status, err := a.Store.UpdateCheck(ctx, ref, store.CheckUpdate{
-		Status: store.StatusCompleted, From: []string{store.StatusQueued, store.StatusRunning},
-		Validated: validated, Data: b, Address: addr,
+		Status: store.StatusCompleted, From: []string{store.StatusQueued, store.StatusRunning, store.StatusAwaitingInput},
+		Validated: validated, Data: b, Address: addr, Identity: id,
 	})
 	if err != nil {
 		return CheckResult{}, wrap(err, "record result")

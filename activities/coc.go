@@ -149,7 +149,7 @@ func (a *Activities) CoCCheck(ctx context.Context, in CoCInput) (CheckResult, er
 				Addition: addr.Addition, PostalCode: addr.PostalCode, City: addr.City}
 		}
 	}
-	return a.completeWith(ctx, in.Check, &validated, d, onto)
+	return a.completeWith(ctx, in.Check, &validated, d, onto, nil)
 }
 
 // mainAddress picks the visiting address, else the first one given.

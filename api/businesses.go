@@ -98,7 +98,7 @@ func (s *Server) checkBusiness(c echo.Context) error {
 	if !fe.empty() {
 		return validationError(&fe)
 	}
-	checks, err := s.store.QueueChecks(ctx, tenant, store.KindBusiness, id, types)
+	checks, _, err := s.store.QueueChecks(ctx, tenant, store.KindBusiness, id, types)
 	if err != nil {
 		return err
 	}

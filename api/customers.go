@@ -94,7 +94,7 @@ func (s *Server) createCustomer(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	cu, checks, err := s.store.CreateCustomer(c.Request().Context(), principal(c).TenantID, req.customer, req.checks)
+	cu, checks, links, err := s.store.CreateCustomer(c.Request().Context(), principal(c).TenantID, req.customer, req.checks)
 	if errors.Is(err, store.ErrBusinessNotFound) {
 		var fe fieldErrors
 		fe.add("business_id", "The selected business id is invalid.")
@@ -103,15 +103,17 @@ func (s *Server) createCustomer(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusCreated, customerCreatedJSON{
+	out := customerCreatedJSON{
 		ID: cu.ID, Initials: cu.Initials, FirstName: cu.FirstName, LastName: cu.LastName, Name: cu.Name, Email: cu.Email,
 		IBAN: cu.IBAN, Phone: cu.Phone, Address: cu.Address, City: cu.City, PostalCode: cu.PostalCode,
 		CountryID: cu.CountryID, Birthdate: optDate(cu.Birthdate), UpdatedAt: Time(cu.UpdatedAt), CreatedAt: Time(cu.CreatedAt),
 		Messages: queuedMessages(checks),
-		// No link mail is sent until the idin/idscan providers exist.
-		Mails: mailsJSON{},
-		URLs:  linkURLs(checks, !cu.Mails),
-	})
+		Mails:    mailsQueued(checks, cu.Mails),
+	}
+	if !cu.Mails {
+		out.URLs = s.linkURLs(checks, links)
+	}
+	return c.JSON(http.StatusCreated, out)
 }
 
 func (s *Server) checkCustomer(c echo.Context) error {
@@ -138,28 +140,38 @@ func (s *Server) checkCustomer(c echo.Context) error {
 	if !fe.empty() {
 		return validationError(&fe)
 	}
-	checks, err := s.store.QueueChecks(ctx, tenant, store.KindCustomer, id, types)
+	checks, links, err := s.store.QueueChecks(ctx, tenant, store.KindCustomer, id, types)
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusAccepted, customerChecksQueuedJSON{Messages: queuedMessages(checks), URLs: linkURLs(checks, true)})
+	return c.JSON(http.StatusAccepted, customerChecksQueuedJSON{Messages: queuedMessages(checks), URLs: s.linkURLs(checks, links)})
 }
 
-// linkURLs maps each queued idin/idscan check to its verification URL. The
-// link issuer is not built yet, so each is null: the key says the link was
-// requested, the null that there is none to hand out. Without want (mails
-// are sent instead), nil: the create response then has no urls.
-func linkURLs(checks []store.Check, want bool) map[string]*string {
-	if !want {
-		return nil
-	}
+// linkURLs maps each queued idin/idscan check to its verification URL,
+// {PUBLIC_URL}/verify/{token}; null when the link goes out by mail instead
+// (the token exists only in that mail).
+func (s *Server) linkURLs(checks []store.Check, links map[string]string) map[string]*string {
 	urls := map[string]*string{}
 	for _, c := range checks {
-		if c.Type == "idin" || c.Type == "idscan" {
+		if store.IsLinkType(c.Type) {
 			urls[c.Type] = nil
+			if token, ok := links[c.Type]; ok {
+				u := s.publicURL + "/verify/" + token
+				urls[c.Type] = &u
+			}
 		}
 	}
 	return urls
+}
+
+// mailsQueued tells, per link type, whether a link mail was queued.
+func mailsQueued(checks []store.Check, mails bool) mailsJSON {
+	var m mailsJSON
+	for _, c := range checks {
+		m.IDIN = m.IDIN || (mails && c.Type == "idin")
+		m.IDScan = m.IDScan || (mails && c.Type == "idscan")
+	}
+	return m
 }
 
 func (s *Server) listCustomers(c echo.Context) error {

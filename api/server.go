@@ -16,6 +16,7 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 	"golang.org/x/time/rate"
 
+	"github.com/kycflow/kycflow/api/verify"
 	"github.com/kycflow/kycflow/store"
 )
 
@@ -25,21 +26,29 @@ type Config struct {
 	Logger *slog.Logger
 	// RateLimit is requests per second per tenant in this process (0: none).
 	RateLimit float64
+	// PublicURL is where people reach this API's verification pages
+	// (links are {PublicURL}/verify/{token}); default http://localhost:8080.
+	PublicURL string
 }
 
 // Server holds the API's dependencies.
 type Server struct {
-	store    *store.Store
-	log      *slog.Logger
-	rate     float64
-	limiters sync.Map // tenant id → *rate.Limiter
+	store *store.Store
+	log   *slog.Logger
+	rate  float64
+	// publicURL has no trailing slash.
+	publicURL string
+	limiters  sync.Map // tenant id → *rate.Limiter
 }
 
 const principalKey = "principal"
 
 // New builds the Echo server with every route.
 func New(cfg Config) *echo.Echo {
-	s := &Server{store: cfg.Store, log: cfg.Logger, rate: cfg.RateLimit}
+	s := &Server{store: cfg.Store, log: cfg.Logger, rate: cfg.RateLimit, publicURL: strings.TrimSuffix(cfg.PublicURL, "/")}
+	if s.publicURL == "" {
+		s.publicURL = "http://localhost:8080"
+	}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -57,6 +66,13 @@ func New(cfg Config) *echo.Echo {
 	e.Use(s.accessLog)
 
 	e.GET("/healthz", s.health)
+
+	// The pages people open from verification links: the token is the only
+	// credential, so no tenant key and no Host-based tenant.
+	pages := echo.WrapHandler(verify.New(cfg.Store, s.log))
+	e.GET("/verify/:token", pages)
+	e.POST("/verify/:token", pages)
+	e.POST("/verify/:token/mrz", pages)
 
 	// Authentication is route middleware, not group middleware: Echo gives a
 	// group with middleware catch-all routes, which would turn 405s into 404s.

@@ -89,7 +89,10 @@ func cancelUnfinished(ctx context.Context, tx *sqlx.Tx, tenantID uuid.UUID, kind
 			UPDATE checks SET status = 'cancelled', updated_at = $3, completed_at = $3
 			WHERE tenant_id = $1 AND ` + subjectColumn(kind) + ` = $2 AND status = ANY($4)
 			  AND ($5::text[] IS NULL OR type = ANY($5))
-			RETURNING id, type)
+			RETURNING id, type),
+		-- Their verification links stop working with them.
+		l AS (UPDATE links SET revoked_at = $3
+			WHERE tenant_id = $1 AND check_id IN (SELECT id FROM c) AND used_at IS NULL AND revoked_at IS NULL)
 		INSERT INTO outbox (tenant_id, check_id, action, payload)
 		SELECT $1, c.id, 'cancel', json_build_object('tenant_id', $1::uuid, 'check_id', c.id,
 			'subject_kind', $6::text, 'subject_id', $2::uuid, 'type', c.type) FROM c`
@@ -121,15 +124,21 @@ func latestChecks(ctx context.Context, tx *sqlx.Tx, tenantID uuid.UUID, kind str
 }
 
 // QueueChecks queues checks on an existing subject; a new check supersedes
-// an unfinished one of the same type. ErrNotFound when the subject is not
-// the tenant's.
-func (s *Store) QueueChecks(ctx context.Context, tenantID uuid.UUID, kind string, subjectID uuid.UUID, types []string) ([]Check, error) {
+// an unfinished one of the same type. For a customer who gets no mails, the
+// idin/idscan checks' links are issued here and returned (type → token).
+// ErrNotFound when the subject is not the tenant's.
+func (s *Store) QueueChecks(ctx context.Context, tenantID uuid.UUID, kind string, subjectID uuid.UUID, types []string) ([]Check, map[string]string, error) {
 	var out []Check
+	var links map[string]string
 	err := s.inTenant(ctx, tenantID, func(tx *sqlx.Tx) error {
 		// The lock orders concurrent check requests on one record, so each
 		// supersedes the one before it.
-		var one int
-		if err := tx.GetContext(ctx, &one, `SELECT 1 FROM `+subjectTable(kind)+` WHERE tenant_id = $1 AND id = $2 FOR UPDATE`, tenantID, subjectID); err != nil {
+		q := `SELECT true FROM businesses WHERE tenant_id = $1 AND id = $2 FOR UPDATE`
+		if kind == KindCustomer {
+			q = `SELECT mails FROM customers WHERE tenant_id = $1 AND id = $2 FOR UPDATE`
+		}
+		var mails bool
+		if err := tx.GetContext(ctx, &mails, q, tenantID, subjectID); err != nil {
 			return err
 		}
 		at := now()
@@ -137,13 +146,16 @@ func (s *Store) QueueChecks(ctx context.Context, tenantID uuid.UUID, kind string
 			return err
 		}
 		var err error
-		out, err = insertChecks(ctx, tx, "", nil, tenantID, kind, subjectID, types, at)
+		if out, err = insertChecks(ctx, tx, "", nil, tenantID, kind, subjectID, types, at); err != nil || mails {
+			return err
+		}
+		links, err = insertLinks(ctx, tx, tenantID, subjectID, out, at)
 		return err
 	})
 	if err == nil {
 		s.wakeRelay()
 	}
-	return out, err
+	return out, links, err
 }
 
 // CheckWithSubject is what an activity needs to run a check.
@@ -202,6 +214,20 @@ type CheckUpdate struct {
 	// Address, when set, is written onto the check's subject in the same
 	// transaction, and only if the change took effect (a register's address).
 	Address *Address
+	// Identity, when set, is written onto the check's customer likewise;
+	// nil fields leave the record's value.
+	Identity *Identity
+}
+
+// Identity is what a verified document or bank identification tells about
+// a customer.
+type Identity struct {
+	Gender             *string
+	Birthdate          *time.Time
+	NationalityID      *int
+	DocumentNumber     *string
+	DocumentType       *int
+	DocumentExpiration *time.Time
 }
 
 // Address is a record's address columns.
@@ -231,6 +257,15 @@ func (s *Store) UpdateCheck(ctx context.Context, ref CheckRef, u CheckUpdate) (a
 						housenumber = $5, addition = $6, postalcode = $7, city = $8, updated_at = $9
 					WHERE tenant_id = $1 AND id = $2`,
 					ref.TenantID, ref.SubjectID, a.Address, a.Street, a.HouseNumber, a.Addition, a.PostalCode, a.City, at)
+			}
+			if id := u.Identity; id != nil && err == nil && ref.SubjectKind == KindCustomer {
+				_, err = tx.ExecContext(ctx, `UPDATE customers SET gender = COALESCE($3, gender),
+						birthdate = COALESCE($4, birthdate), nationality_id = COALESCE($5, nationality_id),
+						document_number = COALESCE($6, document_number), document_type = COALESCE($7, document_type),
+						document_expiration = COALESCE($8, document_expiration), updated_at = $9
+					WHERE tenant_id = $1 AND id = $2`,
+					ref.TenantID, ref.SubjectID, id.Gender, id.Birthdate, id.NationalityID, id.DocumentNumber,
+					id.DocumentType, id.DocumentExpiration, at)
 			}
 			return err
 		}

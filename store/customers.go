@@ -23,12 +23,15 @@ type CustomerWithChecks struct {
 	Checks map[string]Check
 }
 
-// CreateCustomer stores a customer and queues its checks in one transaction.
-func (s *Store) CreateCustomer(ctx context.Context, tenantID uuid.UUID, c Customer, checkTypes []string) (Customer, []Check, error) {
+// CreateCustomer stores a customer and queues its checks in one transaction;
+// when the customer gets no mails, the idin/idscan links are issued with them
+// and returned (type → token).
+func (s *Store) CreateCustomer(ctx context.Context, tenantID uuid.UUID, c Customer, checkTypes []string) (Customer, []Check, map[string]string, error) {
 	c.ID, c.TenantID, c.IsActive = NewID(), tenantID, true
 	c.CreatedAt = now()
 	c.UpdatedAt = c.CreatedAt
 	var checks []Check
+	var links map[string]string
 	err := s.inTenant(ctx, tenantID, func(tx *sqlx.Tx) error {
 		lead, args, err := tx.BindNamed(`INSERT INTO customers (`+customerCols+`) VALUES (:id, :tenant_id, :business_id,
 			:notes, :initials, :firstname, :lastname, :name, :email, :gender, :birthdate, :nationality_id, :document_number,
@@ -46,12 +49,15 @@ func (s *Store) CreateCustomer(ctx context.Context, tenantID uuid.UUID, c Custom
 		if err != nil {
 			return fmt.Errorf("insert customer: %w", err)
 		}
-		return nil
+		if !c.Mails {
+			links, err = insertLinks(ctx, tx, tenantID, c.ID, checks, c.CreatedAt)
+		}
+		return err
 	})
 	if err == nil && len(checks) > 0 {
 		s.wakeRelay()
 	}
-	return c, checks, err
+	return c, checks, links, err
 }
 
 // GetCustomer reads a customer of the tenant with its latest checks.

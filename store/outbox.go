@@ -15,6 +15,9 @@ const (
 	ActionStart  = "start"
 	ActionCancel = "cancel"
 	ActionRetry  = "retry"
+	// ActionVerified tells a check's workflow that the person submitted
+	// through the check's link (the submission itself stays in the store).
+	ActionVerified = "verified"
 )
 
 // OutboxNotifyChannel is the channel the store notifies after committing outbox rows.

@@ -43,17 +43,19 @@ func TestRLSWithoutTenantSeesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, _, err := app.CreateCustomer(ctx, tn.ID, store.Customer{Name: "C", Email: "c@example.com", CountryID: 528, BusinessID: &b.ID}, []string{"aml"})
+	c, _, _, err := app.CreateCustomer(ctx, tn.ID, store.Customer{Name: "C", Email: "c@example.com", CountryID: 528, BusinessID: &b.ID}, []string{"aml"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := app.CreateCustomer(ctx, tn.ID, store.Customer{Name: "D", Email: "d@example.com", CountryID: 528}, nil); err != nil {
-		t.Fatal(err)
+	// A customer without mails gets links issued with the checks.
+	_, _, links, err := app.CreateCustomer(ctx, tn.ID, store.Customer{Name: "D", Email: "d@example.com", CountryID: 528}, []string{"idscan"})
+	if err != nil || len(links["idscan"]) != 43 {
+		t.Fatalf("links %v %v", links, err)
 	}
 	if err := app.DeleteCustomer(ctx, store.Principal{TenantID: tn.ID}, c.ID); err != nil {
 		t.Fatal(err)
 	}
-	for _, table := range []string{"api_keys", "businesses", "customers", "checks", "outbox", "audit_log"} {
+	for _, table := range []string{"api_keys", "businesses", "customers", "checks", "outbox", "audit_log", "links"} {
 		var ownerCount, appCount int
 		if err := admin.DB().Get(&ownerCount, `SELECT count(*) FROM `+table+` WHERE tenant_id = $1`, tn.ID); err != nil {
 			t.Fatalf("%s as owner: %v", table, err)
@@ -107,11 +109,11 @@ func TestAppRoleHasNoPrivilege(t *testing.T) {
 		t.Fatalf("app role owns %d relations", owned)
 	}
 	var forced int
-	if err := app.DB().Get(&forced, `SELECT count(*) FROM pg_class WHERE relname = ANY('{api_keys,businesses,customers,checks,outbox,audit_log}') AND relrowsecurity AND relforcerowsecurity`); err != nil {
+	if err := app.DB().Get(&forced, `SELECT count(*) FROM pg_class WHERE relname = ANY('{api_keys,businesses,customers,checks,outbox,audit_log,links}') AND relrowsecurity AND relforcerowsecurity`); err != nil {
 		t.Fatal(err)
 	}
-	if forced != 6 {
-		t.Fatalf("forced RLS on %d of 6 tenant tables", forced)
+	if forced != 7 {
+		t.Fatalf("forced RLS on %d of 7 tenant tables", forced)
 	}
 }
 
@@ -123,11 +125,11 @@ func TestCustomerBusinessMustBeSameTenant(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, _, err = app.CreateCustomer(ctx, b.ID, store.Customer{Name: "C", Email: "c@example.com", CountryID: 528, BusinessID: &biz.ID}, nil)
+	_, _, _, err = app.CreateCustomer(ctx, b.ID, store.Customer{Name: "C", Email: "c@example.com", CountryID: 528, BusinessID: &biz.ID}, nil)
 	if !errors.Is(err, store.ErrBusinessNotFound) {
 		t.Fatalf("cross-tenant business link: %v", err)
 	}
-	c, _, err := app.CreateCustomer(ctx, a.ID, store.Customer{Name: "C", Email: "c@example.com", CountryID: 528, BusinessID: &biz.ID}, nil)
+	c, _, _, err := app.CreateCustomer(ctx, a.ID, store.Customer{Name: "C", Email: "c@example.com", CountryID: 528, BusinessID: &biz.ID}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +156,7 @@ func TestSupersedeAndRetry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	second, err := app.QueueChecks(ctx, tn.ID, store.KindBusiness, b.ID, []string{"coc"})
+	second, _, err := app.QueueChecks(ctx, tn.ID, store.KindBusiness, b.ID, []string{"coc"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -207,3 +207,11 @@ func (s *Store) Authenticate(ctx context.Context, host string, keyHash []byte) (
 	}
 	return Principal{TenantID: *row.TenantID, KeyID: *row.KeyID}, nil
 }
+
+// TenantName is the tenant's display name (shown to people on verification
+// mails and pages).
+func (s *Store) TenantName(ctx context.Context, id uuid.UUID) (string, error) {
+	var name string
+	err := s.db.GetContext(ctx, &name, `SELECT name FROM tenants WHERE id = $1`, id)
+	return name, classify(err)
+}

@@ -185,6 +185,14 @@ func (r *Relay) send(ctx context.Context, it store.OutboxItem) error {
 		_, err := r.Client.SignalWithStartWorkflow(ctx, id, workflows.SignalRetry, req,
 			startOptions(it.Ref, enums.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE), workflows.CheckWorkflow, in)
 		return err
+	case store.ActionVerified:
+		err := r.Client.SignalWorkflow(ctx, id, "", workflows.SignalVerification,
+			workflows.VerificationResult{ID: fmt.Sprintf("outbox-%d", it.ID)})
+		var nf *serviceerror.NotFound
+		if errors.As(err, &nf) {
+			return nil // the check ended meanwhile (expired, cancelled)
+		}
+		return err
 	}
 	r.Logger.Error("unknown outbox action dropped", "action", it.Action)
 	return nil

@@ -108,7 +108,7 @@ func CheckWorkflow(ctx workflow.Context, in CheckInput) (CheckResult, error) {
 			return CheckResult{}, err
 		}
 
-		out, err := runProvider(ctx, in)
+		out, err := runProvider(ctx, in, func(s string) { status = s })
 		if err == nil {
 			status = out.Status
 			return CheckResult{Status: out.Status, Validated: out.Validated}, upsertStatus(ctx, out.Status)
@@ -142,7 +142,7 @@ func CheckWorkflow(ctx workflow.Context, in CheckInput) (CheckResult, error) {
 // runProvider runs the check type's provider step: an offline local
 // activity that may settle the check alone, then the provider call as a
 // regular activity, retried durably through outages.
-func runProvider(ctx workflow.Context, in CheckInput) (activities.CheckResult, error) {
+func runProvider(ctx workflow.Context, in CheckInput, setQueryStatus func(string)) (activities.CheckResult, error) {
 	var out activities.CheckResult
 	lctx := workflow.WithLocalActivityOptions(ctx, offlineOptions)
 	// Checks started before coc and vat had providers keep failing the old
@@ -150,7 +150,13 @@ func runProvider(ctx workflow.Context, in CheckInput) (activities.CheckResult, e
 	if t := in.Check.Type; (t == "coc" || t == "vat") && workflow.GetVersion(ctx, "coc-vat-providers", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		return out, notConfigured(t)
 	}
+	// Likewise idscan checks started before links existed.
+	if in.Check.Type == "idscan" && workflow.GetVersion(ctx, "idscan-links", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return out, notConfigured(in.Check.Type)
+	}
 	switch in.Check.Type {
+	case "idscan":
+		return runLink(ctx, in, setQueryStatus)
 	case "iban":
 		err := workflow.ExecuteLocalActivity(lctx, a.IBANCheck, activities.IBANInput{Check: in.Check}).Get(ctx, &out)
 		return out, err

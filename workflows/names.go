@@ -17,6 +17,9 @@ const TaskQueue = "kycflow-checks"
 const (
 	// SignalRetry resumes a failed check; support staff send it.
 	SignalRetry = "retry"
+	// SignalVerification tells an idin/idscan check that the person
+	// submitted through its link; the submission itself is in the store.
+	SignalVerification = "verification-result"
 	// QueryStatus answers the check's current status.
 	QueryStatus = "status"
 )
@@ -25,6 +28,12 @@ const (
 // outbox row that carried it) so a redelivered duplicate is ignored; a signal
 // without payload (sent from the Temporal UI) always counts.
 type RetryRequest struct {
+	ID string
+}
+
+// VerificationResult is the verification-result signal's payload: the id
+// of the request that carried it, nothing personal.
+type VerificationResult struct {
 	ID string
 }
 

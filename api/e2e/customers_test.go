@@ -41,13 +41,13 @@ func TestCustomerLifecycle(t *testing.T) {
 		t.Fatalf("customer read: %s", got.raw)
 	}
 
-	// aml, idin and idscan are accepted and end failed until their providers
-	// exist; the requested link's url is null until the link issuer exists.
+	// aml and idin are accepted and end failed until their providers exist;
+	// the customer gets no mails, so the idin link comes back in urls.
 	q := request(t, env.a, http.MethodPost, path+"/check", map[string]any{"type": []string{"aml", "idin"}}).want(t, http.StatusAccepted)
 	if strings.Join(toStrings(q.body["messages"]), "|") != "AML Check has been queued|IDIN Check has been queued" {
 		t.Fatalf("messages: %s", q.raw)
 	}
-	if string(field(t, q.raw, "urls")) != `{"idin":null}` {
+	if urls := obj(q.body["urls"]); len(urls) != 1 || linkPath(t, urls["idin"]) == "" {
 		t.Fatalf("urls: %s", q.raw)
 	}
 	if aml := waitCheck(t, env.a, path, "aml", 5*time.Second); obj(aml["error"])["code"] != "provider_not_configured" {
@@ -79,8 +79,12 @@ func TestCustomerLinksWithoutMail(t *testing.T) {
 		"checks": map[string]bool{"idin": true, "idscan": true, "iban": false},
 	}).want(t, http.StatusCreated)
 	wantKeys(t, "create with urls", r.raw, append(customerCreatedKeys, "urls"))
-	if string(field(t, r.raw, "urls")) != `{"idin":null,"idscan":null}` || string(field(t, r.raw, "mails")) != `{"idin":false,"idscan":false}` {
+	urls := obj(r.body["urls"])
+	if len(urls) != 2 || linkPath(t, urls["idin"]) == linkPath(t, urls["idscan"]) || string(field(t, r.raw, "mails")) != `{"idin":false,"idscan":false}` {
 		t.Fatalf("links: %s", r.raw)
+	}
+	if !strings.HasPrefix(urls["idscan"].(string), "http://localhost:8080/verify/") {
+		t.Fatalf("links are not under PUBLIC_URL: %v", urls)
 	}
 }
 

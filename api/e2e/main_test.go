@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -29,6 +30,8 @@ import (
 	"github.com/kycflow/kycflow/api"
 	"github.com/kycflow/kycflow/providers/kvk"
 	kvksandbox "github.com/kycflow/kycflow/providers/kvk/sandbox"
+	"github.com/kycflow/kycflow/providers/mail"
+	"github.com/kycflow/kycflow/providers/mail/sink"
 	"github.com/kycflow/kycflow/providers/vies"
 	viessandbox "github.com/kycflow/kycflow/providers/vies/sandbox"
 	"github.com/kycflow/kycflow/store"
@@ -57,6 +60,7 @@ var env struct {
 	kvk             *kvksandbox.Server
 	vies            *viessandbox.Server
 	kvkURL, viesURL string
+	mail            *sink.Sink // the SMTP server link mails go to
 }
 
 // retry is the harness's provider retry policy: an outage longer than 25
@@ -122,7 +126,17 @@ func run(m *testing.M) int {
 	defer kvkSrv.Close()
 	defer viesSrv.Close()
 	env.kvkURL, env.viesURL = kvkSrv.URL, viesSrv.URL
-	env.acts = &activities.Activities{Store: env.app,
+	if env.mail, err = sink.Start("127.0.0.1:0"); err != nil {
+		return fail("mail sink", err)
+	}
+	defer env.mail.Close()
+	smtpHost, smtpPort, _ := net.SplitHostPort(env.mail.Addr())
+	port, _ := strconv.Atoi(smtpPort)
+	mailer, err := mail.New(mail.Config{Host: smtpHost, Port: port, From: "kycflow <no-reply@kycflow.test>", TLS: mail.TLSNone})
+	if err != nil {
+		return fail("mailer", err)
+	}
+	env.acts = &activities.Activities{Store: env.app, Mailer: mailer, PublicURL: "http://localhost:8080",
 		KvK:           &kvk.Client{BaseURL: kvkSrv.URL, APIKey: kvksandbox.TestAPIKey},
 		VIES:          &vies.Client{BaseURL: viesSrv.URL},
 		VIESRequester: &vies.Requester{MemberStateCode: "NL", Number: requester[2:]},

@@ -43,6 +43,15 @@ type config struct {
 	Retry                            workflows.ProviderRetry
 	// Where `kycflow dev` and `kycflow sandbox` serve the sandboxes.
 	SandboxKvKAddr, SandboxVIESAddr string
+
+	// PublicURL is where people open verification links.
+	PublicURL string
+	// SMTP for link mails; no host: link checks of customers who get mails
+	// fail provider_not_configured (`kycflow dev` runs a mail catcher).
+	SMTPHost, SMTPUsername, SMTPPassword, SMTPFrom, SMTPTLS string
+	SMTPPort                                                int
+	// Where `kycflow dev` catches mail (SMTP) and shows it (web).
+	DevSMTPAddr, DevMailUIAddr string
 }
 
 func loadConfig() (config, error) {
@@ -62,6 +71,14 @@ func loadConfig() (config, error) {
 		VIESRequester:    os.Getenv("VIES_REQUESTER"),
 		SandboxKvKAddr:   env("SANDBOX_KVK_ADDR", "127.0.0.1:8091"),
 		SandboxVIESAddr:  env("SANDBOX_VIES_ADDR", "127.0.0.1:8092"),
+		PublicURL:        env("PUBLIC_URL", "http://localhost:8080"),
+		SMTPHost:         os.Getenv("SMTP_HOST"),
+		SMTPUsername:     os.Getenv("SMTP_USERNAME"),
+		SMTPPassword:     os.Getenv("SMTP_PASSWORD"),
+		SMTPFrom:         env("SMTP_FROM", "kycflow <no-reply@kycflow.localhost>"),
+		SMTPTLS:          env("SMTP_TLS", "starttls"),
+		DevSMTPAddr:      env("DEV_SMTP_ADDR", "127.0.0.1:1025"),
+		DevMailUIAddr:    env("DEV_MAIL_UI_ADDR", "127.0.0.1:8025"),
 	}
 	if v, ok := os.LookupEnv("DEV_TEMPORAL_PRAGMAS"); ok {
 		c.DevTemporalPragmas = strings.Fields(v)
@@ -93,6 +110,7 @@ func loadConfig() (config, error) {
 	c.KvKRate = float64(num("KVK_RATE", 100))
 	c.VIESRate = float64(num("VIES_MS_RATE", 10))
 	c.VIESConcurrency = num("VIES_MS_CONCURRENCY", 2)
+	c.SMTPPort = num("SMTP_PORT", 587)
 	dur := func(name string, def time.Duration) time.Duration {
 		v := os.Getenv(name)
 		if err != nil || v == "" {

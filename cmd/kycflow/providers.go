@@ -7,6 +7,7 @@ import (
 
 	"github.com/kycflow/kycflow/activities"
 	"github.com/kycflow/kycflow/providers/kvk"
+	"github.com/kycflow/kycflow/providers/mail"
 	"github.com/kycflow/kycflow/providers/vies"
 	"github.com/kycflow/kycflow/store"
 )
@@ -16,7 +17,16 @@ import (
 // checks of Dutch businesses fail with provider_not_configured); VIES needs
 // no key and defaults to the real service.
 func (c config) activities(s *store.Store) (*activities.Activities, error) {
-	a := &activities.Activities{Store: s, Limits: activities.NewLimits(c.KvKRate, c.VIESRate, c.VIESConcurrency)}
+	a := &activities.Activities{Store: s, Limits: activities.NewLimits(c.KvKRate, c.VIESRate, c.VIESConcurrency),
+		PublicURL: strings.TrimSuffix(c.PublicURL, "/")}
+	if c.SMTPHost != "" {
+		m, err := mail.New(mail.Config{Host: c.SMTPHost, Port: c.SMTPPort, Username: c.SMTPUsername,
+			Password: c.SMTPPassword, From: c.SMTPFrom, TLS: c.SMTPTLS})
+		if err != nil {
+			return nil, fmt.Errorf("SMTP settings: %w", err)
+		}
+		a.Mailer = m
+	}
 	if c.KvKAPIKey != "" {
 		a.KvK = &kvk.Client{BaseURL: c.KvKBaseURL, APIKey: c.KvKAPIKey, Timeout: c.KvKTimeout}
 		if c.KvKRootCA != "" {
@@ -55,5 +65,10 @@ func (c config) providerSummary() string {
 		fmt.Fprintf(&b, "KvK %s", kvkURL)
 	}
 	fmt.Fprintf(&b, "; VIES %s", viesURL)
+	if c.SMTPHost == "" {
+		b.WriteString("; mail not configured (set SMTP_HOST)")
+	} else {
+		fmt.Fprintf(&b, "; SMTP %s:%d", c.SMTPHost, c.SMTPPort)
+	}
 	return b.String()
 }

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
 	kvksandbox "github.com/kycflow/kycflow/providers/kvk/sandbox"
+	"github.com/kycflow/kycflow/providers/mail/sink"
 	viessandbox "github.com/kycflow/kycflow/providers/vies/sandbox"
 )
 
@@ -20,6 +22,7 @@ const devRequester = "NL862042173B01"
 // sandboxes are provider sandboxes served by this process.
 type sandboxes struct {
 	servers []*http.Server
+	sinks   []*sink.Sink
 	lines   []string
 }
 
@@ -62,7 +65,8 @@ func (sb *sandboxes) vies(addr string) (string, error) {
 }
 
 // startSandboxes serves, for `kycflow dev`, the sandbox of every provider
-// whose base URL is not set, and points cfg's clients at it.
+// whose base URL is not set (and a mail catcher when SMTP_HOST is not),
+// and points cfg's clients at them.
 func startSandboxes(cfg *config) (*sandboxes, error) {
 	sb := &sandboxes{}
 	if cfg.KvKBaseURL == "" {
@@ -72,6 +76,14 @@ func startSandboxes(cfg *config) (*sandboxes, error) {
 			return nil, fmt.Errorf("%w (is another kycflow dev running? or set KVK_BASE_URL)", err)
 		}
 		cfg.KvKBaseURL, cfg.KvKAPIKey = url, kvksandbox.TestAPIKey
+	}
+	if cfg.SMTPHost == "" {
+		host, port, err := sb.mailCatcher(cfg.DevSMTPAddr, cfg.DevMailUIAddr)
+		if err != nil {
+			sb.close()
+			return nil, fmt.Errorf("%w (is another kycflow dev running? or set SMTP_HOST)", err)
+		}
+		cfg.SMTPHost, cfg.SMTPPort, cfg.SMTPTLS = host, port, "none"
 	}
 	if cfg.VIESBaseURL == "" {
 		url, err := sb.vies(cfg.SandboxVIESAddr)
@@ -85,6 +97,23 @@ func startSandboxes(cfg *config) (*sandboxes, error) {
 		}
 	}
 	return sb, nil
+}
+
+// mailCatcher catches link mails on smtpAddr and shows them on uiAddr.
+func (sb *sandboxes) mailCatcher(smtpAddr, uiAddr string) (host string, port int, err error) {
+	s, err := sink.Start(smtpAddr)
+	if err != nil {
+		return "", 0, fmt.Errorf("mail catcher on %s: %w", smtpAddr, err)
+	}
+	sb.sinks = append(sb.sinks, s)
+	url, err := sb.serve("mail catcher", uiAddr, s.Handler())
+	if err != nil {
+		return "", 0, err
+	}
+	sb.lines = append(sb.lines, fmt.Sprintf("  Mail catcher   %s   (every link mail; SMTP on %s)", url, s.Addr()))
+	h, p, _ := net.SplitHostPort(s.Addr())
+	port, _ = strconv.Atoi(p)
+	return h, port, nil
 }
 
 // runSandbox serves both sandboxes until ctx ends (docker-compose's
@@ -112,6 +141,9 @@ func (sb *sandboxes) describe() string {
 
 func (sb *sandboxes) close() {
 	for _, s := range sb.servers {
+		s.Close()
+	}
+	for _, s := range sb.sinks {
 		s.Close()
 	}
 }

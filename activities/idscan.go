@@ -1,0 +1,278 @@
+package activities
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"strings"
+	"time"
+	"unicode"
+
+	"golang.org/x/text/language"
+	"golang.org/x/text/runes"
+	"golang.org/x/text/transform"
+	"golang.org/x/text/unicode/norm"
+
+	"github.com/kycflow/kycflow/providers/mrz"
+	"github.com/kycflow/kycflow/providers/namematch"
+	"github.com/kycflow/kycflow/store"
+)
+
+// IDScanSubmission is what the verification page stores for an idscan link.
+type IDScanSubmission struct {
+	MRZ string `json:"mrz"`
+}
+
+// Document types written to a customer's document_type (see openapi.yaml).
+const (
+	DocumentTypeOther    = 0
+	DocumentTypePassport = 1 // document code P…
+	DocumentTypeIDCard   = 2 // I…, A…, C…: identity cards and other official travel documents
+	DocumentTypeVisa     = 3 // V…
+)
+
+// Reasons an idscan check is not validated (data.reason), in the order they
+// are decided; ReasonNameMismatch (coc.go) comes before the birthdate.
+const (
+	ReasonUnreadable        = "unreadable"         // not an MRZ at all
+	ReasonCheckDigit        = "check_digit"        // a check digit does not hold
+	ReasonInvalidDocument   = "invalid_document"   // a field is malformed (bad date, character)
+	ReasonDocumentExpired   = "document_expired"   // past its expiry date
+	ReasonBirthdateMismatch = "birthdate_mismatch" // the document's date of birth is not the customer's
+)
+
+// IDScanData is the `data` of an idscan check.
+type IDScanData struct {
+	Outcome        string           `json:"outcome"`
+	Reason         *string          `json:"reason"`
+	Message        *string          `json:"message"`
+	Errors         []IDScanError    `json:"errors"`
+	Format         *string          `json:"format"`
+	DocumentCode   *string          `json:"document_code"`
+	DocumentType   *int             `json:"document_type"`
+	IssuingState   *string          `json:"issuing_state"`
+	DocumentNumber *string          `json:"document_number"`
+	Surname        *string          `json:"surname"`
+	GivenNames     *string          `json:"given_names"`
+	Nationality    *string          `json:"nationality"`
+	BirthDate      *string          `json:"birth_date"`
+	Sex            *string          `json:"sex"`
+	ExpiryDate     *string          `json:"expiry_date"`
+	Expired        *bool            `json:"expired"`
+	NameMatchScore *float64         `json:"name_match_score"`
+	BirthdateMatch *bool            `json:"birthdate_match"`
+	Corrections    []mrz.Correction `json:"corrections"`
+}
+
+// IDScanError is one problem found in the MRZ.
+type IDScanError struct {
+	Field   string `json:"field"`
+	Kind    string `json:"kind"`
+	Message string `json:"message"`
+}
+
+// IDScanVerify checks the MRZ the person submitted: every check digit holds,
+// the document has not expired, and its name and date of birth are the
+// customer's. The document's fields are written onto the customer. Runs as
+// a local activity (no network).
+func (a *Activities) IDScanVerify(ctx context.Context, in LinkInput) (CheckResult, error) {
+	cs, done, err := a.loadOpen(ctx, in.Check)
+	if err != nil || done {
+		return recorded(cs), err
+	}
+	l, err := a.Store.GetLink(ctx, in.Check)
+	if err != nil {
+		return CheckResult{}, wrap(err, "load link")
+	}
+	var sub IDScanSubmission
+	if l.Submission != nil {
+		if err := json.Unmarshal(l.Submission, &sub); err != nil {
+			return CheckResult{}, wrap(err, "read submission")
+		}
+	}
+	now := time.Now()
+	d, id := verifyMRZ(sub.MRZ, cs.Customer, now)
+	validated := d.Reason == nil
+	return a.completeWith(ctx, in.Check, &validated, d, nil, id)
+}
+
+// verifyMRZ decides an idscan check; the identity is what the document says
+// (nil when the MRZ cannot be trusted).
+func verifyMRZ(text string, c *store.Customer, now time.Time) (IDScanData, *store.Identity) {
+	d := IDScanData{Outcome: OutcomeChecked, Errors: []IDScanError{}, Corrections: []mrz.Correction{}}
+	fail := func(reason, msg string) {
+		if d.Reason == nil {
+			d.Reason, d.Message = &reason, &msg
+		}
+	}
+	doc, err := mrz.Parse(text)
+	if err != nil {
+		fail(ReasonUnreadable, "The submitted text is not a machine-readable zone.")
+		return d, nil
+	}
+	if doc.Corrections != nil {
+		d.Corrections = doc.Corrections
+	}
+	typ := documentType(doc.DocumentCode)
+	d.Format, d.DocumentCode, d.DocumentType = ptr(string(doc.Format)), nonEmpty(doc.DocumentCode), &typ
+	d.IssuingState, d.DocumentNumber = nonEmpty(doc.IssuingState), nonEmpty(doc.DocumentNumber)
+	d.Surname, d.GivenNames, d.Nationality = nonEmpty(doc.Surname), nonEmpty(doc.GivenNames), nonEmpty(doc.Nationality)
+	d.Sex = nonEmpty(doc.Sex)
+	birth, birthOK := resolveBirth(doc.BirthDate, now)
+	if birthOK {
+		d.BirthDate = ptr(birth.Format(time.DateOnly))
+	}
+	expiry, expiryOK := resolveExpiry(doc.ExpiryDate)
+	if expiryOK {
+		d.ExpiryDate = ptr(expiry.Format(time.DateOnly))
+		exp := doc.Expired(now)
+		d.Expired = &exp
+	}
+
+	for _, e := range doc.Validate() {
+		d.Errors = append(d.Errors, IDScanError{Field: string(e.Field), Kind: string(e.Kind), Message: e.Error()})
+		if e.Kind == mrz.KindCheckDigit {
+			fail(ReasonCheckDigit, e.Error())
+		}
+	}
+	if len(d.Errors) > 0 {
+		fail(ReasonInvalidDocument, d.Errors[0].Message)
+		return d, nil // nothing from a document that does not verify goes onto the record
+	}
+	if d.Expired != nil && *d.Expired {
+		fail(ReasonDocumentExpired, "The document expired on "+*d.ExpiryDate+".")
+	}
+	score := personNameScore(c, doc.Surname, doc.GivenNames)
+	d.NameMatchScore = &score
+	if score < namematch.Threshold {
+		fail(ReasonNameMismatch, "The name on the document does not match the customer's name.")
+	}
+	if c.Birthdate != nil && birthOK {
+		same := c.Birthdate.Format(time.DateOnly) == birth.Format(time.DateOnly)
+		d.BirthdateMatch = &same
+		if !same {
+			fail(ReasonBirthdateMismatch, "The date of birth on the document is not the customer's.")
+		}
+	}
+	if d.Reason != nil {
+		return d, nil
+	}
+	id := &store.Identity{Gender: gender(doc.Sex), NationalityID: nationalityID(doc.Nationality),
+		DocumentNumber: nonEmpty(doc.DocumentNumber), DocumentType: &typ}
+	if birthOK {
+		id.Birthdate = &birth
+	}
+	if expiryOK {
+		id.DocumentExpiration = &expiry
+	}
+	return d, id
+}
+
+func resolveBirth(dt mrz.Date, now time.Time) (time.Time, bool) {
+	if !dt.Complete() {
+		return time.Time{}, false
+	}
+	y, ok := dt.BirthYear(now)
+	if !ok {
+		return time.Time{}, false
+	}
+	return dt.Time(y)
+}
+
+func resolveExpiry(dt mrz.Date) (time.Time, bool) {
+	y, ok := dt.ExpiryYear()
+	if !ok {
+		return time.Time{}, false
+	}
+	return dt.Time(y)
+}
+
+// documentType maps an ICAO document code to the document_type table.
+func documentType(code string) int {
+	switch {
+	case strings.HasPrefix(code, "P"):
+		return DocumentTypePassport
+	case strings.HasPrefix(code, "I"), strings.HasPrefix(code, "A"), strings.HasPrefix(code, "C"):
+		return DocumentTypeIDCard
+	case strings.HasPrefix(code, "V"):
+		return DocumentTypeVisa
+	}
+	return DocumentTypeOther
+}
+
+// gender is the record's value for an MRZ sex: male, female or unspecified.
+func gender(sex string) *string {
+	switch sex {
+	case "M":
+		return ptr("male")
+	case "F":
+		return ptr("female")
+	}
+	return ptr("unspecified")
+}
+
+// mrzStates are ICAO codes that are not ISO 3166-1 alpha-3 but name a
+// country (Doc 9303 part 3): Germany's "D" and the British nationality
+// codes. Other non-ISO codes (UTO, XXA stateless, UNO, EUE, …) have no
+// nationality_id.
+var mrzStates = map[string]string{"D": "DEU", "GBD": "GBR", "GBN": "GBR", "GBO": "GBR", "GBP": "GBR", "GBS": "GBR"}
+
+// nationalityID is the ISO 3166-1 numeric code of an MRZ nationality.
+func nationalityID(code string) *int {
+	if iso, ok := mrzStates[code]; ok {
+		code = iso
+	}
+	if len(code) != 3 {
+		return nil
+	}
+	r, err := language.ParseRegion(code)
+	if err != nil || r.M49() == 0 || r.ISO3() != code {
+		return nil
+	}
+	n := r.M49()
+	return &n
+}
+
+// personNameScore compares the document's name with the customer's: the
+// whole name in either order (MRZ names are surname first), or, when the
+// record has a last name, the surname alone together with the first given
+// name or initial — documents carry middle names records often leave out.
+// Accents, case, spaces and hyphens do not count: MRZs transliterate.
+func personNameScore(c *store.Customer, surname, given string) float64 {
+	full := c.Name
+	if c.FirstName != nil && c.LastName != nil {
+		full = *c.FirstName + " " + *c.LastName
+	}
+	best := max(namematch.JaroWinkler(compact(full), compact(given+" "+surname)),
+		namematch.JaroWinkler(compact(full), compact(surname+" "+given)))
+	if c.LastName != nil {
+		firstGiven, _, _ := strings.Cut(strings.TrimSpace(given), " ")
+		s := namematch.JaroWinkler(compact(*c.LastName), compact(surname))
+		switch {
+		case c.FirstName != nil:
+			first, _, _ := strings.Cut(strings.TrimSpace(*c.FirstName), " ")
+			s = min(s, namematch.JaroWinkler(compact(first), compact(firstGiven)))
+		case c.Initials != nil && firstGiven != "":
+			if !strings.HasPrefix(compact(*c.Initials), compact(firstGiven)[:1]) {
+				s = 0
+			}
+		default:
+			s = 0
+		}
+		best = max(best, s)
+	}
+	return math.Round(best*1000) / 1000
+}
+
+// compact folds a name to upper-case ASCII letters only.
+func compact(s string) string {
+	t := transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), norm.NFC)
+	folded, _, _ := transform.String(t, s)
+	var b strings.Builder
+	for _, r := range strings.ToUpper(folded) {
+		if r >= 'A' && r <= 'Z' {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}

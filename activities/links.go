@@ -1,0 +1,99 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/kycflow/kycflow/providers/mail"
+	"github.com/kycflow/kycflow/store"
+)
+
+// LinkMailer sends verification-link mails (providers/mail.Mailer).
+type LinkMailer interface {
+	SendLink(ctx context.Context, lm mail.LinkMail) error
+}
+
+// LinkInput names an idin or idscan check.
+type LinkInput struct {
+	Check store.CheckRef
+}
+
+// LinkResult is the state of the check's link the workflow acts on: when it
+// expires and whether the person already submitted.
+type LinkResult struct {
+	ExpiresAt time.Time
+	Used      bool
+}
+
+// PrepareLink makes sure the check has a link in the person's hands. A link
+// the API already handed to the tenant (customers without mails) is used as
+// is; otherwise a link is issued and mailed. A retried attempt issues a new
+// token, so only the link in the last mail works. Runs as a regular
+// activity: the mail server is a provider like any other.
+func (a *Activities) PrepareLink(ctx context.Context, in LinkInput) (LinkResult, error) {
+	cs, done, err := a.loadOpen(ctx, in.Check)
+	if err != nil || done {
+		return LinkResult{Used: true}, err
+	}
+	l, err := a.Store.GetLink(ctx, in.Check)
+	switch {
+	case err == nil && (l.UsedAt != nil || !cs.Customer.Mails):
+		return LinkResult{ExpiresAt: l.ExpiresAt, Used: l.UsedAt != nil}, nil
+	case err != nil && !errors.Is(err, store.ErrNotFound):
+		return LinkResult{}, wrap(err, "load link")
+	}
+	if a.Mailer == nil {
+		return LinkResult{}, notConfigured("Mail (SMTP)", in.Check.Type)
+	}
+	token, l, err := a.Store.IssueLink(ctx, in.Check)
+	if err != nil {
+		return LinkResult{}, wrap(err, "issue link")
+	}
+	if token == "" { // used or revoked meanwhile
+		return LinkResult{ExpiresAt: l.ExpiresAt, Used: l.UsedAt != nil}, nil
+	}
+	tenant, err := a.Store.TenantName(ctx, in.Check.TenantID)
+	if err != nil {
+		return LinkResult{}, wrap(err, "load tenant")
+	}
+	defer heartbeat(ctx)()
+	err = a.Mailer.SendLink(ctx, mail.LinkMail{To: cs.Customer.Email, Name: cs.Customer.Name, TenantName: tenant,
+		CheckType: in.Check.Type, URL: a.PublicURL + "/verify/" + token, ExpiresAt: l.ExpiresAt, Lang: langOf(cs.Customer)})
+	if err != nil {
+		if ctx.Err() != nil {
+			return LinkResult{}, err
+		}
+		msg := "The verification link mail could not be delivered to the customer's address."
+		if !mail.IsPermanent(err) {
+			msg = "The mail server could not be reached or refused the mail for now."
+		}
+		return LinkResult{}, ProviderError("mail", "SMTP", msg, mail.IsPermanent(err), 0, err)
+	}
+	return LinkResult{ExpiresAt: l.ExpiresAt}, nil
+}
+
+// ExpireResult tells whether the check expired.
+type ExpireResult struct {
+	Applied bool
+	Status  string
+}
+
+// ExpireLink ends a check whose link expired unused (`expired`). When the
+// person submitted just in time, nothing changes and the workflow goes on to
+// verify the submission. Runs as a local activity.
+func (a *Activities) ExpireLink(ctx context.Context, in LinkInput) (ExpireResult, error) {
+	applied, status, err := a.Store.ExpireCheck(ctx, in.Check)
+	if err != nil {
+		return ExpireResult{}, wrap(err, "expire check")
+	}
+	return ExpireResult{Applied: applied, Status: status}, nil
+}
+
+// langOf picks the mail and page language: Dutch for Dutch customers.
+func langOf(c *store.Customer) string {
+	if c.CountryID == nlNumeric {
+		return "nl"
+	}
+	return "en"
+}

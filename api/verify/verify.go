@@ -1,0 +1,322 @@
+// Package verify serves the pages a person opens from a verification link,
+// {PUBLIC_URL}/verify/{token}, and their JSON twin for app integrations.
+// The token is the only credential: no tenant key is involved or shown.
+// Pages are server-rendered, in English and Dutch, and work without
+// JavaScript on a phone.
+package verify
+
+import (
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/kycflow/kycflow/providers/mrz"
+	"github.com/kycflow/kycflow/store"
+)
+
+//go:embed templates/*.html
+var files embed.FS
+
+var pages = map[string]*template.Template{
+	"idscan":  template.Must(template.ParseFS(files, "templates/layout.html", "templates/idscan.html")),
+	"message": template.Must(template.ParseFS(files, "templates/layout.html", "templates/message.html")),
+}
+
+// maxMRZ bounds a submission: an MRZ is at most 90 characters plus line
+// breaks; anything much longer is not one.
+const maxMRZ = 400
+
+// Handler serves GET/POST /verify/{token} and POST /verify/{token}/mrz.
+type Handler struct {
+	Store *store.Store
+	Log   *slog.Logger
+	mux   *http.ServeMux
+}
+
+// New returns the verification pages' handler.
+func New(s *store.Store, log *slog.Logger) *Handler {
+	h := &Handler{Store: s, Log: log, mux: http.NewServeMux()}
+	h.mux.HandleFunc("GET /verify/{token}", h.page)
+	h.mux.HandleFunc("POST /verify/{token}", h.submitForm)
+	h.mux.HandleFunc("POST /verify/{token}/mrz", h.submitJSON)
+	return h
+}
+
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// The token is in the URL: keep it out of referrers and caches, and the
+	// page out of frames.
+	w.Header().Set("Referrer-Policy", "no-referrer")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("X-Frame-Options", "DENY")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+	h.mux.ServeHTTP(w, r)
+}
+
+// view is what the templates render.
+type view struct {
+	Lang, Title string
+	T           texts
+	Langs       []langLink
+	// idscan form
+	Intro, Action, MRZ string
+	Errors             []string
+	// message pages
+	Icon, Heading, Body string
+}
+
+type langLink struct{ Code, Name, URL string }
+
+// language picks the page language: ?lang=, else the browser's preference
+// between English and Dutch, else Dutch for Dutch customers.
+func language(r *http.Request, customer *store.Customer) string {
+	switch q := r.URL.Query().Get("lang"); q {
+	case "en", "nl":
+		return q
+	}
+	for _, part := range strings.Split(r.Header.Get("Accept-Language"), ",") {
+		tag, _, _ := strings.Cut(strings.TrimSpace(part), ";")
+		switch strings.ToLower(strings.SplitN(tag, "-", 2)[0]) {
+		case "nl":
+			return "nl"
+		case "en":
+			return "en"
+		}
+	}
+	if customer != nil && customer.CountryID == 528 {
+		return "nl"
+	}
+	return "en"
+}
+
+func (h *Handler) newView(r *http.Request, lang string) view {
+	t := english
+	if lang == "nl" {
+		t = dutch
+	}
+	v := view{Lang: lang, T: t}
+	for _, l := range []langLink{{"en", "English", ""}, {"nl", "Nederlands", ""}} {
+		u := *r.URL
+		u.RawQuery = url.Values{"lang": {l.Code}}.Encode()
+		l.URL = u.String()
+		v.Langs = append(v.Langs, l)
+	}
+	return v
+}
+
+func (h *Handler) render(w http.ResponseWriter, status int, page string, v view) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	if err := pages[page].ExecuteTemplate(w, "layout", v); err != nil {
+		h.Log.Error("render verification page", "page", page, "error", err)
+	}
+}
+
+// message renders a one-message page (done, used, expired, ...).
+func (h *Handler) message(w http.ResponseWriter, r *http.Request, status int, lang, icon, title, body, tenant string) {
+	v := h.newView(r, lang)
+	v.Title, v.Icon, v.Heading, v.Body = title, icon, title, body
+	if strings.Contains(body, "%s") {
+		v.Body = fmt.Sprintf(body, tenant)
+	}
+	h.render(w, status, "message", v)
+}
+
+// closed renders the page for a link that can no longer be used.
+func (h *Handler) closed(w http.ResponseWriter, r *http.Request, lang string, st store.LinkState, tenant string) {
+	t := english
+	if lang == "nl" {
+		t = dutch
+	}
+	switch st {
+	case store.LinkUsed:
+		h.message(w, r, http.StatusGone, lang, "✓", t.UsedTitle, t.UsedBody, tenant)
+	case store.LinkExpired:
+		h.message(w, r, http.StatusGone, lang, "⌛", t.ExpiredTitle, t.ExpiredBody, tenant)
+	default:
+		h.message(w, r, http.StatusGone, lang, "✕", t.RevokedTitle, t.RevokedBody, tenant)
+	}
+}
+
+// lookup finds the link; it renders the unknown-link page when there is none.
+func (h *Handler) lookup(w http.ResponseWriter, r *http.Request) (store.LinkView, bool) {
+	v, err := h.Store.LinkByToken(r.Context(), r.PathValue("token"))
+	if err == nil {
+		return v, true
+	}
+	lang := language(r, nil)
+	if errors.Is(err, store.ErrNotFound) {
+		t := english
+		if lang == "nl" {
+			t = dutch
+		}
+		h.message(w, r, http.StatusNotFound, lang, "?", t.UnknownTitle, t.UnknownBody, "")
+	} else {
+		h.Log.Error("verification link lookup", "error", err)
+		http.Error(w, "Service temporarily unavailable; please try again in a minute.", http.StatusServiceUnavailable)
+	}
+	return v, false
+}
+
+func (h *Handler) page(w http.ResponseWriter, r *http.Request) {
+	lv, ok := h.lookup(w, r)
+	if !ok {
+		return
+	}
+	lang := language(r, &lv.Customer)
+	if st := lv.State(lv.Check.Status, time.Now()); st != store.LinkOpen {
+		h.closed(w, r, lang, st, lv.TenantName)
+		return
+	}
+	h.form(w, r, http.StatusOK, lang, lv, "", nil)
+}
+
+// form renders the link's input page.
+func (h *Handler) form(w http.ResponseWriter, r *http.Request, status int, lang string, lv store.LinkView, mrzText string, problems []string) {
+	v := h.newView(r, lang)
+	if lv.Type != "idscan" {
+		h.message(w, r, http.StatusServiceUnavailable, lang, "…", v.T.UnavailableTitle, v.T.UnavailableBody, lv.TenantName)
+		return
+	}
+	v.Title, v.Intro = v.T.IDScanTitle, fmt.Sprintf(v.T.IDScanIntro, lv.TenantName)
+	v.Action, v.MRZ, v.Errors = "/verify/"+r.PathValue("token")+"?lang="+lang, mrzText, problems
+	h.render(w, status, "idscan", v)
+}
+
+// check validates an MRZ for the person: nil when it may be submitted.
+func check(t texts, text string) []string {
+	if len(text) > maxMRZ {
+		return []string{t.Unreadable}
+	}
+	doc, err := mrz.Parse(text)
+	if err != nil {
+		return []string{t.Unreadable}
+	}
+	var out []string
+	for _, e := range doc.Validate() {
+		out = append(out, t.problem(e))
+	}
+	return out
+}
+
+func (h *Handler) submitForm(w http.ResponseWriter, r *http.Request) {
+	lv, ok := h.lookup(w, r)
+	if !ok {
+		return
+	}
+	lang := language(r, &lv.Customer)
+	t := h.newView(r, lang).T
+	if st := lv.State(lv.Check.Status, time.Now()); st != store.LinkOpen {
+		h.closed(w, r, lang, st, lv.TenantName)
+		return
+	}
+	if lv.Type != "idscan" {
+		h.form(w, r, http.StatusServiceUnavailable, lang, lv, "", nil)
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, 4096)
+	text := r.PostFormValue("mrz")
+	if problems := check(t, text); problems != nil {
+		h.form(w, r, http.StatusUnprocessableEntity, lang, lv, text, problems)
+		return
+	}
+	if !h.submit(w, r, lang, lv, text) {
+		return
+	}
+	h.message(w, r, http.StatusOK, lang, "✓", t.DoneTitle, t.DoneBody, lv.TenantName)
+}
+
+// submit stores the MRZ and signals the workflow; false when it answered.
+func (h *Handler) submit(w http.ResponseWriter, r *http.Request, lang string, lv store.LinkView, text string) bool {
+	raw, _ := json.Marshal(map[string]string{"mrz": text})
+	err := h.Store.SubmitLink(r.Context(), r.PathValue("token"), raw)
+	var closed *store.LinkClosedError
+	switch {
+	case err == nil:
+		return true
+	case errors.As(err, &closed):
+		h.closed(w, r, lang, closed.State, lv.TenantName)
+	case errors.Is(err, store.ErrNotFound):
+		h.lookup(w, r)
+	default:
+		h.Log.Error("verification submission", "error", err)
+		http.Error(w, "Service temporarily unavailable; please try again in a minute.", http.StatusServiceUnavailable)
+	}
+	return false
+}
+
+// submitJSON is the app integration: POST {"mrz": "..."} →
+// 202 {"status":"submitted"}, 422 with the problems per field, 404 for an
+// unknown link, 410 {"state": "used"|"expired"|"revoked"} for a closed one.
+func (h *Handler) submitJSON(w http.ResponseWriter, r *http.Request) {
+	reply := func(status int, v any) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		json.NewEncoder(w).Encode(v)
+	}
+	lv, err := h.Store.LinkByToken(r.Context(), r.PathValue("token"))
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		reply(http.StatusNotFound, map[string]string{"message": "Unknown verification link."})
+		return
+	case err != nil:
+		h.Log.Error("verification link lookup", "error", err)
+		reply(http.StatusServiceUnavailable, map[string]string{"message": "Service temporarily unavailable."})
+		return
+	}
+	if st := lv.State(lv.Check.Status, time.Now()); st != store.LinkOpen {
+		reply(http.StatusGone, map[string]string{"message": "This verification link is " + string(st) + ".", "state": string(st)})
+		return
+	}
+	if lv.Type != "idscan" {
+		reply(http.StatusConflict, map[string]string{"message": "This link is not for an identity document."})
+		return
+	}
+	var in struct {
+		MRZ *string `json:"mrz"`
+	}
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 4096)).Decode(&in); err != nil {
+		reply(http.StatusBadRequest, map[string]string{"message": "Malformed JSON body."})
+		return
+	}
+	fieldErrs := map[string][]string{}
+	switch {
+	case in.MRZ == nil || strings.TrimSpace(*in.MRZ) == "":
+		fieldErrs["mrz"] = []string{"The mrz field is required."}
+	case len(*in.MRZ) > maxMRZ:
+		fieldErrs["mrz"] = []string{english.Unreadable}
+	default:
+		doc, err := mrz.Parse(*in.MRZ)
+		if err != nil {
+			fieldErrs["mrz"] = []string{english.Unreadable}
+			break
+		}
+		for _, e := range doc.Validate() {
+			key := "mrz." + string(e.Field)
+			fieldErrs[key] = append(fieldErrs[key], english.problem(e))
+		}
+	}
+	if len(fieldErrs) > 0 {
+		reply(http.StatusUnprocessableEntity, map[string]any{"message": "The MRZ does not verify.", "errors": fieldErrs})
+		return
+	}
+	raw, _ := json.Marshal(map[string]string{"mrz": *in.MRZ})
+	err = h.Store.SubmitLink(r.Context(), r.PathValue("token"), raw)
+	var closed *store.LinkClosedError
+	switch {
+	case err == nil:
+		reply(http.StatusAccepted, map[string]string{"status": "submitted"})
+	case errors.As(err, &closed):
+		reply(http.StatusGone, map[string]string{"message": "This verification link is " + string(closed.State) + ".", "state": string(closed.State)})
+	default:
+		h.Log.Error("verification submission", "error", err)
+		reply(http.StatusServiceUnavailable, map[string]string{"message": "Service temporarily unavailable."})
+	}
+}

@@ -1,0 +1,168 @@
+package mail
+
+import (
+	"embed"
+	"errors"
+	"fmt"
+	htmltemplate "html/template"
+	"net/url"
+	"strings"
+	texttemplate "text/template"
+	"time"
+	"unicode"
+)
+
+// Check types for LinkMail.CheckType.
+const (
+	CheckIDIN   = "idin"   // confirm identity with the person's bank (iDIN)
+	CheckIDScan = "idscan" // enter the MRZ of a passport or ID card
+)
+
+// Languages for LinkMail.Lang.
+const (
+	LangEN = "en"
+	LangNL = "nl"
+)
+
+// LinkMail is one verification-link e-mail to send.
+type LinkMail struct {
+	To         string    // recipient address, e.g. "jan@example.nl"; required by SendLink
+	Name       string    // the person's name for the greeting; may be empty
+	TenantName string    // the company asking for the check; required
+	CheckType  string    // "idin" or "idscan"
+	URL        string    // the single-use link, {PUBLIC_URL}/verify/{token}; absolute http(s)
+	ExpiresAt  time.Time // when the link stops working; required
+	Lang       string    // "en" or "nl"; empty or anything else means "en"
+}
+
+//go:embed templates/link.*.txt templates/link.*.html
+var templateFS embed.FS
+
+// langTemplates holds one language's parsed templates. The text template
+// also defines "subject", so all wording of a language lives in its files.
+type langTemplates struct {
+	text *texttemplate.Template
+	html *htmltemplate.Template
+}
+
+// linkData is what the templates see.
+type linkData struct {
+	Name       string
+	TenantName string
+	CheckType  string
+	URL        string
+	Expires    string // ExpiresAt in Europe/Amsterdam, worded for the language
+}
+
+func parseTemplates() (map[string]langTemplates, error) {
+	out := make(map[string]langTemplates, 2)
+	for _, lang := range []string{LangEN, LangNL} {
+		txt, err := texttemplate.ParseFS(templateFS, "templates/link."+lang+".txt")
+		if err != nil {
+			return nil, fmt.Errorf("mail: parse %s text template: %w", lang, err)
+		}
+		if txt.Lookup("subject") == nil {
+			return nil, fmt.Errorf("mail: %s text template defines no subject", lang)
+		}
+		html, err := htmltemplate.ParseFS(templateFS, "templates/link."+lang+".html")
+		if err != nil {
+			return nil, fmt.Errorf("mail: parse %s HTML template: %w", lang, err)
+		}
+		out[lang] = langTemplates{text: txt, html: html}
+	}
+	return out, nil
+}
+
+// Render returns the subject and both bodies SendLink would send for lm,
+// without sending anything; for tests and previews. lm.To is not needed.
+// An invalid lm gives a permanent *Error naming the field.
+func (m *Mailer) Render(lm LinkMail) (subject, text, html string, err error) {
+	lang := normalizeLang(lm.Lang)
+	data, err := m.linkData(lm, lang)
+	if err != nil {
+		return "", "", "", err
+	}
+	t := m.templates[lang]
+
+	var sb, tb, hb strings.Builder
+	if err := t.text.ExecuteTemplate(&sb, "subject", data); err != nil {
+		return "", "", "", permanent(fmt.Errorf("render subject: %w", err))
+	}
+	if err := t.text.Execute(&tb, data); err != nil {
+		return "", "", "", permanent(fmt.Errorf("render text: %w", err))
+	}
+	if err := t.html.Execute(&hb, data); err != nil {
+		return "", "", "", permanent(fmt.Errorf("render HTML: %w", err))
+	}
+	// A header is one line, whatever the template's layout.
+	subject = strings.Join(strings.Fields(sb.String()), " ")
+	return subject, tb.String(), hb.String(), nil
+}
+
+// linkData validates lm and prepares it for the templates. Errors never
+// quote the URL: it holds the token.
+func (m *Mailer) linkData(lm LinkMail, lang string) (linkData, error) {
+	var errs []error
+	tenant := oneLine(lm.TenantName)
+	if tenant == "" {
+		errs = append(errs, errors.New("LinkMail.TenantName is required"))
+	}
+	check := strings.ToLower(strings.TrimSpace(lm.CheckType))
+	if check != CheckIDIN && check != CheckIDScan {
+		errs = append(errs, fmt.Errorf("LinkMail.CheckType %q is not idin or idscan", lm.CheckType))
+	}
+	if u, err := url.Parse(strings.TrimSpace(lm.URL)); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		errs = append(errs, errors.New("LinkMail.URL is not an absolute http(s) URL"))
+	}
+	if lm.ExpiresAt.IsZero() {
+		errs = append(errs, errors.New("LinkMail.ExpiresAt is required"))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return linkData{}, permanent(err)
+	}
+	return linkData{
+		Name:       oneLine(lm.Name),
+		TenantName: tenant,
+		CheckType:  check,
+		URL:        strings.TrimSpace(lm.URL),
+		Expires:    formatExpiry(lm.ExpiresAt.In(m.zone), lang),
+	}, nil
+}
+
+// normalizeLang maps "nl", "NL", "nl-BE", "nl_NL" to "nl" and everything
+// else to "en": a person should get a mail in some language rather than
+// none.
+func normalizeLang(lang string) string {
+	lang = strings.ToLower(strings.TrimSpace(lang))
+	if i := strings.IndexAny(lang, "-_"); i >= 0 {
+		lang = lang[:i]
+	}
+	if lang == LangNL {
+		return LangNL
+	}
+	return LangEN
+}
+
+// oneLine collapses runs of white space and control characters into single
+// spaces, so names from user input cannot break a header or the layout.
+func oneLine(s string) string {
+	return strings.Join(strings.FieldsFunc(s, func(r rune) bool {
+		return unicode.IsSpace(r) || unicode.IsControl(r)
+	}), " ")
+}
+
+var dutchMonths = [...]string{
+	"januari", "februari", "maart", "april", "mei", "juni",
+	"juli", "augustus", "september", "oktober", "november", "december",
+}
+
+// formatExpiry words t (already in Europe/Amsterdam) with its zone, as the
+// abbreviation (CET/CEST) and the UTC offset, since readers may be abroad.
+func formatExpiry(t time.Time, lang string) string {
+	if lang == LangNL {
+		return fmt.Sprintf("%d %s %d om %s %s (Nederlandse tijd, UTC%s)",
+			t.Day(), dutchMonths[t.Month()-1], t.Year(), t.Format("15:04"), t.Format("MST"), t.Format("-07:00"))
+	}
+	return fmt.Sprintf("%d %s %d at %s %s (Amsterdam time, UTC%s)",
+		t.Day(), t.Month(), t.Year(), t.Format("15:04"), t.Format("MST"), t.Format("-07:00"))
+}

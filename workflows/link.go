@@ -1,0 +1,94 @@
+package workflows
+
+import (
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/kycflow/kycflow/activities"
+	"github.com/kycflow/kycflow/store"
+)
+
+// runLink runs an idin or idscan check: the person gets a link (from the
+// tenant, or by mail), the check waits in awaiting_input for the
+// verification-result signal until the link expires (`expired`), then the
+// submission is verified. The submission never enters the history: the
+// verify step reads it from the store.
+func runLink(ctx workflow.Context, in CheckInput, setQueryStatus func(string)) (activities.CheckResult, error) {
+	lin := activities.LinkInput{Check: in.Check}
+	var link activities.LinkResult
+	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, providerOptions(in.Retry)), a.PrepareLink, lin).Get(ctx, &link); err != nil {
+		return activities.CheckResult{}, err
+	}
+	lctx := workflow.WithLocalActivityOptions(ctx, storeOptions)
+	if !link.Used {
+		res, err := setStatus(lctx, in, store.StatusAwaitingInput, []string{store.StatusRunning}, nil)
+		if err != nil {
+			return activities.CheckResult{}, err
+		}
+		if !res.Applied && res.Status != store.StatusAwaitingInput {
+			return activities.CheckResult{Status: res.Status}, nil
+		}
+		setQueryStatus(store.StatusAwaitingInput)
+		if err := upsertStatus(ctx, store.StatusAwaitingInput); err != nil {
+			return activities.CheckResult{}, err
+		}
+		ended, err := awaitSubmission(ctx, in, link)
+		if err != nil {
+			return activities.CheckResult{}, err
+		}
+		if ended != nil {
+			return activities.CheckResult{Status: ended.Status}, nil
+		}
+	}
+	var out activities.CheckResult
+	var err error
+	switch in.Check.Type {
+	case "idscan":
+		err = workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, offlineOptions), a.IDScanVerify, lin).Get(ctx, &out)
+	default:
+		err = notConfigured(in.Check.Type)
+	}
+	return out, err
+}
+
+// awaitSubmission waits for the verification-result signal or the link's
+// expiry. A non-nil *ExpireResult means the check ended without a
+// submission (expired, or cancelled meanwhile).
+func awaitSubmission(ctx workflow.Context, in CheckInput, link activities.LinkResult) (*activities.ExpireResult, error) {
+	ch := workflow.GetSignalChannel(ctx, SignalVerification)
+	timerCtx, cancelTimer := workflow.WithCancel(ctx)
+	defer cancelTimer()
+	timer := workflow.NewTimer(timerCtx, link.ExpiresAt.Sub(workflow.Now(ctx)))
+	for {
+		submitted, timedOut := false, false
+		sel := workflow.NewSelector(ctx)
+		sel.AddReceive(ch, func(c workflow.ReceiveChannel, _ bool) {
+			var v VerificationResult
+			c.Receive(ctx, &v)
+			submitted = true
+		})
+		sel.AddReceive(ctx.Done(), func(workflow.ReceiveChannel, bool) {})
+		if timer != nil {
+			sel.AddFuture(timer, func(workflow.Future) { timedOut = true })
+		}
+		sel.Select(ctx)
+		switch {
+		case ctx.Err() != nil:
+			return nil, temporal.NewCanceledError()
+		case submitted:
+			return nil, nil
+		case timedOut:
+			var res activities.ExpireResult
+			err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, storeOptions), a.ExpireLink,
+				activities.LinkInput{Check: in.Check}).Get(ctx, &res)
+			if err != nil {
+				return nil, err
+			}
+			if res.Applied || res.Status != store.StatusAwaitingInput {
+				return &res, nil
+			}
+			// Submitted just in time: its signal is on the way.
+			timer = nil
+		}
+	}
+}

@@ -1,0 +1,81 @@
+package workflows
+
+import (
+	"context"
+	"time"
+
+	"github.com/stretchr/testify/mock"
+
+	"github.com/kycflow/kycflow/activities"
+	"github.com/kycflow/kycflow/store"
+)
+
+// linkIssued makes PrepareLink answer a link expiring in ttl.
+func (s *checkSuite) linkIssued(ttl time.Duration) {
+	s.in.Check.Type = "idscan"
+	expires := s.env.Now().Add(ttl)
+	s.env.OnActivity(a.PrepareLink, mock.Anything, mock.Anything).Return(activities.LinkResult{ExpiresAt: expires}, nil).Once()
+}
+
+// The person submits after two days: the check waits in awaiting_input,
+// then the submission is verified.
+func (s *checkSuite) TestLinkSubmittedThenVerified() {
+	s.storeAccepts()
+	s.linkIssued(7 * 24 * time.Hour)
+	s.env.OnActivity(a.IDScanVerify, mock.Anything, mock.Anything).
+		Return(activities.CheckResult{Applied: true, Status: store.StatusCompleted, Validated: &yes}, nil).Once()
+	s.env.RegisterDelayedCallback(func() {
+		v, err := s.env.QueryWorkflow(QueryStatus)
+		s.NoError(err)
+		var status string
+		s.NoError(v.Get(&status))
+		s.Equal(store.StatusAwaitingInput, status)
+		s.env.SignalWorkflow(SignalVerification, VerificationResult{ID: "outbox-9"})
+	}, 48*time.Hour)
+	s.env.ExecuteWorkflow(CheckWorkflow, s.in)
+	r := s.result()
+	s.Equal(store.StatusCompleted, r.Status)
+	s.Equal([]string{store.StatusRunning, store.StatusAwaitingInput}, s.writtenStatuses())
+	s.Equal([]string{store.StatusRunning, store.StatusAwaitingInput, store.StatusCompleted}, s.statuses)
+}
+
+// Nobody uses the link: at its expiry the check is `expired`, by a durable
+// timer (seven days skipped here).
+func (s *checkSuite) TestLinkExpires() {
+	s.storeAccepts()
+	s.linkIssued(7 * 24 * time.Hour)
+	start := s.env.Now()
+	s.env.OnActivity(a.ExpireLink, mock.Anything, mock.Anything).
+		Return(activities.ExpireResult{Applied: true, Status: store.StatusExpired}, nil).Once()
+	s.env.ExecuteWorkflow(CheckWorkflow, s.in)
+	r := s.result()
+	s.Equal(store.StatusExpired, r.Status)
+	s.GreaterOrEqual(s.env.Now().Sub(start), 7*24*time.Hour)
+	s.Equal([]string{store.StatusRunning, store.StatusAwaitingInput, store.StatusExpired}, s.statuses)
+	s.env.AssertNotCalled(s.T(), "IDScanVerify", mock.Anything, mock.Anything)
+}
+
+// A submission just before the expiry whose signal is still on its way: the
+// expiry does not apply and the submission is verified.
+func (s *checkSuite) TestLinkSubmittedAtTheLastMoment() {
+	s.storeAccepts()
+	s.linkIssued(time.Hour)
+	s.env.OnActivity(a.ExpireLink, mock.Anything, mock.Anything).Return(func(context.Context, activities.LinkInput) (activities.ExpireResult, error) {
+		s.env.RegisterDelayedCallback(func() { s.env.SignalWorkflow(SignalVerification, VerificationResult{ID: "outbox-3"}) }, time.Second)
+		return activities.ExpireResult{Applied: false, Status: store.StatusAwaitingInput}, nil
+	}).Once()
+	s.env.OnActivity(a.IDScanVerify, mock.Anything, mock.Anything).
+		Return(activities.CheckResult{Applied: true, Status: store.StatusCompleted, Validated: &yes}, nil).Once()
+	s.env.ExecuteWorkflow(CheckWorkflow, s.in)
+	s.Equal(store.StatusCompleted, s.result().Status)
+}
+
+// Superseded or deleted while waiting: cancelled.
+func (s *checkSuite) TestLinkCancelledWhileWaiting() {
+	s.storeAccepts()
+	s.linkIssued(7 * 24 * time.Hour)
+	s.env.RegisterDelayedCallback(s.env.CancelWorkflow, time.Hour)
+	s.env.ExecuteWorkflow(CheckWorkflow, s.in)
+	s.Equal(store.StatusCancelled, s.result().Status)
+	s.Equal(store.StatusCancelled, s.statuses[len(s.statuses)-1])
+}
