@@ -9,12 +9,12 @@ TEMPORAL_VERSION := v1.5.1
 SUDO        := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 FUZZTIME    ?= 8s
 
-.PHONY: run test deps postgres temporal build unit fuzz bench clean
+.PHONY: run test deps postgres temporal chromium build unit fuzz bench screenshots clean
 
 run: deps build
 	./bin/kycflow dev
 
-test: deps
+test: deps chromium
 	$(GO) vet ./...
 	TEMPORAL_BIN=$(TEMPORAL) $(GO) test -count=1 -timeout 12m ./...
 	$(MAKE) fuzz
@@ -40,6 +40,12 @@ postgres:
 		echo "installing PostgreSQL (Debian package postgresql)"; \
 		$(SUDO) apt-get update -q && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q postgresql; }
 
+# Chromium from Debian's packages, for the browser test, when missing.
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { \
+		echo "installing Chromium (Debian package chromium)"; \
+		$(SUDO) apt-get update -q && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q chromium; }
+
 # The Temporal CLI (dev server + UI), built from the Go module proxy; the first build takes a few minutes.
 temporal: $(TEMPORAL)
 $(TEMPORAL):
@@ -53,6 +59,11 @@ build:
 # running stack is `./bin/kycflow bench` — docs/BENCHMARKS.md has both.
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./providers/... ./store/
+
+# Screenshots of the verification pages (desktop and phone width), taken by
+# the browser test in real Chromium.
+screenshots: deps chromium
+	KYCFLOW_SCREENSHOTS=$(CURDIR)/docs/screenshots TEMPORAL_BIN=$(TEMPORAL) $(GO) test -count=1 -run '^TestBrowserJourney$$' ./api/e2e
 
 clean:
 	rm -rf bin .data

@@ -83,7 +83,7 @@ func TestCustomerLinksWithoutMail(t *testing.T) {
 	if len(urls) != 2 || linkPath(t, urls["idin"]) == linkPath(t, urls["idscan"]) || string(field(t, r.raw, "mails")) != `{"idin":false,"idscan":false}` {
 		t.Fatalf("links: %s", r.raw)
 	}
-	if !strings.HasPrefix(urls["idscan"].(string), "http://localhost:8080/verify/") {
+	if !strings.HasPrefix(urls["idscan"].(string), env.publicURL+"/verify/") {
 		t.Fatalf("links are not under PUBLIC_URL: %v", urls)
 	}
 }

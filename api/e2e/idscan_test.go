@@ -239,10 +239,10 @@ func TestIDScanLinkByMail(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(m.Subject, "Tenant A") || !strings.Contains(m.Text, "http://localhost:8080/verify/") || !strings.Contains(m.HTML, "http://localhost:8080/verify/") {
+	if !strings.Contains(m.Subject, "Tenant A") || !strings.Contains(m.Text, env.publicURL+"/verify/") || !strings.Contains(m.HTML, env.publicURL+"/verify/") {
 		t.Fatalf("mail: %s\n%s", m.Subject, m.Text)
 	}
-	link := regexp.MustCompile(`http://localhost:8080(/verify/[A-Za-z0-9_-]{43})`).FindStringSubmatch(m.Text)
+	link := regexp.MustCompile(regexp.QuoteMeta(env.publicURL) + `(/verify/[A-Za-z0-9_-]{43})`).FindStringSubmatch(m.Text)
 	if link == nil {
 		t.Fatalf("no link in the mail: %s", m.Text)
 	}

@@ -61,6 +61,7 @@ var env struct {
 	vies            *viessandbox.Server
 	kvkURL, viesURL string
 	mail            *sink.Sink // the SMTP server link mails go to
+	publicURL       string     // the API's base URL, as links carry it
 }
 
 // retry is the harness's provider retry policy: an outage longer than 25
@@ -136,7 +137,14 @@ func run(m *testing.M) int {
 	if err != nil {
 		return fail("mailer", err)
 	}
-	env.acts = &activities.Activities{Store: env.app, Mailer: mailer, PublicURL: "http://localhost:8080",
+	// The API's address is known before it serves, so links (made by the
+	// API and by the worker's mails) point at it, as PUBLIC_URL would.
+	apiListener, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return fail("listen", err)
+	}
+	env.publicURL = "http://" + apiListener.Addr().String()
+	env.acts = &activities.Activities{Store: env.app, Mailer: mailer, PublicURL: env.publicURL,
 		KvK:           &kvk.Client{BaseURL: kvkSrv.URL, APIKey: kvksandbox.TestAPIKey},
 		VIES:          &vies.Client{BaseURL: viesSrv.URL},
 		VIESRequester: &vies.Requester{MemberStateCode: "NL", Number: requester[2:]},
@@ -166,7 +174,10 @@ func run(m *testing.M) int {
 	defer g.Wait()
 	defer cancel()
 
-	env.server = httptest.NewServer(api.New(api.Config{Store: env.app, Logger: slog.New(slog.NewTextHandler(logs, nil))}))
+	env.server = httptest.NewUnstartedServer(api.New(api.Config{Store: env.app, Logger: slog.New(slog.NewTextHandler(logs, nil)), PublicURL: env.publicURL}))
+	env.server.Listener.Close()
+	env.server.Listener = apiListener
+	env.server.Start()
 	defer env.server.Close()
 
 	if env.a, err = newTenant(ctx, "Tenant A", "a.test"); err != nil {

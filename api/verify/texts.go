@@ -21,7 +21,7 @@ type texts struct {
 	// fields names MRZ fields in sentences.
 	fields map[mrz.Field]string
 	// kinds phrase a problem with a field (%s: the field's name).
-	checkDigit, invalidChar, invalidDate, invalidValue string
+	checkDigit, composite, invalidChar, invalidDate, invalidValue string
 }
 
 var english = texts{
@@ -84,6 +84,9 @@ func (t texts) problem(e mrz.CheckError) string {
 	}
 	switch e.Kind {
 	case mrz.KindCheckDigit:
+		if e.Field == mrz.FieldComposite {
+			return fmt.Sprintf(t.composite, e.Line, e.Pos)
+		}
 		return fmt.Sprintf(t.checkDigit, name, e.Line, e.Pos, name)
 	case mrz.KindInvalidCharacter:
 		return fmt.Sprintf(t.invalidChar, name, e.Line, e.Pos)
