@@ -1,0 +1,38 @@
+package verify
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/kycflow/kycflow/providers/mrz"
+)
+
+// Every problem reads as a sentence in both languages: no missing text, no
+// formatting leftovers.
+func TestProblemTexts(t *testing.T) {
+	fields := []mrz.Field{mrz.FieldDocumentCode, mrz.FieldIssuingState, mrz.FieldName, mrz.FieldDocumentNumber,
+		mrz.FieldNationality, mrz.FieldBirthDate, mrz.FieldSex, mrz.FieldExpiryDate, mrz.FieldPersonalNumber,
+		mrz.FieldOptionalData, mrz.FieldComposite, mrz.FieldLayout}
+	kinds := []mrz.Kind{mrz.KindCheckDigit, mrz.KindInvalidCharacter, mrz.KindInvalidDate, mrz.KindInvalidValue}
+	for _, tx := range []texts{english, dutch} {
+		for _, f := range fields {
+			if tx.fields[f] == "" {
+				t.Errorf("%s: no name for %s", tx.Language, f)
+			}
+			for _, k := range kinds {
+				s := tx.problem(mrz.CheckError{Field: f, Kind: k, Line: 2, Pos: 20})
+				if s == "" || strings.Contains(s, "%!") || !strings.Contains(s, "20") {
+					t.Errorf("%s %s %s: %q", tx.Language, f, k, s)
+				}
+			}
+		}
+		// Every page text is set.
+		v := reflect.ValueOf(tx)
+		for i := range v.NumField() {
+			if f := v.Type().Field(i); f.IsExported() && v.Field(i).String() == "" {
+				t.Errorf("%s: %s is empty", tx.Language, f.Name)
+			}
+		}
+	}
+}
