@@ -291,6 +291,7 @@ func TestComposeOpenAPIParses(t *testing.T) {
 		"/api/v1/customers/{id}":         {"get"},
 		"/api/v1/customers/{id}/delete":  {"get", "post", "delete"},
 		"/api/v1/checks/{id}/retry":      {"post"},
+		"/verify/{token}/mrz":            {"post"},
 	}
 	for path, methods := range want {
 		ops, ok := doc.Paths[path]

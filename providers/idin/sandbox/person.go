@@ -34,21 +34,21 @@ type person struct {
 // its issuer id, then a bank-specific part.
 func defaultPerson(issuerID string) person {
 	return person{
-		BIN:            newBIN(issuerID),
-		Initials:       "JP",
-		LastName:       "Berg",
-		LastNamePrefix: "van den",
-		Gender:         "male",
-		DateOfBirth:    "1985-07-14",
-		Over18:         "yes",
-		Street:         "Sandboxstraat",
-		HouseNumber:    "42",
+		BIN:               newBIN(issuerID),
+		Initials:          "JP",
+		LastName:          "Berg",
+		LastNamePrefix:    "van den",
+		Gender:            "male",
+		DateOfBirth:       "1985-07-14",
+		Over18:            "yes",
+		Street:            "Sandboxstraat",
+		HouseNumber:       "42",
 		HouseNumberSuffix: "B",
-		PostalCode:     "9999ZZ",
-		City:           "Testdorp",
-		Country:        "NL",
-		Email:          "j.p.vandenberg@example.com",
-		Telephone:      "+31612345678",
+		PostalCode:        "9999ZZ",
+		City:              "Testdorp",
+		Country:           "NL",
+		Email:             "j.p.vandenberg@example.com",
+		Telephone:         "+31612345678",
 	}
 }
 
