@@ -99,6 +99,11 @@ Try it (KvK test company 68750110, its VAT number in the VIES sandbox):
     -H 'Authorization: Bearer %[2]s' -H 'Content-Type: application/json' -H 'Accept: application/json' \
     -d '{"name":"Test BV Donald","country_code":"NLD","coc_number":"68750110","vat_number":"NL854750137B01","iban_number":"NL91ABNA0417164300","checks":{"coc":true,"vat":true,"iban":true}}'
 
+A customer with an identity-document check (the link mail lands in the mail catcher):
+  curl -s -X POST http://localhost:%[1]s/api/v1/customers/create \
+    -H 'Authorization: Bearer %[2]s' -H 'Content-Type: application/json' -H 'Accept: application/json' \
+    -d '{"name":"Jan de Vries","email":"jan@example.nl","country_code":"NLD","birthdate":"1990-05-17","checks":{"idin":false,"idscan":true,"iban":false}}'
+
 Ctrl-C stops everything.
 `, port, key, dir, sandboxes.describe())
 
