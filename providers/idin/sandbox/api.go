@@ -155,6 +155,7 @@ func (s *Server) transaction(w http.ResponseWriter, r *http.Request) {
 		created:     time.Now(),
 	}
 	s.mu.Lock()
+	s.prune(tx.created)
 	for tx.id == "" || s.txs[tx.id] != nil {
 		tx.id = randomString(16, "0123456789") // CM's ids are 16 digits
 	}
@@ -169,6 +170,20 @@ func (s *Server) transaction(w http.ResponseWriter, r *http.Request) {
 		IssuerAuthenticationURL: base + "/bank/" + tx.id,
 		MerchantReference:       tx.merchantRef,
 	})
+}
+
+// keepFor is how long transactions are kept, so a long-running sandbox
+// does not grow without bound; real iDIN transactions expire in minutes.
+const keepFor = 24 * time.Hour
+
+// prune forgets transactions created more than keepFor before now; the
+// caller holds s.mu.
+func (s *Server) prune(now time.Time) {
+	for id, tx := range s.txs {
+		if now.Sub(tx.created) > keepFor {
+			delete(s.txs, id)
+		}
+	}
 }
 
 // requestBase is scheme://host of the request, honouring a proxy's

@@ -70,7 +70,7 @@ var fieldSets = []struct {
 			hint: "YYYY-MM-DD. For a partly unknown date write 00 (1970-00-00) or leave parts off (1970).",
 			get:  func(p *person) *string { return &p.DateOfBirth }},
 	}},
-	{"Age", func(g groups) bool { return g.Over18 }, []fieldSpec{
+	{"Age (18+)", func(g groups) bool { return g.Over18 }, []fieldSpec{
 		{name: "18y_or_older", label: "18 years or older", typ: "select", options: over18Options, get: func(p *person) *string { return &p.Over18 }},
 	}},
 	{"Address", func(g groups) bool { return g.Address }, []fieldSpec{
@@ -264,7 +264,7 @@ func hostOf(raw string) string {
 
 func unknown(w http.ResponseWriter, id string) {
 	message(w, http.StatusNotFound, "Unknown transaction",
-		fmt.Sprintf("The sandbox bank has no transaction %q. Start a new one from the merchant: transactions live in memory and are gone when the sandbox restarts.", id), "")
+		fmt.Sprintf("The sandbox bank has no transaction %q. Start a new one from the merchant: transactions live in memory for 24 hours and are gone when the sandbox restarts.", id), "")
 }
 
 func finished(w http.ResponseWriter, tx transaction) {
