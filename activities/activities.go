@@ -14,6 +14,7 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/kycflow/kycflow/providers/idin"
 	"github.com/kycflow/kycflow/providers/kvk"
 	"github.com/kycflow/kycflow/providers/vies"
 	"github.com/kycflow/kycflow/store"
@@ -36,6 +37,8 @@ type Activities struct {
 	Mailer LinkMailer
 	// PublicURL is where people open links: {PublicURL}/verify/{token}.
 	PublicURL string
+	// IDIN is the iDIN broker; nil: idin checks fail provider_not_configured.
+	IDIN idin.Broker
 }
 
 // Error types of application errors the workflow acts on.

@@ -32,6 +32,9 @@ type LinkResult struct {
 // token, so only the link in the last mail works. Runs as a regular
 // activity: the mail server is a provider like any other.
 func (a *Activities) PrepareLink(ctx context.Context, in LinkInput) (LinkResult, error) {
+	if in.Check.Type == "idin" && a.IDIN == nil {
+		return LinkResult{}, notConfigured("iDIN", "idin")
+	}
 	cs, done, err := a.loadOpen(ctx, in.Check)
 	if err != nil || done {
 		return LinkResult{Used: true}, err

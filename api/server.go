@@ -17,6 +17,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/kycflow/kycflow/api/verify"
+	"github.com/kycflow/kycflow/providers/idin"
 	"github.com/kycflow/kycflow/store"
 )
 
@@ -29,6 +30,9 @@ type Config struct {
 	// PublicURL is where people reach this API's verification pages
 	// (links are {PublicURL}/verify/{token}); default http://localhost:8080.
 	PublicURL string
+	// IDIN is the iDIN broker the idin pages start bank transactions with;
+	// nil: idin links show "not available".
+	IDIN idin.Broker
 }
 
 // Server holds the API's dependencies.
@@ -69,10 +73,12 @@ func New(cfg Config) *echo.Echo {
 
 	// The pages people open from verification links: the token is the only
 	// credential, so no tenant key and no Host-based tenant.
-	pages := echo.WrapHandler(verify.New(cfg.Store, s.log))
+	pages := echo.WrapHandler(verify.New(cfg.Store, s.log, cfg.IDIN, s.publicURL))
 	e.GET("/verify/:token", pages)
 	e.POST("/verify/:token", pages)
 	e.POST("/verify/:token/mrz", pages)
+	e.POST("/verify/:token/idin", pages)
+	e.GET("/verify/:token/return", pages)
 
 	// Authentication is route middleware, not group middleware: Echo gives a
 	// group with middleware catch-all routes, which would turn 405s into 404s.

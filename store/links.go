@@ -182,17 +182,9 @@ func (s *Store) SubmitLink(ctx context.Context, token string, submission JSON) e
 		return err
 	}
 	err = s.inTenant(ctx, v.TenantID, func(tx *sqlx.Tx) error {
-		var l Link
-		var status string
-		if err := tx.GetContext(ctx, &l, `SELECT `+linkCols+` FROM links WHERE tenant_id = $1 AND check_id = $2 FOR UPDATE`, v.TenantID, v.CheckID); err != nil {
-			return err
-		}
-		if err := tx.GetContext(ctx, &status, `SELECT status FROM checks WHERE tenant_id = $1 AND id = $2`, v.TenantID, v.CheckID); err != nil {
-			return err
-		}
 		at := now()
-		if st := l.State(status, at); st != LinkOpen {
-			return &LinkClosedError{State: st}
+		if err := lockOpenLink(ctx, tx, v.Link, at); err != nil {
+			return err
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE links SET used_at = $3, submission = $4 WHERE tenant_id = $1 AND check_id = $2`,
 			v.TenantID, v.CheckID, at, submission); err != nil {
@@ -204,6 +196,23 @@ func (s *Store) SubmitLink(ctx context.Context, token string, submission JSON) e
 		s.wakeRelay()
 	}
 	return err
+}
+
+// lockOpenLink locks the link's row and fails with a *LinkClosedError
+// unless it is still open at `at`.
+func lockOpenLink(ctx context.Context, tx *sqlx.Tx, link Link, at time.Time) error {
+	var l Link
+	var status string
+	if err := tx.GetContext(ctx, &l, `SELECT `+linkCols+` FROM links WHERE tenant_id = $1 AND check_id = $2 FOR UPDATE`, link.TenantID, link.CheckID); err != nil {
+		return err
+	}
+	if err := tx.GetContext(ctx, &status, `SELECT status FROM checks WHERE tenant_id = $1 AND id = $2`, link.TenantID, link.CheckID); err != nil {
+		return err
+	}
+	if st := l.State(status, at); st != LinkOpen {
+		return &LinkClosedError{State: st}
+	}
+	return nil
 }
 
 // ExpireCheck marks an awaiting check `expired` when its link was not used;
@@ -225,4 +234,36 @@ func (s *Store) ExpireCheck(ctx context.Context, ref CheckRef) (applied bool, st
 		return tx.GetContext(ctx, &status, `SELECT status FROM checks WHERE tenant_id = $1 AND id = $2`, ref.TenantID, ref.CheckID)
 	})
 	return applied, status, err
+}
+
+// SetLinkPending keeps state of an open link's unfinished submission (an
+// iDIN transaction the person is away at their bank for) without using the
+// link up. A closed link gives a *LinkClosedError.
+func (s *Store) SetLinkPending(ctx context.Context, token string, pending JSON) error {
+	v, err := s.LinkByToken(ctx, token)
+	if err != nil {
+		return err
+	}
+	return s.inTenant(ctx, v.TenantID, func(tx *sqlx.Tx) error {
+		if err := lockOpenLink(ctx, tx, v.Link, now()); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `UPDATE links SET submission = $3 WHERE tenant_id = $1 AND check_id = $2`, v.TenantID, v.CheckID, pending)
+		return err
+	})
+}
+
+// SetLinkSubmission replaces a used link's submission: the verify step keeps
+// a provider answer it cannot ask for twice (iDIN discloses data once).
+func (s *Store) SetLinkSubmission(ctx context.Context, ref CheckRef, submission JSON) error {
+	return s.inTenant(ctx, ref.TenantID, func(tx *sqlx.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE links SET submission = $3 WHERE tenant_id = $1 AND check_id = $2`, ref.TenantID, ref.CheckID, submission)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return ErrNotFound
+		}
+		return nil
+	})
 }

@@ -150,12 +150,15 @@ func runProvider(ctx workflow.Context, in CheckInput, setQueryStatus func(string
 	if t := in.Check.Type; (t == "coc" || t == "vat") && workflow.GetVersion(ctx, "coc-vat-providers", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		return out, notConfigured(t)
 	}
-	// Likewise idscan checks started before links existed.
+	// Likewise idscan and idin checks started before links existed.
 	if in.Check.Type == "idscan" && workflow.GetVersion(ctx, "idscan-links", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		return out, notConfigured(in.Check.Type)
 	}
+	if in.Check.Type == "idin" && workflow.GetVersion(ctx, "idin-links", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return out, notConfigured(in.Check.Type)
+	}
 	switch in.Check.Type {
-	case "idscan":
+	case "idscan", "idin":
 		return runLink(ctx, in, setQueryStatus)
 	case "iban":
 		err := workflow.ExecuteLocalActivity(lctx, a.IBANCheck, activities.IBANInput{Check: in.Check}).Get(ctx, &out)

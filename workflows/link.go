@@ -45,6 +45,8 @@ func runLink(ctx workflow.Context, in CheckInput, setQueryStatus func(string)) (
 	switch in.Check.Type {
 	case "idscan":
 		err = workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, offlineOptions), a.IDScanVerify, lin).Get(ctx, &out)
+	case "idin":
+		err = workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, providerOptions(in.Retry)), a.IDINVerify, lin).Get(ctx, &out)
 	default:
 		err = notConfigured(in.Check.Type)
 	}

@@ -86,29 +86,66 @@ func shoot(t *testing.T, ctx context.Context, name string) {
 }
 
 // A person's whole journey in a real browser: the customer is created with
-// mails: true, the mail is read from the SMTP server, its link opened, a
-// typo corrected on the MRZ page, the MRZ accepted — and the customer read
-// shows the check completed and the record enriched.
+// mails: true and both link checks; both mails are read from the SMTP
+// server; the iDIN link leads to the sandbox bank and back; the ID-scan
+// link's page catches a typo, then takes the MRZ — and the customer read
+// shows both checks completed and the record enriched.
 func TestBrowserJourney(t *testing.T) {
 	ctx := browser(t)
 	r := request(t, env.a, "POST", "/api/v1/customers/create", map[string]any{
-		"name": "Anna de Wit", "firstname": "Anna", "lastname": "de Wit", "email": "anna.browser@example.nl",
-		"country_code": "NLD", "birthdate": "1988-02-29", "checks": map[string]bool{"idin": false, "idscan": true, "iban": false},
+		"name": "Jan Pieter van den Berg", "firstname": "Jan Pieter", "lastname": "van den Berg", "email": "jp.browser@example.nl",
+		"country_code": "NLD", "birthdate": "1985-07-14", "checks": map[string]bool{"idin": true, "idscan": true, "iban": false},
 	}).want(t, 201)
+	if string(field(t, r.raw, "mails")) != `{"idin":true,"idscan":true}` {
+		t.Fatalf("mails: %s", r.raw)
+	}
 	id := r.body["id"].(string)
-	m, err := env.mail.Wait(t.Context(), func(m sink.Message) bool { return slices.Contains(m.To, "anna.browser@example.nl") })
-	if err != nil {
+	links := map[string]string{}
+	linkRE := regexp.MustCompile(regexp.QuoteMeta(env.publicURL) + `/verify/[A-Za-z0-9_-]{43}`)
+	for _, subject := range []string{"iDIN", "MRZ"} {
+		m, err := env.mail.Wait(t.Context(), func(m sink.Message) bool {
+			return slices.Contains(m.To, "jp.browser@example.nl") && strings.Contains(m.Text, subject)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		links[subject] = linkRE.FindString(m.Text)
+	}
+	if links["iDIN"] == "" || links["MRZ"] == "" || links["iDIN"] == links["MRZ"] {
+		t.Fatalf("links from the mails: %v", links)
+	}
+	mails := 0
+	for _, m := range env.mail.Messages() {
+		if slices.Contains(m.To, "jp.browser@example.nl") {
+			mails++
+		}
+	}
+	if mails != 2 {
+		t.Fatalf("%d mails for two links", mails)
+	}
+
+	// iDIN: choose a bank, confirm at the (sandbox) bank, come back.
+	eventually(t, 15*time.Second, "both checks awaiting input", func() bool {
+		cu := request(t, env.a, "GET", "/api/v1/customers/"+id, nil).body
+		return obj(cu["idin_check"])["status"] == "awaiting_input" && obj(cu["idscan_check"])["status"] == "awaiting_input"
+	})
+	do(t, ctx, chromedp.Navigate(links["iDIN"]+"?lang=en"))
+	if h := text(t, ctx, "h1"); h != "Confirm your identity with your bank" {
+		t.Fatalf("heading %q", h)
+	}
+	shoot(t, ctx, "idin-bank-choice")
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelector("#issuer").selectedIndex = 1`)); err != nil {
 		t.Fatal(err)
 	}
-	link := regexp.MustCompile(regexp.QuoteMeta(env.publicURL) + `/verify/[A-Za-z0-9_-]{43}`).FindString(m.Text)
-	if link == "" {
-		t.Fatalf("no link in the mail: %s", m.Text)
-	}
-	waitStatus(t, env.a, id, "awaiting_input")
+	do(t, ctx, chromedp.Click("button[type=submit]"), chromedp.WaitVisible(`button[value="success"]`))
+	shoot(t, ctx, "idin-sandbox-bank")
+	do(t, ctx, chromedp.Click(`button[value="success"]`))
+	eventually(t, 10*time.Second, "back from the bank", func() bool { return text(t, ctx, "h1") == "Thank you" })
+	shoot(t, ctx, "idin-returned")
 
-	good := td3(t, "DE WIT", "ANNA", "BW7K42LM1", "NLD", "880229", "F", time.Now().AddDate(4, 0, 0).Format("060102"))
-	typo := strings.Replace(good, "880229", "880228", 1)
-	do(t, ctx, chromedp.Navigate(link+"?lang=en"))
+	good := td3(t, "VAN DEN BERG", "JAN PIETER", "BW7K42LM1", "NLD", "850714", "M", time.Now().AddDate(4, 0, 0).Format("060102"))
+	typo := strings.Replace(good, "850714", "850715", 1)
+	do(t, ctx, chromedp.Navigate(links["MRZ"]+"?lang=en"))
 	if h := text(t, ctx, "h1"); h != "Verify your identity document" {
 		t.Fatalf("heading %q", h)
 	}
@@ -126,16 +163,20 @@ func TestBrowserJourney(t *testing.T) {
 	eventually(t, 10*time.Second, "the thank-you page", func() bool { return text(t, ctx, "h1") == "Thank you" })
 	shoot(t, ctx, "idscan-done")
 
-	chk := waitStatus(t, env.a, id, "completed")
-	if chk["validated"] != true {
-		t.Fatalf("idscan check: %v", chk)
+	var cu map[string]any
+	eventually(t, 15*time.Second, "both checks completed", func() bool {
+		cu = request(t, env.a, "GET", "/api/v1/customers/"+id, nil).body
+		return obj(cu["idin_check"])["status"] == "completed" && obj(cu["idscan_check"])["status"] == "completed"
+	})
+	if obj(cu["idin_check"])["validated"] != true || obj(cu["idscan_check"])["validated"] != true {
+		t.Fatalf("checks: %v / %v", cu["idin_check"], cu["idscan_check"])
 	}
-	cu := request(t, env.a, "GET", "/api/v1/customers/"+id, nil).body
-	if cu["document_number"] != "BW7K42LM1" || cu["gender"] != "female" || cu["nationality_id"] != float64(528) || cu["document_type"] != float64(1) {
+	if cu["document_number"] != "BW7K42LM1" || cu["gender"] != "male" || cu["nationality_id"] != float64(528) || cu["document_type"] != float64(1) ||
+		cu["street"] != "Sandboxstraat" || cu["city"] != "Testdorp" || cu["birthdate"] != "1985-07-14" {
 		t.Fatalf("customer not enriched: %v", cu)
 	}
-	// The link works once: opening it again shows a clear page.
-	do(t, ctx, chromedp.Navigate(link+"?lang=nl"))
+	// A link works once: opening it again shows a clear page.
+	do(t, ctx, chromedp.Navigate(links["MRZ"]+"?lang=nl"))
 	if h := text(t, ctx, "h1"); h != "Deze link is al gebruikt" {
 		t.Fatalf("used link: %q", h)
 	}

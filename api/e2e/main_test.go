@@ -28,6 +28,8 @@ import (
 
 	"github.com/kycflow/kycflow/activities"
 	"github.com/kycflow/kycflow/api"
+	"github.com/kycflow/kycflow/providers/idin"
+	idinsandbox "github.com/kycflow/kycflow/providers/idin/sandbox"
 	"github.com/kycflow/kycflow/providers/kvk"
 	kvksandbox "github.com/kycflow/kycflow/providers/kvk/sandbox"
 	"github.com/kycflow/kycflow/providers/mail"
@@ -61,7 +63,9 @@ var env struct {
 	vies            *viessandbox.Server
 	kvkURL, viesURL string
 	mail            *sink.Sink // the SMTP server link mails go to
-	publicURL       string     // the API's base URL, as links carry it
+	idin            *idinsandbox.Server
+	broker          idin.Broker
+	publicURL       string // the API's base URL, as links carry it
 }
 
 // retry is the harness's provider retry policy: an outage longer than 25
@@ -144,7 +148,12 @@ func run(m *testing.M) int {
 		return fail("listen", err)
 	}
 	env.publicURL = "http://" + apiListener.Addr().String()
-	env.acts = &activities.Activities{Store: env.app, Mailer: mailer, PublicURL: env.publicURL,
+	env.idin = idinsandbox.New()
+	idinSrv := httptest.NewServer(env.idin.Handler())
+	defer idinSrv.Close()
+	env.idin.SetPublicURL(idinSrv.URL)
+	env.broker = &idin.Client{BaseURL: idinSrv.URL + idinsandbox.BasePath, MerchantToken: idinsandbox.TestMerchantToken}
+	env.acts = &activities.Activities{Store: env.app, Mailer: mailer, PublicURL: env.publicURL, IDIN: env.broker,
 		KvK:           &kvk.Client{BaseURL: kvkSrv.URL, APIKey: kvksandbox.TestAPIKey},
 		VIES:          &vies.Client{BaseURL: viesSrv.URL},
 		VIESRequester: &vies.Requester{MemberStateCode: "NL", Number: requester[2:]},
@@ -174,7 +183,7 @@ func run(m *testing.M) int {
 	defer g.Wait()
 	defer cancel()
 
-	env.server = httptest.NewUnstartedServer(api.New(api.Config{Store: env.app, Logger: slog.New(slog.NewTextHandler(logs, nil)), PublicURL: env.publicURL}))
+	env.server = httptest.NewUnstartedServer(api.New(api.Config{Store: env.app, Logger: slog.New(slog.NewTextHandler(logs, nil)), PublicURL: env.publicURL, IDIN: env.broker}))
 	env.server.Listener.Close()
 	env.server.Listener = apiListener
 	env.server.Start()

@@ -18,6 +18,9 @@ type texts struct {
 	UnknownTitle, UnknownBody                         string
 	UnavailableTitle, UnavailableBody                 string
 	Unreadable                                        string
+	IDINTitle, IDINIntro, IDINHow, BankLabel          string
+	ChooseBank, ContinueToBank, IDINDoneBody          string
+	BanksUnavailable, ReturnMismatch                  string
 	// fields names MRZ fields in sentences.
 	fields map[mrz.Field]string
 	// kinds phrase a problem with a field (%s: the field's name).
@@ -36,8 +39,14 @@ var english = texts{
 	ExpiredTitle: "This link has expired", ExpiredBody: "Ask %s for a new link.",
 	RevokedTitle: "This link is no longer valid", RevokedBody: "A newer link may have been sent to you; use that one, or ask %s for a new link.",
 	UnknownTitle: "This link is not valid", UnknownBody: "Check that you opened the whole link from your message. Links stop working when they are replaced or the request is withdrawn.",
-	UnavailableTitle: "Not available yet", UnavailableBody: "Verification with your bank (iDIN) is not available yet. %s has been told nothing; please contact them.",
-	Unreadable: "This is not a machine-readable zone: type the 2 lines of 44 characters of a passport, 2 lines of 36, or the 3 lines of 30 of an identity card.",
+	UnavailableTitle: "Not available", UnavailableBody: "Verification with your bank (iDIN) is not available at the moment. Please contact %s.",
+	IDINTitle: "Confirm your identity with your bank", IDINIntro: "%s asks you to confirm your identity with iDIN, through your own bank.",
+	IDINHow:   "Choose your bank. You log in there as usual and agree to share your name, date of birth, gender and address; then you come back here.",
+	BankLabel: "Your bank", ChooseBank: "Choose your bank…", ContinueToBank: "Continue to your bank",
+	IDINDoneBody:     "Your bank's confirmation is being checked. %s will be informed; you can close this page.",
+	BanksUnavailable: "The list of banks cannot be loaded right now. Please try again in a minute.",
+	ReturnMismatch:   "This return from the bank does not belong to this link. Open the link from your message again.",
+	Unreadable:       "This is not a machine-readable zone: type the 2 lines of 44 characters of a passport, 2 lines of 36, or the 3 lines of 30 of an identity card.",
 	fields: map[mrz.Field]string{
 		mrz.FieldDocumentCode: "document code", mrz.FieldIssuingState: "issuing country", mrz.FieldName: "name",
 		mrz.FieldDocumentNumber: "document number", mrz.FieldNationality: "nationality", mrz.FieldBirthDate: "date of birth",
@@ -63,8 +72,14 @@ var dutch = texts{
 	ExpiredTitle: "Deze link is verlopen", ExpiredBody: "Vraag %s om een nieuwe link.",
 	RevokedTitle: "Deze link is niet meer geldig", RevokedBody: "Misschien is u een nieuwere link gestuurd; gebruik die, of vraag %s om een nieuwe link.",
 	UnknownTitle: "Deze link is niet geldig", UnknownBody: "Controleer of u de hele link uit uw bericht hebt geopend. Links werken niet meer als ze vervangen zijn of het verzoek is ingetrokken.",
-	UnavailableTitle: "Nog niet beschikbaar", UnavailableBody: "Bevestigen via uw bank (iDIN) is nog niet beschikbaar. Neem contact op met %s.",
-	Unreadable: "Dit is geen machine-leesbare zone: typ de 2 regels van 44 tekens van een paspoort, 2 regels van 36, of de 3 regels van 30 van een identiteitskaart.",
+	UnavailableTitle: "Niet beschikbaar", UnavailableBody: "Bevestigen via uw bank (iDIN) is op dit moment niet beschikbaar. Neem contact op met %s.",
+	IDINTitle: "Bevestig uw identiteit met uw bank", IDINIntro: "%s vraagt u uw identiteit te bevestigen met iDIN, via uw eigen bank.",
+	IDINHow:   "Kies uw bank. U logt daar in zoals altijd en geeft toestemming om uw naam, geboortedatum, geslacht en adres te delen; daarna komt u hier terug.",
+	BankLabel: "Uw bank", ChooseBank: "Kies uw bank…", ContinueToBank: "Verder naar uw bank",
+	IDINDoneBody:     "De bevestiging van uw bank wordt gecontroleerd. %s wordt op de hoogte gebracht; u kunt deze pagina sluiten.",
+	BanksUnavailable: "De lijst met banken kan nu niet worden geladen. Probeer het over een minuut opnieuw.",
+	ReturnMismatch:   "Deze terugkeer van de bank hoort niet bij deze link. Open de link uit uw bericht opnieuw.",
+	Unreadable:       "Dit is geen machine-leesbare zone: typ de 2 regels van 44 tekens van een paspoort, 2 regels van 36, of de 3 regels van 30 van een identiteitskaart.",
 	fields: map[mrz.Field]string{
 		mrz.FieldDocumentCode: "documentcode", mrz.FieldIssuingState: "land van afgifte", mrz.FieldName: "naam",
 		mrz.FieldDocumentNumber: "documentnummer", mrz.FieldNationality: "nationaliteit", mrz.FieldBirthDate: "geboortedatum",

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kycflow/kycflow/providers/idin"
 	"github.com/kycflow/kycflow/providers/mrz"
 	"github.com/kycflow/kycflow/store"
 )
@@ -27,25 +28,35 @@ var files embed.FS
 var pages = map[string]*template.Template{
 	"idscan":  template.Must(template.ParseFS(files, "templates/layout.html", "templates/idscan.html")),
 	"message": template.Must(template.ParseFS(files, "templates/layout.html", "templates/message.html")),
+	"idin":    template.Must(template.ParseFS(files, "templates/layout.html", "templates/idin.html")),
 }
 
 // maxMRZ bounds a submission: an MRZ is at most 90 characters plus line
 // breaks; anything much longer is not one.
 const maxMRZ = 400
 
-// Handler serves GET/POST /verify/{token} and POST /verify/{token}/mrz.
+// Handler serves the link pages: GET/POST /verify/{token} (the page; for
+// idscan the MRZ form), POST /verify/{token}/mrz (idscan for apps), POST
+// /verify/{token}/idin (off to the bank) and GET /verify/{token}/return
+// (back from the bank).
 type Handler struct {
 	Store *store.Store
 	Log   *slog.Logger
-	mux   *http.ServeMux
+	// IDIN is the iDIN broker; nil: idin links show "not available".
+	IDIN idin.Broker
+	// PublicURL is this service's public base URL (the bank's return URL).
+	PublicURL string
+	mux       *http.ServeMux
 }
 
 // New returns the verification pages' handler.
-func New(s *store.Store, log *slog.Logger) *Handler {
-	h := &Handler{Store: s, Log: log, mux: http.NewServeMux()}
+func New(s *store.Store, log *slog.Logger, broker idin.Broker, publicURL string) *Handler {
+	h := &Handler{Store: s, Log: log, IDIN: broker, PublicURL: strings.TrimSuffix(publicURL, "/"), mux: http.NewServeMux()}
 	h.mux.HandleFunc("GET /verify/{token}", h.page)
 	h.mux.HandleFunc("POST /verify/{token}", h.submitForm)
 	h.mux.HandleFunc("POST /verify/{token}/mrz", h.submitJSON)
+	h.mux.HandleFunc("POST /verify/{token}/idin", h.startIDIN)
+	h.mux.HandleFunc("GET /verify/{token}/return", h.idinReturn)
 	return h
 }
 
@@ -70,6 +81,8 @@ type view struct {
 	Errors             []string
 	// message pages
 	Icon, Heading, Body string
+	// idin bank choice
+	IssuerGroups []issuerGroup
 }
 
 type langLink struct{ Code, Name, URL string }
@@ -122,10 +135,7 @@ func (h *Handler) render(w http.ResponseWriter, status int, page string, v view)
 // message renders a one-message page (done, used, expired, ...).
 func (h *Handler) message(w http.ResponseWriter, r *http.Request, status int, lang, icon, title, body, tenant string) {
 	v := h.newView(r, lang)
-	v.Title, v.Icon, v.Heading, v.Body = title, icon, title, body
-	if strings.Contains(body, "%s") {
-		v.Body = fmt.Sprintf(body, tenant)
-	}
+	v.Title, v.Icon, v.Heading, v.Body = title, icon, title, sprintf(body, tenant)
 	h.render(w, status, "message", v)
 }
 
@@ -175,7 +185,19 @@ func (h *Handler) page(w http.ResponseWriter, r *http.Request) {
 		h.closed(w, r, lang, st, lv.TenantName)
 		return
 	}
+	if lv.Type == "idin" {
+		h.idinForm(w, r, lang, lv)
+		return
+	}
 	h.form(w, r, http.StatusOK, lang, lv, "", nil)
+}
+
+// sprintf fills the tenant into a text that names it.
+func sprintf(text, tenant string) string {
+	if strings.Contains(text, "%s") {
+		return fmt.Sprintf(text, tenant)
+	}
+	return text
 }
 
 // form renders the link's input page.
@@ -185,7 +207,7 @@ func (h *Handler) form(w http.ResponseWriter, r *http.Request, status int, lang 
 		h.message(w, r, http.StatusServiceUnavailable, lang, "…", v.T.UnavailableTitle, v.T.UnavailableBody, lv.TenantName)
 		return
 	}
-	v.Title, v.Intro = v.T.IDScanTitle, fmt.Sprintf(v.T.IDScanIntro, lv.TenantName)
+	v.Title, v.Intro = v.T.IDScanTitle, sprintf(v.T.IDScanIntro, lv.TenantName)
 	v.Action, v.MRZ, v.Errors = "/verify/"+r.PathValue("token")+"?lang="+lang, mrzText, problems
 	h.render(w, status, "idscan", v)
 }
@@ -237,10 +259,16 @@ func (h *Handler) submitForm(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) submit(w http.ResponseWriter, r *http.Request, lang string, lv store.LinkView, text string) bool {
 	raw, _ := json.Marshal(map[string]string{"mrz": text})
 	err := h.Store.SubmitLink(r.Context(), r.PathValue("token"), raw)
+	if err != nil {
+		h.submitFailed(w, r, lang, lv, err)
+	}
+	return err == nil
+}
+
+// submitFailed answers a submission the store refused.
+func (h *Handler) submitFailed(w http.ResponseWriter, r *http.Request, lang string, lv store.LinkView, err error) {
 	var closed *store.LinkClosedError
 	switch {
-	case err == nil:
-		return true
 	case errors.As(err, &closed):
 		h.closed(w, r, lang, closed.State, lv.TenantName)
 	case errors.Is(err, store.ErrNotFound):
@@ -249,7 +277,6 @@ func (h *Handler) submit(w http.ResponseWriter, r *http.Request, lang string, lv
 		h.Log.Error("verification submission", "error", err)
 		http.Error(w, "Service temporarily unavailable; please try again in a minute.", http.StatusServiceUnavailable)
 	}
-	return false
 }
 
 // submitJSON is the app integration: POST {"mrz": "..."} →

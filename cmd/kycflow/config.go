@@ -52,33 +52,39 @@ type config struct {
 	SMTPPort                                                int
 	// Where `kycflow dev` catches mail (SMTP) and shows it (web).
 	DevSMTPAddr, DevMailUIAddr string
+	// iDIN broker (CM.com's API); no token: idin is not configured.
+	IDINBaseURL, IDINMerchantToken string
+	SandboxIDINAddr                string
 }
 
 func loadConfig() (config, error) {
 	c := config{
-		DatabaseURL:      env("DATABASE_URL", "postgres://kycflow_app@127.0.0.1:55432/kycflow?sslmode=disable"),
-		DatabaseAdminURL: env("DATABASE_ADMIN_URL", "postgres://postgres@127.0.0.1:55432/kycflow?sslmode=disable"),
-		AppDBPassword:    os.Getenv("KYCFLOW_APP_DB_PASSWORD"),
-		TemporalAddress:  env("TEMPORAL_ADDRESS", "127.0.0.1:7233"),
-		TemporalNS:       env("TEMPORAL_NAMESPACE", "default"),
-		HTTPAddr:         env("HTTP_ADDR", ":8080"),
-		DataDir:          env("KYCFLOW_DATA_DIR", ".data"),
-		PprofAddr:        os.Getenv("PPROF_ADDR"),
-		KvKBaseURL:       os.Getenv("KVK_BASE_URL"),
-		KvKAPIKey:        os.Getenv("KVK_API_KEY"),
-		KvKRootCA:        os.Getenv("KVK_ROOT_CA"),
-		VIESBaseURL:      os.Getenv("VIES_BASE_URL"),
-		VIESRequester:    os.Getenv("VIES_REQUESTER"),
-		SandboxKvKAddr:   env("SANDBOX_KVK_ADDR", "127.0.0.1:8091"),
-		SandboxVIESAddr:  env("SANDBOX_VIES_ADDR", "127.0.0.1:8092"),
-		PublicURL:        env("PUBLIC_URL", "http://localhost:8080"),
-		SMTPHost:         os.Getenv("SMTP_HOST"),
-		SMTPUsername:     os.Getenv("SMTP_USERNAME"),
-		SMTPPassword:     os.Getenv("SMTP_PASSWORD"),
-		SMTPFrom:         env("SMTP_FROM", "kycflow <no-reply@kycflow.localhost>"),
-		SMTPTLS:          env("SMTP_TLS", "starttls"),
-		DevSMTPAddr:      env("DEV_SMTP_ADDR", "127.0.0.1:1025"),
-		DevMailUIAddr:    env("DEV_MAIL_UI_ADDR", "127.0.0.1:8025"),
+		DatabaseURL:       env("DATABASE_URL", "postgres://kycflow_app@127.0.0.1:55432/kycflow?sslmode=disable"),
+		DatabaseAdminURL:  env("DATABASE_ADMIN_URL", "postgres://postgres@127.0.0.1:55432/kycflow?sslmode=disable"),
+		AppDBPassword:     os.Getenv("KYCFLOW_APP_DB_PASSWORD"),
+		TemporalAddress:   env("TEMPORAL_ADDRESS", "127.0.0.1:7233"),
+		TemporalNS:        env("TEMPORAL_NAMESPACE", "default"),
+		HTTPAddr:          env("HTTP_ADDR", ":8080"),
+		DataDir:           env("KYCFLOW_DATA_DIR", ".data"),
+		PprofAddr:         os.Getenv("PPROF_ADDR"),
+		KvKBaseURL:        os.Getenv("KVK_BASE_URL"),
+		KvKAPIKey:         os.Getenv("KVK_API_KEY"),
+		KvKRootCA:         os.Getenv("KVK_ROOT_CA"),
+		VIESBaseURL:       os.Getenv("VIES_BASE_URL"),
+		VIESRequester:     os.Getenv("VIES_REQUESTER"),
+		SandboxKvKAddr:    env("SANDBOX_KVK_ADDR", "127.0.0.1:8091"),
+		SandboxVIESAddr:   env("SANDBOX_VIES_ADDR", "127.0.0.1:8092"),
+		PublicURL:         env("PUBLIC_URL", "http://localhost:8080"),
+		SMTPHost:          os.Getenv("SMTP_HOST"),
+		SMTPUsername:      os.Getenv("SMTP_USERNAME"),
+		SMTPPassword:      os.Getenv("SMTP_PASSWORD"),
+		SMTPFrom:          env("SMTP_FROM", "kycflow <no-reply@kycflow.localhost>"),
+		SMTPTLS:           env("SMTP_TLS", "starttls"),
+		DevSMTPAddr:       env("DEV_SMTP_ADDR", "127.0.0.1:1025"),
+		DevMailUIAddr:     env("DEV_MAIL_UI_ADDR", "127.0.0.1:8025"),
+		IDINBaseURL:       os.Getenv("IDIN_BASE_URL"),
+		IDINMerchantToken: os.Getenv("IDIN_MERCHANT_TOKEN"),
+		SandboxIDINAddr:   env("SANDBOX_IDIN_ADDR", "127.0.0.1:8093"),
 	}
 	if v, ok := os.LookupEnv("DEV_TEMPORAL_PRAGMAS"); ok {
 		c.DevTemporalPragmas = strings.Fields(v)

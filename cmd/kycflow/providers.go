@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/kycflow/kycflow/activities"
+	"github.com/kycflow/kycflow/providers/idin"
 	"github.com/kycflow/kycflow/providers/kvk"
 	"github.com/kycflow/kycflow/providers/mail"
 	"github.com/kycflow/kycflow/providers/vies"
@@ -37,6 +39,7 @@ func (c config) activities(s *store.Store) (*activities.Activities, error) {
 			a.KvK.RootCAs = pool
 		}
 	}
+	a.IDIN = c.idinBroker()
 	a.VIES = &vies.Client{BaseURL: c.VIESBaseURL, HTTP: &http.Client{Timeout: c.VIESTimeout}}
 	if c.VIESRequester != "" {
 		n, err := vies.Validate(c.VIESRequester, "")
@@ -46,6 +49,18 @@ func (c config) activities(s *store.Store) (*activities.Activities, error) {
 		a.VIESRequester = &vies.Requester{MemberStateCode: n.CountryCode, Number: n.Number}
 	}
 	return a, nil
+}
+
+// idinBroker is the configured iDIN broker, or nil without a merchant token.
+func (c config) idinBroker() idin.Broker {
+	if c.IDINMerchantToken == "" {
+		return nil
+	}
+	base := c.IDINBaseURL
+	if base == "" {
+		base = idin.ProductionBaseURL
+	}
+	return &idin.Client{BaseURL: base, MerchantToken: c.IDINMerchantToken, HTTP: &http.Client{Timeout: 30 * time.Second}}
 }
 
 // providerSummary is a line per provider for the startup log.
@@ -65,6 +80,11 @@ func (c config) providerSummary() string {
 		fmt.Fprintf(&b, "KvK %s", kvkURL)
 	}
 	fmt.Fprintf(&b, "; VIES %s", viesURL)
+	if c.IDINMerchantToken == "" {
+		b.WriteString("; iDIN not configured (set IDIN_MERCHANT_TOKEN)")
+	} else {
+		fmt.Fprintf(&b, "; iDIN %s", c.IDINBaseURL)
+	}
 	if c.SMTPHost == "" {
 		b.WriteString("; mail not configured (set SMTP_HOST)")
 	} else {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	idinsandbox "github.com/kycflow/kycflow/providers/idin/sandbox"
 	kvksandbox "github.com/kycflow/kycflow/providers/kvk/sandbox"
 	"github.com/kycflow/kycflow/providers/mail/sink"
 	viessandbox "github.com/kycflow/kycflow/providers/vies/sandbox"
@@ -77,6 +78,14 @@ func startSandboxes(cfg *config) (*sandboxes, error) {
 		}
 		cfg.KvKBaseURL, cfg.KvKAPIKey = url, kvksandbox.TestAPIKey
 	}
+	if cfg.IDINMerchantToken == "" {
+		url, err := sb.idin(cfg.SandboxIDINAddr)
+		if err != nil {
+			sb.close()
+			return nil, fmt.Errorf("%w (is another kycflow dev running? or set IDIN_MERCHANT_TOKEN)", err)
+		}
+		cfg.IDINBaseURL, cfg.IDINMerchantToken = url+idinsandbox.BasePath, idinsandbox.TestMerchantToken
+	}
 	if cfg.SMTPHost == "" {
 		host, port, err := sb.mailCatcher(cfg.DevSMTPAddr, cfg.DevMailUIAddr)
 		if err != nil {
@@ -97,6 +106,17 @@ func startSandboxes(cfg *config) (*sandboxes, error) {
 		}
 	}
 	return sb, nil
+}
+
+// idin serves the iDIN broker sandbox and its test bank page.
+func (sb *sandboxes) idin(addr string) (string, error) {
+	s := idinsandbox.New()
+	url, err := sb.serve("iDIN", addr, s.Handler())
+	if err == nil {
+		s.SetPublicURL(url)
+		sb.lines = append(sb.lines, fmt.Sprintf("  iDIN sandbox   %s   (a test bank: pick the outcome, edit the attributes)", url))
+	}
+	return url, err
 }
 
 // mailCatcher catches link mails on smtpAddr and shows them on uiAddr.
@@ -127,7 +147,11 @@ func runSandbox(ctx context.Context, cfg config) error {
 	if _, err := sb.vies(cfg.SandboxVIESAddr); err != nil {
 		return err
 	}
-	fmt.Printf("provider sandboxes running (KvK API key %s); Ctrl-C stops them\n%s", kvksandbox.TestAPIKey, sb.describe())
+	if _, err := sb.idin(cfg.SandboxIDINAddr); err != nil {
+		return err
+	}
+	fmt.Printf("provider sandboxes running (KvK API key %s, iDIN merchant token %s); Ctrl-C stops them\n%s",
+		kvksandbox.TestAPIKey, idinsandbox.TestMerchantToken, sb.describe())
 	<-ctx.Done()
 	return nil
 }

@@ -41,7 +41,7 @@ func serveAPI(ctx context.Context, cfg config, s *store.Store, log *slog.Logger)
 		// Opt-in profiling for operators, on its own (loopback) address.
 		go func() { log.Warn("pprof stopped", "error", http.ListenAndServe(cfg.PprofAddr, nil)) }()
 	}
-	e := api.New(api.Config{Store: s, Logger: log, RateLimit: cfg.RateLimit, PublicURL: cfg.PublicURL})
+	e := api.New(api.Config{Store: s, Logger: log, RateLimit: cfg.RateLimit, PublicURL: cfg.PublicURL, IDIN: cfg.idinBroker()})
 	srv := &http.Server{Addr: cfg.HTTPAddr, Handler: e, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.ListenAndServe() }()

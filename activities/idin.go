@@ -1,0 +1,233 @@
+package activities
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kycflow/kycflow/providers/idin"
+	"github.com/kycflow/kycflow/providers/namematch"
+	"github.com/kycflow/kycflow/store"
+)
+
+// IDINSubmission is the idin link's submission: the bank transaction the
+// person returned from, then (kept by IDINVerify, as the broker discloses
+// the data only once) the broker's result.
+type IDINSubmission struct {
+	TransactionID string       `json:"transaction_id"`
+	EntranceCode  string       `json:"entrance_code,omitempty"`
+	Returned      bool         `json:"returned,omitempty"`
+	Result        *idin.Result `json:"result,omitempty"`
+}
+
+// Reasons an idin check is not validated, besides the name and birthdate
+// mismatches.
+const (
+	ReasonBankCancelled = "bank_cancelled" // the person cancelled at the bank
+	ReasonBankExpired   = "bank_expired"   // the bank session timed out
+	ReasonBankFailure   = "bank_failure"   // the bank or broker reported a failure
+)
+
+// IDINData is the `data` of an idin check: what the bank confirmed.
+type IDINData struct {
+	Outcome        string       `json:"outcome"`
+	Reason         *string      `json:"reason"`
+	Message        *string      `json:"message"`
+	Status         string       `json:"status"` // the broker's transaction status
+	BIN            *string      `json:"bin"`
+	Initials       *string      `json:"initials"`
+	LastName       *string      `json:"last_name"`
+	LastNamePrefix *string      `json:"last_name_prefix"`
+	DateOfBirth    *string      `json:"date_of_birth"`
+	Gender         *string      `json:"gender"`
+	Address        *IDINAddress `json:"address"`
+	Is18OrOlder    *bool        `json:"is_18_or_older"`
+	NameMatchScore *float64     `json:"name_match_score"`
+	BirthdateMatch *bool        `json:"birthdate_match"`
+	IssuerID       *string      `json:"issuer_id"`
+	TransactionID  string       `json:"transaction_id"`
+}
+
+// IDINAddress is the address the bank has for the person.
+type IDINAddress struct {
+	Street      *string `json:"street"`
+	HouseNumber *string `json:"housenumber"`
+	Addition    *string `json:"addition"`
+	PostalCode  *string `json:"postalcode"`
+	City        *string `json:"city"`
+	CountryCode *string `json:"country_code"`
+}
+
+// IDINVerify asks the broker how the person's bank transaction ended and
+// decides the check: validated when the bank-confirmed name (and birthdate,
+// when the record has one) is the customer's. The confirmed gender,
+// birthdate and address go onto the customer. A regular activity: the
+// broker is a network provider.
+func (a *Activities) IDINVerify(ctx context.Context, in LinkInput) (CheckResult, error) {
+	if a.IDIN == nil {
+		return CheckResult{}, notConfigured("iDIN", "idin")
+	}
+	cs, done, err := a.loadOpen(ctx, in.Check)
+	if err != nil || done {
+		return recorded(cs), err
+	}
+	l, err := a.Store.GetLink(ctx, in.Check)
+	if err != nil {
+		return CheckResult{}, wrap(err, "load link")
+	}
+	var sub IDINSubmission
+	if l.Submission != nil {
+		if err := json.Unmarshal(l.Submission, &sub); err != nil {
+			return CheckResult{}, wrap(err, "read submission")
+		}
+	}
+	if sub.Result == nil {
+		defer heartbeat(ctx)()
+		res, err := a.IDIN.Status(ctx, sub.TransactionID)
+		if err != nil {
+			return CheckResult{}, idinError(ctx, err)
+		}
+		if !res.Status.Final() {
+			// The person is back but the bank has not settled yet: ask again.
+			return CheckResult{}, ProviderError("idin", "PENDING", "The bank has not confirmed the transaction yet.", false, 2*time.Second, nil)
+		}
+		sub.Result = &res
+		raw, err := json.Marshal(sub)
+		if err != nil {
+			return CheckResult{}, err
+		}
+		// Kept before anything else can fail: the broker will not tell twice.
+		if err := a.Store.SetLinkSubmission(ctx, in.Check, raw); err != nil {
+			return CheckResult{}, wrap(err, "keep bank result")
+		}
+	}
+	d, id, addr := decideIDIN(*sub.Result, cs.Customer)
+	validated := d.Reason == nil
+	return a.completeWith(ctx, in.Check, &validated, d, addr, id)
+}
+
+// decideIDIN turns the bank's answer into the check's verdict and what goes
+// onto the customer (only when validated).
+func decideIDIN(res idin.Result, c *store.Customer) (IDINData, *store.Identity, *store.Address) {
+	d := IDINData{Outcome: OutcomeChecked, Status: string(res.Status), TransactionID: res.TransactionID, IssuerID: nonEmpty(res.IssuerID)}
+	fail := func(reason, msg string) {
+		if d.Reason == nil {
+			d.Reason, d.Message = &reason, &msg
+		}
+	}
+	switch res.Status {
+	case idin.StatusCancelled:
+		fail(ReasonBankCancelled, "The person cancelled the identification at their bank.")
+	case idin.StatusExpired:
+		fail(ReasonBankExpired, "The bank session expired before the person finished.")
+	case idin.StatusSuccess:
+		if res.Attributes == nil {
+			fail(ReasonBankFailure, "The bank confirmed the transaction but disclosed no identity.")
+		}
+	default:
+		fail(ReasonBankFailure, "The bank or broker reported a failure.")
+	}
+	if d.Reason != nil {
+		return d, nil, nil
+	}
+	at := res.Attributes
+	d.BIN, d.Initials, d.LastName, d.LastNamePrefix = nonEmpty(at.BIN), nonEmpty(at.Initials), nonEmpty(at.LegalLastName), nonEmpty(at.LegalLastNamePrefix)
+	d.DateOfBirth, d.Gender, d.Is18OrOlder = nonEmpty(at.DateOfBirth), idinGender(at.Gender), at.Is18OrOlder
+	if at.Street != "" || at.PostalCode != "" || at.City != "" {
+		d.Address = &IDINAddress{Street: nonEmpty(at.Street), HouseNumber: nonEmpty(at.HouseNumber), Addition: nonEmpty(at.HouseNumberSuffix),
+			PostalCode: nonEmpty(at.PostalCode), City: nonEmpty(at.City), CountryCode: nonEmpty(at.CountryCode)}
+	}
+
+	score := bankNameScore(c, at.Initials, strings.TrimSpace(at.LegalLastNamePrefix+" "+at.LegalLastName))
+	d.NameMatchScore = &score
+	if score < namematch.Threshold {
+		fail(ReasonNameMismatch, "The name the bank confirmed does not match the customer's name.")
+	}
+	birth, full := time.Parse(time.DateOnly, at.DateOfBirth)
+	if c.Birthdate != nil && full == nil {
+		same := c.Birthdate.Format(time.DateOnly) == at.DateOfBirth
+		d.BirthdateMatch = &same
+		if !same {
+			fail(ReasonBirthdateMismatch, "The date of birth the bank confirmed is not the customer's.")
+		}
+	}
+	if d.Reason != nil {
+		return d, nil, nil
+	}
+	id := &store.Identity{Gender: d.Gender}
+	if full == nil {
+		id.Birthdate = &birth
+	}
+	var addr *store.Address
+	if d.Address != nil {
+		line := strings.TrimSpace(strings.Join([]string{at.Street, at.HouseNumber + at.HouseNumberSuffix}, " "))
+		addr = &store.Address{Address: nonEmpty(line), Street: d.Address.Street, HouseNumber: d.Address.HouseNumber,
+			Addition: d.Address.Addition, PostalCode: d.Address.PostalCode, City: d.Address.City}
+	}
+	return d, id, addr
+}
+
+// idinGender maps iDIN's gender to the record's values.
+func idinGender(g string) *string {
+	switch g {
+	case idin.GenderMale:
+		return ptr("male")
+	case idin.GenderFemale:
+		return ptr("female")
+	case "":
+		return nil
+	}
+	return ptr("unspecified")
+}
+
+// bankNameScore compares the bank's legal last name (with its prefix) and
+// initials with the customer's: the last name must match (accents, case and
+// spaces aside; the record's lastname, else its name without the first
+// word), and the first initial must agree with the record's first name or
+// initials when it has them.
+func bankNameScore(c *store.Customer, initials, lastName string) float64 {
+	recordLast := c.Name
+	if c.LastName != nil {
+		recordLast = *c.LastName
+	} else if _, rest, ok := strings.Cut(strings.TrimSpace(c.Name), " "); ok {
+		recordLast = rest
+	}
+	score := math.Round(namematch.JaroWinkler(compact(recordLast), compact(lastName))*1000) / 1000
+	first := ""
+	switch {
+	case c.FirstName != nil:
+		first = compact(*c.FirstName)
+	case c.Initials != nil:
+		first = compact(*c.Initials)
+	case c.LastName == nil:
+		first = compact(strings.Fields(c.Name + " ")[0])
+	}
+	if in := compact(initials); first != "" && in != "" && first[0] != in[0] {
+		return 0
+	}
+	return score
+}
+
+// idinError turns a failed broker call into a provider error.
+func idinError(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return err
+	}
+	var ie *idin.Error
+	if !errors.As(err, &ie) {
+		return ProviderError("idin", "UNKNOWN", "The iDIN broker call failed.", false, 0, err)
+	}
+	msg := "The iDIN broker could not be reached or gave an unusable answer."
+	if !ie.Retryable {
+		msg = "The iDIN broker refused the status request."
+	}
+	code := ie.Code
+	if code == "" {
+		code = "HTTP_" + strconv.Itoa(ie.Status)
+	}
+	return ProviderError("idin", code, msg, !ie.Retryable, ie.RetryAfter, err)
+}

@@ -1,0 +1,141 @@
+package verify
+
+import (
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/kycflow/kycflow/providers/idin"
+	"github.com/kycflow/kycflow/store"
+)
+
+// idinPending is what an idin link keeps while the person is at their bank;
+// the worker's verify step reads the same JSON (activities.IDINSubmission).
+type idinPending struct {
+	TransactionID string `json:"transaction_id"`
+	EntranceCode  string `json:"entrance_code"`
+	Returned      bool   `json:"returned,omitempty"`
+}
+
+type issuerGroup struct {
+	Country string
+	Issuers []idin.Issuer
+}
+
+// idinForm renders the bank choice.
+func (h *Handler) idinForm(w http.ResponseWriter, r *http.Request, lang string, lv store.LinkView) {
+	v := h.newView(r, lang)
+	if h.IDIN == nil {
+		h.message(w, r, http.StatusServiceUnavailable, lang, "…", v.T.UnavailableTitle, v.T.UnavailableBody, lv.TenantName)
+		return
+	}
+	issuers, err := h.IDIN.Issuers(r.Context())
+	if err != nil {
+		h.Log.Warn("iDIN issuers", "error", err)
+		h.message(w, r, http.StatusServiceUnavailable, lang, "…", v.T.UnavailableTitle, v.T.BanksUnavailable, lv.TenantName)
+		return
+	}
+	var groups []issuerGroup
+	for _, is := range issuers {
+		if len(groups) == 0 || groups[len(groups)-1].Country != is.Country {
+			groups = append(groups, issuerGroup{Country: is.Country})
+		}
+		groups[len(groups)-1].Issuers = append(groups[len(groups)-1].Issuers, is)
+	}
+	v.Title, v.Intro, v.IssuerGroups = v.T.IDINTitle, sprintf(v.T.IDINIntro, lv.TenantName), groups
+	v.Action = "/verify/" + r.PathValue("token") + "/idin?lang=" + lang
+	// The form's answer redirects to the person's bank, whichever origin
+	// that is: form-action would block it (browsers apply it to redirects).
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'")
+	h.render(w, http.StatusOK, "idin", v)
+}
+
+// startIDIN starts the bank transaction and sends the person to their bank.
+func (h *Handler) startIDIN(w http.ResponseWriter, r *http.Request) {
+	lv, ok := h.lookup(w, r)
+	if !ok {
+		return
+	}
+	lang := language(r, &lv.Customer)
+	t := h.newView(r, lang).T
+	if st := lv.State(lv.Check.Status, time.Now()); st != store.LinkOpen {
+		h.closed(w, r, lang, st, lv.TenantName)
+		return
+	}
+	if lv.Type != "idin" || h.IDIN == nil {
+		h.message(w, r, http.StatusServiceUnavailable, lang, "…", t.UnavailableTitle, t.UnavailableBody, lv.TenantName)
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, 4096)
+	token := r.PathValue("token")
+	ec := entranceCode()
+	trx, err := h.IDIN.Start(r.Context(), idin.StartRequest{
+		IssuerID: r.PostFormValue("issuer"), EntranceCode: ec, MerchantReference: lv.CheckID.String(),
+		ReturnURL: h.PublicURL + "/verify/" + token + "/return", Language: lang,
+		Attributes: idin.AttributeGroups{Identity: true, Name: true, Gender: true, Address: true, DateOfBirth: true, Over18: true},
+	})
+	if errors.Is(err, idin.ErrInvalidRequest) {
+		h.idinForm(w, r, lang, lv) // no bank chosen: show the choice again
+		return
+	}
+	if err != nil {
+		h.Log.Warn("iDIN start", "error", err)
+		h.message(w, r, http.StatusServiceUnavailable, lang, "…", t.UnavailableTitle, t.BanksUnavailable, lv.TenantName)
+		return
+	}
+	raw, _ := json.Marshal(idinPending{TransactionID: trx.ID, EntranceCode: ec})
+	if err := h.Store.SetLinkPending(r.Context(), token, raw); err != nil {
+		h.submitFailed(w, r, lang, lv, err)
+		return
+	}
+	http.Redirect(w, r, trx.RedirectURL, http.StatusSeeOther)
+}
+
+// idinReturn receives the person back from their bank (?trxid=&ec=) and
+// hands the transaction to the check's workflow, which asks the broker.
+func (h *Handler) idinReturn(w http.ResponseWriter, r *http.Request) {
+	lv, ok := h.lookup(w, r)
+	if !ok {
+		return
+	}
+	lang := language(r, &lv.Customer)
+	t := h.newView(r, lang).T
+	var pending idinPending
+	if lv.Submission != nil {
+		json.Unmarshal(lv.Submission, &pending)
+	}
+	if st := lv.State(lv.Check.Status, time.Now()); st != store.LinkOpen {
+		if st == store.LinkUsed && pending.Returned {
+			// A reload of the return page: the answer is on its way.
+			h.message(w, r, http.StatusOK, lang, "✓", t.DoneTitle, t.IDINDoneBody, lv.TenantName)
+			return
+		}
+		h.closed(w, r, lang, st, lv.TenantName)
+		return
+	}
+	q := r.URL.Query()
+	if pending.TransactionID == "" || q.Get("trxid") != pending.TransactionID || q.Get("ec") != pending.EntranceCode {
+		h.message(w, r, http.StatusBadRequest, lang, "✕", t.UnknownTitle, t.ReturnMismatch, lv.TenantName)
+		return
+	}
+	pending.Returned = true
+	raw, _ := json.Marshal(pending)
+	if err := h.Store.SubmitLink(r.Context(), r.PathValue("token"), raw); err != nil {
+		h.submitFailed(w, r, lang, lv, err)
+		return
+	}
+	h.message(w, r, http.StatusOK, lang, "✓", t.DoneTitle, t.IDINDoneBody, lv.TenantName)
+}
+
+// entranceCode is the unguessable state the bank hands back on return.
+func entranceCode() string {
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+	b := make([]byte, 32)
+	rand.Read(b)
+	for i := range b {
+		b[i] = alphabet[int(b[i])%len(alphabet)]
+	}
+	return string(b)
+}
