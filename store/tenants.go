@@ -215,3 +215,19 @@ func (s *Store) TenantName(ctx context.Context, id uuid.UUID) (string, error) {
 	err := s.db.GetContext(ctx, &name, `SELECT name FROM tenants WHERE id = $1`, id)
 	return name, classify(err)
 }
+
+// SetLinkTTL sets how long the tenant's new verification links stay valid
+// (admin tools; links already issued keep their expiry).
+func (s *Store) SetLinkTTL(ctx context.Context, tenantID uuid.UUID, ttl time.Duration) error {
+	if ttl < time.Minute {
+		return fmt.Errorf("link ttl %s: at least a minute", ttl)
+	}
+	res, err := s.db.ExecContext(ctx, `UPDATE tenants SET link_ttl = make_interval(secs => $2) WHERE id = $1`, tenantID, ttl.Seconds())
+	if err != nil {
+		return classify(err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return ErrNotFound
+	}
+	return nil
+}

@@ -10,8 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"go.temporal.io/api/enums/v1"
+
 	"github.com/kycflow/kycflow/providers/mail/sink"
 	"github.com/kycflow/kycflow/providers/mrz"
+	"github.com/kycflow/kycflow/workflows"
 )
 
 // td3 builds a passport MRZ with correct check digits.
@@ -199,7 +202,7 @@ func TestLinkExpirySupersessionAndDeletion(t *testing.T) {
 		t.Fatal(err)
 	}
 	id, first := newIDScanCustomer(t, tn, "Jan de Vries", "", "", "1990-05-17")
-	waitStatus(t, tn, id, "awaiting_input")
+	old := waitStatus(t, tn, id, "awaiting_input")
 	r := request(t, tn, http.MethodPost, "/api/v1/customers/"+id+"/check", map[string]any{"type": []string{"idscan"}}).want(t, http.StatusAccepted)
 	second := linkPath(t, obj(r.body["urls"])["idscan"])
 	if code, page := getPage(t, first+"?lang=en"); code != http.StatusGone || !strings.Contains(page, "no longer valid") {
@@ -208,11 +211,17 @@ func TestLinkExpirySupersessionAndDeletion(t *testing.T) {
 	if code, _ := getPage(t, second); code != http.StatusOK {
 		t.Fatalf("new link %d", code)
 	}
-	// Deleting the customer cancels the check and kills the link.
+	if c, err := env.app.GetCheck(t.Context(), mustUUID(t, tn.id), mustUUID(t, old["id"].(string))); err != nil || c.Status != "cancelled" {
+		t.Fatalf("superseded check: %+v %v", c, err)
+	}
+	workflowStatus(t, old["id"].(string), "cancelled")
+	// Deleting the customer cancels the waiting workflow and kills the link.
+	current := waitStatus(t, tn, id, "awaiting_input")
 	request(t, tn, http.MethodDelete, "/api/v1/customers/"+id+"/delete", nil).want(t, http.StatusOK)
 	if code, page := getPage(t, second+"?lang=en"); code != http.StatusNotFound || !strings.Contains(page, "not valid") {
 		t.Fatalf("deleted customer's link %d: %s", code, page)
 	}
+	workflowStatus(t, current["id"].(string), "cancelled")
 	if code, _ := getPage(t, "/verify/not-a-token"); code != http.StatusNotFound {
 		t.Fatalf("unknown token %d", code)
 	}
@@ -260,4 +269,17 @@ func TestIDScanLinkByMail(t *testing.T) {
 	if len(sent) != 1 || sent[0] != "jan.mail@example.nl" {
 		t.Fatalf("mails sent: %v (the customer without mails is %s)", sent, quiet.body["id"])
 	}
+}
+
+// workflowStatus waits for a check's workflow to carry CheckStatus and be closed.
+func workflowStatus(t *testing.T, checkID, status string) {
+	t.Helper()
+	eventually(t, 15*time.Second, "workflow of "+checkID+" "+status, func() bool {
+		d, err := env.client.DescribeWorkflow(t.Context(), "check-"+checkID, "")
+		if err != nil {
+			return false
+		}
+		v, _ := d.TypedSearchAttributes.GetKeyword(workflows.SACheckStatus)
+		return v == status && d.WorkflowExecutionMetadata.Status != enums.WORKFLOW_EXECUTION_STATUS_RUNNING
+	})
 }

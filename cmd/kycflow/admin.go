@@ -36,6 +36,7 @@ func runTenant(ctx context.Context, cfg config, args []string) error {
 		fs := flag.NewFlagSet("tenant create", flag.ContinueOnError)
 		name := fs.String("name", "", "tenant name")
 		sandbox := fs.Bool("sandbox", false, "sandbox tenant (kyc_test_ keys)")
+		linkTTL := fs.Duration("link-ttl", 0, "how long verification links stay valid (default 168h)")
 		var hosts hostList
 		fs.Var(&hosts, "host", "hostname the tenant's API is reached at (repeatable)")
 		if err := fs.Parse(args[1:]); err != nil {
@@ -48,9 +49,30 @@ func runTenant(ctx context.Context, cfg config, args []string) error {
 		if err != nil {
 			return err
 		}
+		if *linkTTL != 0 {
+			if err := s.SetLinkTTL(ctx, t.ID, *linkTTL); err != nil {
+				return err
+			}
+		}
 		fmt.Printf("tenant %s (%s) hosts %s\n", t.ID, t.Name, strings.Join(t.Hosts, ", "))
 		fmt.Println("API key (shown once):")
 		fmt.Println(key)
+		return nil
+	case "update":
+		fs := flag.NewFlagSet("tenant update", flag.ContinueOnError)
+		id := fs.String("tenant", "", "tenant id")
+		linkTTL := fs.Duration("link-ttl", 0, "how long new verification links stay valid, e.g. 72h")
+		if err := fs.Parse(args[1:]); err != nil {
+			return errUsage
+		}
+		tid, err := uuid.Parse(*id)
+		if err != nil || *linkTTL == 0 {
+			return fmt.Errorf("tenant update needs --tenant ID and --link-ttl DURATION")
+		}
+		if err := s.SetLinkTTL(ctx, tid, *linkTTL); err != nil {
+			return fmt.Errorf("tenant %s: %w", tid, err)
+		}
+		fmt.Printf("tenant %s: new verification links are valid for %s\n", tid, *linkTTL)
 		return nil
 	case "list":
 		ts, err := s.Tenants(ctx)

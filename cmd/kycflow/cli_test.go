@@ -55,6 +55,22 @@ func TestAdminCommands(t *testing.T) {
 		t.Fatalf("the last line is not the key: %q", out)
 	}
 	tenantID := strings.Fields(lines[0])[1]
+	// The verification-link lifetime per tenant.
+	if out, err := cli(t, "tenant", "update", "--tenant", tenantID, "--link-ttl", "72h"); err != nil || !strings.Contains(out, "72h0m0s") {
+		t.Fatalf("tenant update: %q %v", out, err)
+	}
+	if _, err := cli(t, "tenant", "update", "--tenant", tenantID, "--link-ttl", "1s"); err == nil {
+		t.Fatal("a one-second link lifetime was accepted")
+	}
+	admin, err := store.Open(ctx, pg.DSN("postgres", "kycflow"), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	var hours float64
+	if err := admin.DB().Get(&hours, `SELECT extract(epoch FROM link_ttl) / 3600 FROM tenants WHERE id = $1`, tenantID); err != nil || hours != 72 {
+		t.Fatalf("link_ttl %v h, %v", hours, err)
+	}
 	if out, _ := cli(t, "tenant", "list"); !strings.Contains(out, tenantID) || !strings.Contains(out, "acme.test,api.acme.test") {
 		t.Fatalf("tenant list: %q", out)
 	}
@@ -102,11 +118,6 @@ func TestAdminCommands(t *testing.T) {
 		t.Fatalf("retry: %q %v", out, err)
 	}
 	// The app role cannot read the outbox; the owner can.
-	admin, err := store.Open(ctx, pg.DSN("postgres", "kycflow"), 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close()
 	var actions []string
 	if err := admin.DB().Select(&actions, `SELECT action FROM outbox WHERE check_id = $1 ORDER BY id`, ref.CheckID); err != nil {
 		t.Fatal(err)
