@@ -49,13 +49,29 @@ func do(t *testing.T, ctx context.Context, steps ...chromedp.Action[chromedp.Voi
 // text reads an element's visible text.
 func text(t *testing.T, ctx context.Context, sel string) string {
 	t.Helper()
-	sctx, cancel := context.WithTimeout(ctx, 20*time.Second)
-	defer cancel()
-	s, err := chromedp.Run(sctx, chromedp.Text(sel))
+	s, err := tryText(ctx, sel)
 	if err != nil {
 		t.Fatalf("browser: text of %s: %v", sel, err)
 	}
-	return strings.TrimSpace(s)
+	return s
+}
+
+// tryText is text for polling while a page may be navigating away (its
+// nodes vanish under the query).
+func tryText(ctx context.Context, sel string) (string, error) {
+	sctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	s, err := chromedp.Run(sctx, chromedp.Text(sel))
+	return strings.TrimSpace(s), err
+}
+
+// waitHeading waits until the page's h1 reads want.
+func waitHeading(t *testing.T, ctx context.Context, want string) {
+	t.Helper()
+	eventually(t, 15*time.Second, "the page "+want, func() bool {
+		h, err := tryText(ctx, "h1")
+		return err == nil && h == want
+	})
 }
 
 // shoot saves desktop and phone-width screenshots of the current page when
@@ -130,9 +146,7 @@ func TestBrowserJourney(t *testing.T) {
 		return obj(cu["idin_check"])["status"] == "awaiting_input" && obj(cu["idscan_check"])["status"] == "awaiting_input"
 	})
 	do(t, ctx, chromedp.Navigate(links["iDIN"]+"?lang=en"))
-	if h := text(t, ctx, "h1"); h != "Confirm your identity with your bank" {
-		t.Fatalf("heading %q", h)
-	}
+	waitHeading(t, ctx, "Confirm your identity with your bank")
 	shoot(t, ctx, "idin-bank-choice")
 	if _, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelector("#issuer").selectedIndex = 1`)); err != nil {
 		t.Fatal(err)
@@ -140,15 +154,13 @@ func TestBrowserJourney(t *testing.T) {
 	do(t, ctx, chromedp.Click("button[type=submit]"), chromedp.WaitVisible(`button[value="success"]`))
 	shoot(t, ctx, "idin-sandbox-bank")
 	do(t, ctx, chromedp.Click(`button[value="success"]`))
-	eventually(t, 10*time.Second, "back from the bank", func() bool { return text(t, ctx, "h1") == "Thank you" })
+	waitHeading(t, ctx, "Thank you")
 	shoot(t, ctx, "idin-returned")
 
 	good := td3(t, "VAN DEN BERG", "JAN PIETER", "BW7K42LM1", "NLD", "850714", "M", time.Now().AddDate(4, 0, 0).Format("060102"))
 	typo := strings.Replace(good, "850714", "850715", 1)
 	do(t, ctx, chromedp.Navigate(links["MRZ"]+"?lang=en"))
-	if h := text(t, ctx, "h1"); h != "Verify your identity document" {
-		t.Fatalf("heading %q", h)
-	}
+	waitHeading(t, ctx, "Verify your identity document")
 	shoot(t, ctx, "idscan-form")
 	do(t, ctx, chromedp.SendKeys("#mrz", typo), chromedp.Click("button[type=submit]"), chromedp.WaitVisible("#mrz-errors"))
 	if e := text(t, ctx, "#mrz-errors"); !strings.Contains(e, "date of birth") {
@@ -160,7 +172,7 @@ func TestBrowserJourney(t *testing.T) {
 		t.Fatal(err)
 	}
 	do(t, ctx, chromedp.SendKeys("#mrz", good), chromedp.Click("button[type=submit]"))
-	eventually(t, 10*time.Second, "the thank-you page", func() bool { return text(t, ctx, "h1") == "Thank you" })
+	waitHeading(t, ctx, "Thank you")
 	shoot(t, ctx, "idscan-done")
 
 	var cu map[string]any
@@ -177,8 +189,6 @@ func TestBrowserJourney(t *testing.T) {
 	}
 	// A link works once: opening it again shows a clear page.
 	do(t, ctx, chromedp.Navigate(links["MRZ"]+"?lang=nl"))
-	if h := text(t, ctx, "h1"); h != "Deze link is al gebruikt" {
-		t.Fatalf("used link: %q", h)
-	}
+	waitHeading(t, ctx, "Deze link is al gebruikt")
 	shoot(t, ctx, "link-used-nl")
 }
