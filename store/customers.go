@@ -95,3 +95,24 @@ func (s *Store) ListCustomers(ctx context.Context, tenantID uuid.UUID, businessI
 func (s *Store) DeleteCustomer(ctx context.Context, p Principal, id uuid.UUID) error {
 	return s.deleteSubject(ctx, p, KindCustomer, id)
 }
+
+// ActiveCustomers pages through a tenant's active customers in id order,
+// after the given id (uuid.Nil: from the start); for rescreening.
+func (s *Store) ActiveCustomers(ctx context.Context, tenantID, after uuid.UUID, limit int) ([]Customer, error) {
+	var out []Customer
+	err := s.inTenant(ctx, tenantID, func(tx *sqlx.Tx) error {
+		return tx.SelectContext(ctx, &out, `SELECT `+customerCols+` FROM customers
+			WHERE tenant_id = $1 AND is_active AND id > $2 ORDER BY id LIMIT $3`, tenantID, after, limit)
+	})
+	return out, err
+}
+
+// LatestCheck is the newest check of a type on a customer; ErrNotFound when none.
+func (s *Store) LatestCheck(ctx context.Context, tenantID, customerID uuid.UUID, typ string) (Check, error) {
+	var c Check
+	err := s.inTenant(ctx, tenantID, func(tx *sqlx.Tx) error {
+		return tx.GetContext(ctx, &c, `SELECT `+checkCols+` FROM checks WHERE tenant_id = $1 AND customer_id = $2 AND type = $3
+			ORDER BY id DESC LIMIT 1`, tenantID, customerID, typ)
+	})
+	return c, err
+}

@@ -231,3 +231,26 @@ func (s *Store) SetLinkTTL(ctx context.Context, tenantID uuid.UUID, ttl time.Dur
 	}
 	return nil
 }
+
+// AMLThreshold is the score at which a watchlist hit fails the tenant's aml
+// checks.
+func (s *Store) AMLThreshold(ctx context.Context, tenantID uuid.UUID) (float64, error) {
+	var t float64
+	err := s.db.GetContext(ctx, &t, `SELECT aml_threshold FROM tenants WHERE id = $1`, tenantID)
+	return t, classify(err)
+}
+
+// SetAMLThreshold sets it (admin tools).
+func (s *Store) SetAMLThreshold(ctx context.Context, tenantID uuid.UUID, t float64) error {
+	if t <= 0 || t > 1 {
+		return fmt.Errorf("aml threshold %v: want a score in (0, 1]", t)
+	}
+	res, err := s.db.ExecContext(ctx, `UPDATE tenants SET aml_threshold = $2 WHERE id = $1`, tenantID, t)
+	if err != nil {
+		return classify(err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
