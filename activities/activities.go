@@ -39,6 +39,9 @@ type Activities struct {
 	PublicURL string
 	// IDIN is the iDIN broker; nil: idin checks fail provider_not_configured.
 	IDIN idin.Broker
+	// Screener screens against the loaded watchlists; nil or no list
+	// loaded: aml checks fail provider_not_configured.
+	Screener Screener
 }
 
 // Error types of application errors the workflow acts on.

@@ -25,6 +25,7 @@ func New(c client.Client, acts *activities.Activities, pollers int) sdkworker.Wo
 	}
 	w := sdkworker.New(c, workflows.TaskQueue, sdkworker.Options{MaxConcurrentWorkflowTaskPollers: pollers})
 	w.RegisterWorkflow(workflows.CheckWorkflow)
+	w.RegisterWorkflow(workflows.RescreenWorkflow)
 	w.RegisterActivity(acts)
 	return w
 }

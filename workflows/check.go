@@ -157,7 +157,13 @@ func runProvider(ctx workflow.Context, in CheckInput, setQueryStatus func(string
 	if in.Check.Type == "idin" && workflow.GetVersion(ctx, "idin-links", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		return out, notConfigured(in.Check.Type)
 	}
+	if in.Check.Type == "aml" && workflow.GetVersion(ctx, "aml-screening", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return out, notConfigured(in.Check.Type)
+	}
 	switch in.Check.Type {
+	case "aml":
+		err := workflow.ExecuteLocalActivity(lctx, a.AMLScreen, activities.AMLInput{Check: in.Check}).Get(ctx, &out)
+		return out, err
 	case "idscan", "idin":
 		return runLink(ctx, in, setQueryStatus)
 	case "iban":

@@ -82,11 +82,14 @@ func (s *checkSuite) TestIBANCompletes() {
 	s.Equal([]string{store.StatusRunning, store.StatusCompleted}, s.statuses)
 }
 
-// A check type without a provider fails at once and waits like any failed
-// check, so a supersession (cancellation) still reaches it.
+// A check whose provider is not configured (aml before any list is
+// imported) fails at once and waits like any failed check, so a
+// supersession (cancellation) still reaches it.
 func (s *checkSuite) TestUnconfiguredProviderFailsThenCancelled() {
 	s.in.Check.Type = "aml"
 	s.storeAccepts()
+	s.env.OnActivity(a.AMLScreen, mock.Anything, mock.Anything).Return(activities.CheckResult{},
+		temporal.NewNonRetryableApplicationError("no watchlist imported", activities.ErrTypeNotConfigured, nil))
 	s.env.RegisterDelayedCallback(s.env.CancelWorkflow, time.Minute)
 	s.env.ExecuteWorkflow(CheckWorkflow, s.in)
 	r := s.result()

@@ -65,7 +65,8 @@ var env struct {
 	mail            *sink.Sink // the SMTP server link mails go to
 	idin            *idinsandbox.Server
 	broker          idin.Broker
-	publicURL       string // the API's base URL, as links carry it
+	lists           *worker.Watchlists // the worker's loaded watchlists
+	publicURL       string             // the API's base URL, as links carry it
 }
 
 // retry is the harness's provider retry policy: an outage longer than 25
@@ -173,6 +174,9 @@ func run(m *testing.M) int {
 	if err := worker.EnsureSearchAttributes(ctx, env.client, "default"); err != nil {
 		return fail("search attributes", err)
 	}
+	env.lists = &worker.Watchlists{Store: env.app, Logger: quiet}
+	env.acts.Screener = env.lists
+	go env.lists.Run(ctx, env.client, 200*time.Millisecond)
 	if err := startWorker(); err != nil {
 		return fail("worker", err)
 	}

@@ -62,17 +62,26 @@ func runTenant(ctx context.Context, cfg config, args []string) error {
 		fs := flag.NewFlagSet("tenant update", flag.ContinueOnError)
 		id := fs.String("tenant", "", "tenant id")
 		linkTTL := fs.Duration("link-ttl", 0, "how long new verification links stay valid, e.g. 72h")
+		threshold := fs.Float64("aml-threshold", 0, "watchlist score from which a hit fails aml checks, e.g. 0.85")
 		if err := fs.Parse(args[1:]); err != nil {
 			return errUsage
 		}
 		tid, err := uuid.Parse(*id)
-		if err != nil || *linkTTL == 0 {
-			return fmt.Errorf("tenant update needs --tenant ID and --link-ttl DURATION")
+		if err != nil || (*linkTTL == 0 && *threshold == 0) {
+			return fmt.Errorf("tenant update needs --tenant ID and --link-ttl DURATION and/or --aml-threshold SCORE")
 		}
-		if err := s.SetLinkTTL(ctx, tid, *linkTTL); err != nil {
-			return fmt.Errorf("tenant %s: %w", tid, err)
+		if *linkTTL != 0 {
+			if err := s.SetLinkTTL(ctx, tid, *linkTTL); err != nil {
+				return fmt.Errorf("tenant %s: %w", tid, err)
+			}
+			fmt.Printf("tenant %s: new verification links are valid for %s\n", tid, *linkTTL)
 		}
-		fmt.Printf("tenant %s: new verification links are valid for %s\n", tid, *linkTTL)
+		if *threshold != 0 {
+			if err := s.SetAMLThreshold(ctx, tid, *threshold); err != nil {
+				return fmt.Errorf("tenant %s: %w", tid, err)
+			}
+			fmt.Printf("tenant %s: watchlist hits from %.2f fail aml checks\n", tid, *threshold)
+		}
 		return nil
 	case "list":
 		ts, err := s.Tenants(ctx)

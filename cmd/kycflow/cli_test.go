@@ -59,6 +59,12 @@ func TestAdminCommands(t *testing.T) {
 	if out, err := cli(t, "tenant", "update", "--tenant", tenantID, "--link-ttl", "72h"); err != nil || !strings.Contains(out, "72h0m0s") {
 		t.Fatalf("tenant update: %q %v", out, err)
 	}
+	if out, err := cli(t, "tenant", "update", "--tenant", tenantID, "--aml-threshold", "0.85"); err != nil || !strings.Contains(out, "0.85") {
+		t.Fatalf("tenant update threshold: %q %v", out, err)
+	}
+	if _, err := cli(t, "tenant", "update", "--tenant", tenantID, "--aml-threshold", "1.5"); err == nil {
+		t.Fatal("a threshold above 1 was accepted")
+	}
 	if _, err := cli(t, "tenant", "update", "--tenant", tenantID, "--link-ttl", "1s"); err == nil {
 		t.Fatal("a one-second link lifetime was accepted")
 	}

@@ -55,6 +55,8 @@ type config struct {
 	// iDIN broker (CM.com's API); no token: idin is not configured.
 	IDINBaseURL, IDINMerchantToken string
 	SandboxIDINAddr                string
+	// WatchlistRefresh is how often the worker looks for new list versions.
+	WatchlistRefresh time.Duration
 }
 
 func loadConfig() (config, error) {
@@ -130,6 +132,7 @@ func loadConfig() (config, error) {
 	}
 	c.KvKTimeout = dur("KVK_TIMEOUT", 15*time.Second)
 	c.VIESTimeout = dur("VIES_TIMEOUT", 30*time.Second)
+	c.WatchlistRefresh = dur("WATCHLIST_REFRESH", 10*time.Second)
 	c.Retry = workflows.ProviderRetry{
 		Initial: dur("PROVIDER_RETRY_INITIAL", workflows.DefaultRetryInitial),
 		Maximum: dur("PROVIDER_RETRY_MAX", workflows.DefaultRetryMaximum),

@@ -19,13 +19,16 @@ Usage:
   kycflow worker                    Temporal worker and outbox relay
   kycflow migrate                   create or upgrade the database schema (as the owner role)
   kycflow tenant create --name N --host H [--host H2] [--sandbox] [--link-ttl 168h]
-  kycflow tenant update --tenant ID --link-ttl DURATION
+  kycflow tenant update --tenant ID [--link-ttl DURATION] [--aml-threshold SCORE]
   kycflow tenant list
   kycflow tenant key create --tenant ID
   kycflow tenant key list --tenant ID
   kycflow tenant key revoke --tenant ID KEY_ID_OR_PREFIX
   kycflow check retry CHECK_ID      resume a failed check
-  kycflow sandbox                   KvK and VIES sandboxes (for docker compose or your own setup)
+  kycflow sandbox                   KvK, VIES and iDIN sandboxes (for docker compose or your own setup)
+  kycflow watchlist import --format ftm|eu-fsf|eu-xml|ofac-sdn [--list NAME] FILE|URL...
+  kycflow watchlist list
+  kycflow watchlist eval [flags]    matcher quality and speed on a generated list (see --help)
   kycflow bench [flags]             load test against a running API (see --help)
 
 Configuration comes from environment variables; see README.md.
@@ -68,6 +71,8 @@ func run(ctx context.Context, args []string) error {
 		return runTenant(ctx, cfg, args[1:])
 	case "check":
 		return runCheck(ctx, cfg, args[1:])
+	case "watchlist":
+		return runWatchlist(ctx, cfg, args[1:])
 	case "sandbox":
 		return runSandbox(ctx, cfg)
 	case "bench":

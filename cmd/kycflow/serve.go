@@ -108,6 +108,8 @@ func serveWorker(ctx context.Context, cfg config, s *store.Store, c client.Clien
 	if err != nil {
 		return err
 	}
+	lists := &worker.Watchlists{Store: s, Logger: log.With("component", "watchlists")}
+	acts.Screener = lists
 	w := worker.New(c, acts, cfg.WorkflowPollers)
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("start worker: %w", err)
@@ -117,6 +119,7 @@ func serveWorker(ctx context.Context, cfg config, s *store.Store, c client.Clien
 		Concurrency: cfg.RelayConcurrency, Sweep: cfg.RelaySweep, Retry: cfg.Retry}
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return relay.Run(gctx) })
+	g.Go(func() error { lists.Run(gctx, c, cfg.WatchlistRefresh); return nil })
 	log.Info("worker running", "task_queue", "kycflow-checks", "temporal", cfg.TemporalAddress, "providers", cfg.providerSummary())
 	return g.Wait()
 }

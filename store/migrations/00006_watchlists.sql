@@ -27,7 +27,7 @@ CREATE TABLE watchlist_entities (
 GRANT SELECT ON watchlist_versions, watchlist_entities TO kycflow_app;
 
 -- A hit at or above the tenant's threshold fails the aml check.
-ALTER TABLE tenants ADD COLUMN aml_threshold real NOT NULL DEFAULT 0.90
+ALTER TABLE tenants ADD COLUMN aml_threshold real NOT NULL DEFAULT 0.88
     CHECK (aml_threshold > 0 AND aml_threshold <= 1);
 GRANT UPDATE (rescreened_at) ON watchlist_versions TO kycflow_app;
 

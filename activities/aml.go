@@ -1,0 +1,166 @@
+package activities
+
+import (
+	"context"
+	"encoding/hex"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/text/language"
+
+	"github.com/kycflow/kycflow/providers/sanctions"
+	"github.com/kycflow/kycflow/store"
+)
+
+// Screener answers watchlist queries from the lists this worker holds.
+type Screener interface {
+	// Screen searches every loaded list; versions are the list versions
+	// that answered (none: no list is loaded).
+	Screen(q sanctions.Query, limit int) (hits []sanctions.Hit, versions []store.WatchlistVersion)
+	// Versions are the list versions loaded now.
+	Versions() []store.WatchlistVersion
+}
+
+// AMLInput names the aml check to run.
+type AMLInput struct {
+	Check store.CheckRef
+}
+
+// ReasonWatchlistHit: a listed entity scored at or above the threshold.
+const ReasonWatchlistHit = "watchlist_hit"
+
+// AMLData is the `data` of an aml check.
+type AMLData struct {
+	Outcome    string    `json:"outcome"`
+	Reason     *string   `json:"reason"`
+	Message    *string   `json:"message"`
+	ScreenedAt string    `json:"screened_at"`
+	Threshold  float64   `json:"threshold"`
+	Lists      []AMLList `json:"lists"`
+	Query      AMLQuery  `json:"query"`
+	Hits       []AMLHit  `json:"hits"`
+}
+
+// AMLList is a list version the screening used.
+type AMLList struct {
+	List        string `json:"list"`
+	Version     int64  `json:"version"`
+	ContentHash string `json:"content_hash"` // SHA-256 of the imported file(s)
+	ImportedAt  string `json:"imported_at"`
+}
+
+// AMLQuery is what was screened.
+type AMLQuery struct {
+	Name        string  `json:"name"`
+	BirthDate   *string `json:"birth_date"`
+	Nationality *string `json:"nationality"` // ISO 3166-1 alpha-2
+}
+
+// AMLHit is one listed entity resembling the customer, with why.
+type AMLHit struct {
+	EntityID       string   `json:"entity_id"`
+	MatchedName    string   `json:"matched_name"`
+	Score          float64  `json:"score"`
+	NameScore      float64  `json:"name_score"`
+	AboveThreshold bool     `json:"above_threshold"`
+	Schema         string   `json:"schema"`
+	Topics         []string `json:"topics"`
+	Programs       []string `json:"programs"`
+	Explanation    []string `json:"explanation"`
+}
+
+// amlLimit is how many hits a screening keeps.
+const amlLimit = 10
+
+// AMLScreen screens the customer's name, birthdate and nationality against
+// the loaded watchlists: validated when no hit reaches the tenant's
+// threshold. Runs as a local activity (the index is in this process).
+func (a *Activities) AMLScreen(ctx context.Context, in AMLInput) (CheckResult, error) {
+	cs, done, err := a.loadOpen(ctx, in.Check)
+	if err != nil || done {
+		return recorded(cs), err
+	}
+	threshold, err := a.Store.AMLThreshold(ctx, in.Check.TenantID)
+	if err != nil {
+		return CheckResult{}, wrap(err, "load threshold")
+	}
+	d, ok := a.screen(cs.Customer, threshold, time.Now())
+	if !ok {
+		return CheckResult{}, notConfigured("A watchlist (kycflow watchlist import)", "aml")
+	}
+	validated := d.Reason == nil
+	return a.complete(ctx, in.Check, &validated, d)
+}
+
+// screen builds the check's data; false when no list is loaded.
+func (a *Activities) screen(c *store.Customer, threshold float64, now time.Time) (AMLData, bool) {
+	if a.Screener == nil {
+		return AMLData{}, false
+	}
+	q := customerQuery(c)
+	hits, versions := a.Screener.Screen(q, amlLimit)
+	if len(versions) == 0 {
+		return AMLData{}, false
+	}
+	d := AMLData{Outcome: OutcomeChecked, ScreenedAt: now.UTC().Format(time.RFC3339), Threshold: threshold,
+		Query: AMLQuery{Name: q.Name, BirthDate: nonEmpty(q.BirthDate), Nationality: nonEmpty(q.Nationality)}, Hits: []AMLHit{}}
+	for _, v := range versions {
+		d.Lists = append(d.Lists, AMLList{List: v.List, Version: v.ID, ContentHash: hex.EncodeToString(v.ContentHash), ImportedAt: v.ImportedAt.UTC().Format(time.RFC3339)})
+	}
+	for _, h := range hits {
+		hit := AMLHit{EntityID: h.EntityID, MatchedName: h.MatchedName, Score: round3(h.Score), NameScore: round3(h.NameScore),
+			AboveThreshold: h.Score >= threshold, Explanation: h.Explanation, Topics: []string{}, Programs: []string{}}
+		if h.Entity != nil {
+			hit.Schema, hit.Topics, hit.Programs = h.Entity.Schema, nonNil(h.Entity.Topics), nonNil(h.Entity.Programs)
+		}
+		d.Hits = append(d.Hits, hit)
+		if hit.AboveThreshold && d.Reason == nil {
+			d.Reason = ptr(ReasonWatchlistHit)
+			d.Message = ptr("The customer resembles a listed entity (" + h.MatchedName + ", score " + strconv.FormatFloat(hit.Score, 'f', -1, 64) + "); review the hit.")
+		}
+	}
+	return d, true
+}
+
+// HitIDs are the entity ids of a screening's hits above its threshold,
+// sorted: what rescreening compares.
+func (d AMLData) HitIDs() []string {
+	var ids []string
+	for _, h := range d.Hits {
+		if h.AboveThreshold {
+			ids = append(ids, h.EntityID)
+		}
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// customerQuery is what a customer is screened with.
+func customerQuery(c *store.Customer) sanctions.Query {
+	name := c.Name
+	if c.FirstName != nil && c.LastName != nil {
+		name = *c.FirstName + " " + *c.LastName
+	}
+	q := sanctions.Query{Name: strings.TrimSpace(name), Schema: "Person"}
+	if c.Birthdate != nil {
+		q.BirthDate = c.Birthdate.Format(time.DateOnly)
+	}
+	if c.NationalityID != nil {
+		if r, err := language.EncodeM49(*c.NationalityID); err == nil {
+			q.Nationality = strings.ToLower(r.String())
+		}
+	}
+	return q
+}
+
+func round3(f float64) float64 { return math.Round(f*1000) / 1000 }
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

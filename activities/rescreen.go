@@ -1,0 +1,192 @@
+package activities
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"go.temporal.io/sdk/activity"
+
+	"github.com/kycflow/kycflow/providers/sanctions"
+	"github.com/kycflow/kycflow/providers/watchlist"
+	"github.com/kycflow/kycflow/store"
+)
+
+// RescreenInput is where a rescreening of a list version stands.
+type RescreenInput struct {
+	VersionID int64
+	Cursor    RescreenCursor
+}
+
+// RescreenCursor is the last customer rescreened, in (tenant, customer) id order.
+type RescreenCursor struct {
+	TenantID uuid.UUID
+	After    uuid.UUID
+}
+
+// RescreenResult is one batch's outcome.
+type RescreenResult struct {
+	Next       RescreenCursor
+	Done       bool
+	Screened   int // customers looked at
+	Candidates int // whose name resembles an entity the version changed
+	Requeued   int // whose hits changed: a new aml check was queued
+}
+
+// rescreenBatch is how many customers one activity looks at.
+const rescreenBatch = 500
+
+// changeIndexes caches, per list version, an index of only the entities the
+// version added, changed or removed: a customer none of them resembles
+// cannot screen differently, so only the rest are rescreened in full.
+type changeIndexes struct {
+	mu sync.Mutex
+	m  map[int64]*sanctions.Index
+}
+
+var changes = &changeIndexes{m: map[int64]*sanctions.Index{}}
+
+func (a *Activities) changeIndex(ctx context.Context, versionID int64) (*sanctions.Index, error) {
+	changes.mu.Lock()
+	defer changes.mu.Unlock()
+	if ix, ok := changes.m[versionID]; ok {
+		return ix, nil
+	}
+	var es []watchlist.Entity
+	err := a.Store.WatchlistChanges(ctx, versionID, func(_ string, data []byte, _ bool) error {
+		var e watchlist.Entity
+		if err := json.Unmarshal(data, &e); err != nil {
+			return err
+		}
+		es = append(es, e)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	// A lower bar than any threshold: this only decides who is rescreened.
+	ix := sanctions.Build(es, sanctions.Options{MinScore: 0.75})
+	changes.m[versionID] = ix
+	return ix, nil
+}
+
+// RescreenBatch rescreens the next customers after the cursor, across
+// tenants: each active customer with a finished aml check whose name
+// resembles an entity the version changed is screened again, and a new aml
+// check is queued when the hits above the tenant's threshold differ.
+// Customers never screened are left alone. Heartbeats carry progress.
+func (a *Activities) RescreenBatch(ctx context.Context, in RescreenInput) (RescreenResult, error) {
+	if a.Screener == nil || !slices.ContainsFunc(a.Screener.Versions(), func(v store.WatchlistVersion) bool { return v.ID == in.VersionID }) {
+		// The worker loads new versions within seconds; try again then.
+		return RescreenResult{}, fmt.Errorf("list version %d is not loaded by this worker yet", in.VersionID)
+	}
+	ix, err := a.changeIndex(ctx, in.VersionID)
+	if err != nil {
+		return RescreenResult{}, wrap(err, "load changes")
+	}
+	tenants, err := a.Store.Tenants(ctx)
+	if err != nil {
+		return RescreenResult{}, wrap(err, "list tenants")
+	}
+	slices.SortFunc(tenants, func(x, y store.Tenant) int { return compareUUID(x.ID, y.ID) })
+	res := RescreenResult{Next: in.Cursor}
+	now := time.Now()
+	for _, t := range tenants {
+		if compareUUID(t.ID, res.Next.TenantID) < 0 {
+			continue
+		}
+		if t.ID != res.Next.TenantID {
+			res.Next = RescreenCursor{TenantID: t.ID}
+		}
+		threshold, err := a.Store.AMLThreshold(ctx, t.ID)
+		if err != nil {
+			return res, wrap(err, "load threshold")
+		}
+		for res.Screened < rescreenBatch {
+			cs, err := a.Store.ActiveCustomers(ctx, t.ID, res.Next.After, rescreenBatch-res.Screened)
+			if err != nil {
+				return res, wrap(err, "list customers")
+			}
+			for i := range cs {
+				c := &cs[i]
+				res.Screened++
+				res.Next.After = c.ID
+				changed, concerned, err := a.rescreenOne(ctx, ix, c, threshold, now)
+				if err != nil {
+					return res, err
+				}
+				if concerned {
+					res.Candidates++
+				}
+				if changed {
+					res.Requeued++
+				}
+			}
+			if activity.IsActivity(ctx) {
+				activity.RecordHeartbeat(ctx, res)
+			}
+			if len(cs) == 0 || res.Screened >= rescreenBatch {
+				break
+			}
+		}
+		if res.Screened >= rescreenBatch {
+			return res, nil
+		}
+	}
+	res.Done = true
+	return res, nil
+}
+
+// rescreenOne screens one customer again when the version concerns them.
+func (a *Activities) rescreenOne(ctx context.Context, changed *sanctions.Index, c *store.Customer, threshold float64, now time.Time) (requeued, concerned bool, err error) {
+	last, err := a.Store.LatestCheck(ctx, c.TenantID, c.ID, "aml")
+	if errors.Is(err, store.ErrNotFound) {
+		return false, false, nil
+	}
+	if err != nil {
+		return false, false, wrap(err, "load aml check")
+	}
+	if last.Status != store.StatusCompleted || last.Data == nil {
+		return false, false, nil // unfinished checks screen with the new list anyway
+	}
+	if len(changed.Search(customerQuery(c), 1)) == 0 {
+		return false, false, nil
+	}
+	var before AMLData
+	if err := json.Unmarshal(last.Data, &before); err != nil {
+		return false, true, nil
+	}
+	after, ok := a.screen(c, threshold, now)
+	if !ok || slices.Equal(before.HitIDs(), after.HitIDs()) {
+		return false, true, nil
+	}
+	if _, _, err := a.Store.QueueChecks(ctx, c.TenantID, store.KindCustomer, c.ID, []string{"aml"}); err != nil {
+		return false, true, wrap(err, "queue aml check")
+	}
+	return true, true, nil
+}
+
+// MarkRescreened records that a version's rescreening finished.
+func (a *Activities) MarkRescreened(ctx context.Context, in RescreenInput) error {
+	if err := a.Store.MarkRescreened(ctx, in.VersionID); err != nil {
+		return wrap(err, "mark rescreened")
+	}
+	changes.mu.Lock()
+	delete(changes.m, in.VersionID)
+	changes.mu.Unlock()
+	return nil
+}
+
+func compareUUID(x, y uuid.UUID) int {
+	for i := range x {
+		if x[i] != y[i] {
+			return int(x[i]) - int(y[i])
+		}
+	}
+	return 0
+}

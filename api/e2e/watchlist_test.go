@@ -1,0 +1,119 @@
+package e2e
+
+import (
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// importList runs `kycflow watchlist import` as an operator would.
+func importList(t *testing.T, format string, files ...string) string {
+	t.Helper()
+	cmd := exec.Command(env.bin, append([]string{"watchlist", "import", "--format", format}, files...)...)
+	cmd.Env = append(os.Environ(), "DATABASE_ADMIN_URL="+env.adminDSN)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("watchlist import: %v: %s", err, out)
+	}
+	return string(out)
+}
+
+func fixture(name string) string {
+	return filepath.Join("..", "..", "providers", "watchlist", "testdata", name)
+}
+
+func newAMLCustomer(t *testing.T, tn tenant, name, birthdate string) string {
+	t.Helper()
+	body := map[string]any{"name": name, "email": "aml@example.com", "country_code": "NLD",
+		"checks": map[string]bool{"idin": false, "idscan": false, "iban": false}}
+	if birthdate != "" {
+		body["birthdate"] = birthdate
+	}
+	id := request(t, tn, http.MethodPost, "/api/v1/customers/create", body).want(t, http.StatusCreated).body["id"].(string)
+	request(t, tn, http.MethodPost, "/api/v1/customers/"+id+"/check", map[string]any{"type": []string{"aml"}}).want(t, http.StatusAccepted)
+	return id
+}
+
+func amlCheck(t *testing.T, tn tenant, id string) map[string]any {
+	t.Helper()
+	return waitCheck(t, tn, "/api/v1/customers/"+id, "aml", 20*time.Second)
+}
+
+// Import from files (each format), the same file again is a no-op, then
+// screening: a listed person written in Cyrillic or with a typo is a hit,
+// explained; an unrelated name is clear. A new list version rescreens the
+// customers it concerns, and only them.
+func TestWatchlistImportScreenAndRescreen(t *testing.T) {
+	out := importList(t, "ftm", fixture("entities.ftm.json"))
+	if !strings.Contains(out, "imported opensanctions version") || !strings.Contains(out, "entities") {
+		t.Fatalf("import: %s", out)
+	}
+	if out := importList(t, "ftm", fixture("entities.ftm.json")); !strings.Contains(out, "unchanged") {
+		t.Fatalf("re-import: %s", out)
+	}
+	for format, files := range map[string][]string{
+		"eu-fsf":   {fixture("eu_fsf.csv")},
+		"eu-xml":   {fixture("eu_fsf.xml")},
+		"ofac-sdn": {fixture("sdn.csv")},
+	} {
+		if out := importList(t, format, files...); !strings.Contains(out, "imported") && !strings.Contains(out, "unchanged") {
+			t.Fatalf("%s import: %s", format, out)
+		}
+	}
+	eventually(t, 15*time.Second, "the worker to load the lists", func() bool { return len(env.lists.Versions()) >= 3 })
+
+	// Павел Волков in Cyrillic, a typo in the first letter, and a stranger.
+	cyrillic := newAMLCustomer(t, env.a, "Павел Волков", "1970-05-17")
+	typo := newAMLCustomer(t, env.a, "Bavel Volkov", "")
+	clear := newAMLCustomer(t, env.a, "Maria Jansen-Koopmans", "1985-03-02")
+	for _, id := range []string{cyrillic, typo} {
+		chk := amlCheck(t, env.a, id)
+		d := obj(chk["data"])
+		hits, _ := d["hits"].([]any)
+		if chk["validated"] != false || d["reason"] != "watchlist_hit" || len(hits) == 0 {
+			t.Fatalf("listed person not caught: %v", chk)
+		}
+		hit := obj(hits[0])
+		if hit["entity_id"] != "NK-fict-volkov" || hit["above_threshold"] != true || len(hit["explanation"].([]any)) == 0 {
+			t.Fatalf("hit: %v", hit)
+		}
+		if lists, _ := d["lists"].([]any); len(lists) < 3 || obj(lists[0])["content_hash"] == nil {
+			t.Fatalf("list versions used: %v", d["lists"])
+		}
+	}
+	if chk := amlCheck(t, env.a, clear); chk["validated"] != true || obj(chk["data"])["reason"] != nil {
+		t.Fatalf("unrelated name: %v", chk)
+	}
+
+	// A new version of a list adds Maria Jansen-Koopmans: her aml check is
+	// queued again and fails; Pavel's stays as it was.
+	before := obj(request(t, env.a, http.MethodGet, "/api/v1/customers/"+cyrillic, nil).body["aml_check"])["id"]
+	dir := t.TempDir()
+	extra := filepath.Join(dir, "entities.ftm.json")
+	orig, err := os.ReadFile(fixture("entities.ftm.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	added := `{"id":"NK-fict-jansen","schema":"Person","properties":{"name":["Maria Jansen-Koopmans"],"birthDate":["1985-03-02"],"topics":["sanction"]},"datasets":["fict"]}` + "\n"
+	if err := os.WriteFile(extra, append(orig, added...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out := importList(t, "ftm", extra); !strings.Contains(out, "imported opensanctions version") {
+		t.Fatalf("new version: %s", out)
+	}
+	var chk map[string]any
+	eventually(t, 30*time.Second, "the rescreening to queue a new aml check", func() bool {
+		chk = obj(request(t, env.a, http.MethodGet, "/api/v1/customers/"+clear, nil).body["aml_check"])
+		return chk["status"] == "completed" && chk["validated"] == false
+	})
+	if hit := obj(obj(chk["data"])["hits"].([]any)[0]); hit["entity_id"] != "NK-fict-jansen" {
+		t.Fatalf("rescreened hit: %v", hit)
+	}
+	if after := obj(request(t, env.a, http.MethodGet, "/api/v1/customers/"+cyrillic, nil).body["aml_check"])["id"]; after != before {
+		t.Fatal("a customer the new version does not concern was rescreened")
+	}
+}

@@ -1,0 +1,467 @@
+package sanctions
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"sync"
+	"unsafe"
+
+	"github.com/kycflow/kycflow/providers/watchlist"
+)
+
+// DefaultMinScore is the Options.MinScore used when none is given.
+const DefaultMinScore = 0.80
+
+// Options configure an Index.
+type Options struct {
+	// MinScore is the lowest final Score a hit may have (default
+	// DefaultMinScore when 0).
+	MinScore float64
+	// HardConflict, when true, drops a hit entirely instead of lowering its
+	// score when the evidence contradicts it: the query gives a full birth
+	// date and every birth date listed for the entity is more than one year
+	// away from it, or the query gives a nationality the entity's listed
+	// nationalities do not include. Entities with no birth date or
+	// nationality listed are never dropped. Use it when the query data is
+	// verified (e.g. read from a passport chip); leave it off for data a
+	// customer typed.
+	HardConflict bool
+}
+
+// Query is a name to screen, with optional evidence.
+type Query struct {
+	// Name is the name in any script.
+	Name string
+	// BirthDate is ISO, possibly partial ("1970", "1970-05"); "" if unknown.
+	BirthDate string
+	// Nationality is ISO 3166-1 alpha-2 ("ru"); "" if unknown.
+	Nationality string
+	// Schema is the kind of party screened: "Person" (default when ""),
+	// "Organization", "Company", "LegalEntity", "Vessel", "Aircraft" or
+	// "Thing" (anything).
+	Schema string
+}
+
+// Hit is an entity whose name matched a query.
+type Hit struct {
+	EntityID string
+	// Entity is the listed entity (shared with the Index: do not modify).
+	Entity *watchlist.Entity
+	// MatchedName is the entity's name, as listed, that matched best.
+	MatchedName string
+	// Score is the final score, 0..1: NameScore adjusted by the evidence.
+	Score float64
+	// NameScore is the name similarity alone, 0..1.
+	NameScore float64
+	// Explanation says, one line each, which name matched and how, and
+	// which evidence raised or lowered the score.
+	Explanation []string
+}
+
+// nameRec is one indexed spelling of one entity name.
+type nameRec struct {
+	entity  uint32
+	name    uint16 // index into Entity.Names
+	nEff    uint8  // tokens that take part in blocking
+	variant uint8  // transliteration scheme of this spelling
+	tokens  []token
+	script  string // non-Latin script the name was written in
+}
+
+// Index is an immutable, searchable sanctions/PEP list. Build one per list
+// version; all methods are safe for concurrent use.
+type Index struct {
+	opts     Options
+	entities []watchlist.Entity
+	names    []nameRec
+	// keys maps a blocking key's hash to its number k, and its posting list is
+	// postings[offsets[k]:offsets[k+1]] (name ids, ascending).
+	keys     map[uint64]uint32
+	offsets  []uint32
+	postings []uint32
+	scratch  sync.Pool
+	strBytes int
+}
+
+// Stats describe an Index.
+type Stats struct {
+	Entities int // entities indexed
+	Names    int // name spellings indexed (aliases and transliterations)
+	Keys     int // distinct blocking keys
+	Postings int // total posting entries
+	// MemoryBytes approximates the memory the index holds beyond the
+	// entities themselves.
+	MemoryBytes int
+}
+
+// Stats reports the size of the index.
+func (ix *Index) Stats() Stats {
+	mem := len(ix.postings)*4 + len(ix.offsets)*4 +
+		len(ix.keys)*24 + // map entry: 8-byte key, 4-byte value, bucket overhead
+		len(ix.names)*int(unsafe.Sizeof(nameRec{})) +
+		ix.strBytes
+	for i := range ix.names {
+		mem += cap(ix.names[i].tokens) * int(unsafe.Sizeof(token{}))
+	}
+	return Stats{Entities: len(ix.entities), Names: len(ix.names), Keys: len(ix.keys), Postings: len(ix.postings), MemoryBytes: mem}
+}
+
+// Build indexes entities. The slice is copied (entities are not); opts.MinScore
+// defaults to DefaultMinScore.
+func Build(entities []watchlist.Entity, opts Options) *Index {
+	if opts.MinScore <= 0 {
+		opts.MinScore = DefaultMinScore
+	}
+	ix := &Index{opts: opts, entities: slices.Clone(entities)}
+	intern := map[string]string{}
+	// Pass 1: normalise every name and collect its distinct keys (flat,
+	// name after name), numbering keys as they are first seen.
+	keyIdx := map[uint64]uint32{}
+	var counts []uint32
+	var flat []uint32 // key numbers, name after name
+	var bounds []uint32
+	var keyBuf []uint64
+	for ei := range ix.entities {
+		e := &ix.entities[ei]
+		org := isOrgSchema(e.Schema)
+		for ni, n := range e.Names {
+			if ni > 0xFFFF {
+				break
+			}
+			nn := normalize(n.Full, org)
+			for vi, toks := range nn.variants {
+				for i := range toks {
+					s, ok := intern[toks[i].s]
+					if !ok {
+						s = toks[i].s
+						intern[s] = s
+						ix.strBytes += len(s) + 16
+					}
+					toks[i].s = s
+					if c, ok := intern[toks[i].c]; ok {
+						toks[i].c = c
+					} else {
+						intern[toks[i].c] = toks[i].c
+						ix.strBytes += len(toks[i].c) + 16
+					}
+				}
+				ix.names = append(ix.names, nameRec{
+					entity: uint32(ei), name: uint16(ni), variant: uint8(vi),
+					tokens: slices.Clip(toks), script: nn.script, nEff: uint8(effTokens(toks)),
+				})
+				keyBuf = keyBuf[:0]
+				for _, t := range toks {
+					keyBuf = blockKeys(t, keyBuf)
+				}
+				slices.Sort(keyBuf)
+				keyBuf = slices.Compact(keyBuf)
+				for _, k := range keyBuf {
+					ki, ok := keyIdx[k]
+					if !ok {
+						ki = uint32(len(counts))
+						keyIdx[k] = ki
+						counts = append(counts, 0)
+					}
+					counts[ki]++
+					flat = append(flat, ki)
+				}
+				bounds = append(bounds, uint32(len(flat)))
+			}
+		}
+	}
+	// Pass 2: lay the postings out in one array, name ids ascending.
+	ix.keys = keyIdx
+	ix.offsets = make([]uint32, len(counts)+1)
+	for i, c := range counts {
+		ix.offsets[i+1] = ix.offsets[i] + c
+	}
+	ix.postings = make([]uint32, len(flat))
+	fill := slices.Clone(ix.offsets[:len(counts)])
+	lo := uint32(0)
+	for id, hi := range bounds {
+		for _, ki := range flat[lo:hi] {
+			ix.postings[fill[ki]] = uint32(id)
+			fill[ki]++
+		}
+		lo = hi
+	}
+	ix.scratch.New = func() any {
+		return &scratch{
+			stamp: make([]uint32, len(ix.names)),
+			done:  make([]uint32, len(ix.names)),
+			count: make([]uint8, len(ix.names)),
+		}
+	}
+	return ix
+}
+
+// blocks reports whether a token takes part in blocking: initials and
+// particles match too much to select candidates.
+func blocks(t token) bool { return len(t.s) >= 2 && !particles[t.s] }
+
+func effTokens(ts []token) int {
+	n := 0
+	for _, t := range ts {
+		if blocks(t) {
+			n++
+		}
+	}
+	return min(n, 255)
+}
+
+// Key kinds: one namespace per kind of key.
+const (
+	keyDeletion = 'd' // the word itself and the word minus one letter
+	keyPrefix   = 'p' // first three letters
+	keyPhonetic = 'f' // phonetic key
+)
+
+func hashKey(kind byte, s string) uint64 {
+	h := uint64(14695981039346656037)
+	h ^= uint64(kind)
+	h *= 1099511628211
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= 1099511628211
+	}
+	return h
+}
+
+// blockKeys appends the blocking keys of a token: the word and, from three
+// letters, every one-letter deletion of it (of its raw and its canonical
+// spelling) (two words within one edit —
+// substitution, insertion, deletion, adjacent swap, first letter included —
+// share one of these), its first three letters, and its phonetic key.
+// Hash collisions only add candidates, never lose one.
+func blockKeys(t token, dst []uint64) []uint64 {
+	if !blocks(t) {
+		return dst
+	}
+	s := t.s
+	dst = deletionKeys(s, dst)
+	if t.c != "" && t.c != s {
+		// The canonical spelling too: transliteration variants
+		// (Karim/Qasim → karim/kasim) are then within one edit.
+		dst = deletionKeys(t.c, dst)
+	}
+	if len(s) >= 3 {
+		dst = append(dst, hashKey(keyPrefix, s[:3]))
+	}
+	dst = append(dst, hashKey(keyPhonetic, phonetic(s)))
+	return dst
+}
+
+func deletionKeys(s string, dst []uint64) []uint64 {
+	dst = append(dst, hashKey(keyDeletion, s))
+	if len(s) >= 3 && len(s) <= 64 && isASCII(s) {
+		var buf [64]byte
+		for i := range len(s) {
+			b := append(append(buf[:0], s[:i]...), s[i+1:]...)
+			dst = append(dst, hashKey(keyDeletion, string(b)))
+		}
+	}
+	return dst
+}
+
+// scratch is per-query working memory, pooled.
+type scratch struct {
+	stamp   []uint32 // last query token that counted a name
+	done    []uint32 // last query that scored a name
+	query   uint32
+	count   []uint8 // query tokens sharing a key with a name
+	touched []uint32
+	keys    []uint64
+	gen     uint32
+	ts      tokenScorer
+}
+
+// Search returns up to limit entities whose final score is at least
+// Options.MinScore, best first (ties by entity ID). Only names sharing
+// blocking keys with the query are scored: with two or more blocking words
+// on both sides, a name must share keys with at least two query words.
+func (ix *Index) Search(q Query, limit int) []Hit {
+	return ix.search(q, limit, ix.opts.MinScore, true)
+}
+
+// BruteForce is Search without blocking: every name is scored. It is the
+// reference for measuring what blocking loses.
+func (ix *Index) BruteForce(q Query, limit int) []Hit {
+	return ix.search(q, limit, ix.opts.MinScore, false)
+}
+
+type candidate struct {
+	entity    uint32
+	name      uint32
+	nameScore float64
+	score     float64
+	ev        evidence
+}
+
+func (ix *Index) search(q Query, limit int, minScore float64, blocked bool) []Hit {
+	if limit <= 0 {
+		return nil
+	}
+	schema := q.Schema
+	if schema == "" {
+		schema = "Person"
+	}
+	qn := normalize(q.Name, isOrgSchema(schema))
+	if len(qn.variants) == 0 {
+		return nil
+	}
+	sc := ix.scratch.Get().(*scratch)
+	defer ix.scratch.Put(sc)
+	sc.ts.reset()
+	sc.query++
+	if sc.query == 0 {
+		clear(sc.done)
+		sc.query = 1
+	}
+
+	best := map[uint32]*candidate{}
+	// consider scores name id against every query spelling.
+	consider := func(id uint32) {
+		nr := &ix.names[id]
+		e := &ix.entities[nr.entity]
+		if !schemaMatches(schema, e.Schema) {
+			return
+		}
+		ns := 0.0
+		for _, qv := range qn.variants {
+			s, _ := sc.ts.nameScore(qv, nr.tokens, false)
+			ns = max(ns, s)
+		}
+		if e.Names[nr.name].Kind == watchlist.NameWeak {
+			ns += malusWeakAlias
+		}
+		if ns+maxBonus < minScore {
+			return
+		}
+		c := best[nr.entity]
+		if c == nil {
+			c = &candidate{entity: nr.entity, name: id, nameScore: ns}
+			best[nr.entity] = c
+		} else if ns > c.nameScore || ns == c.nameScore && id < c.name {
+			c.name, c.nameScore = id, ns
+		}
+	}
+
+	if !blocked {
+		for id := range ix.names {
+			consider(uint32(id))
+		}
+	} else {
+		sc.touched = sc.touched[:0]
+		for _, qv := range qn.variants {
+			qEff := effTokens(qv)
+			// Count, per name, the query words sharing at least one key.
+			for _, t := range qv {
+				sc.keys = blockKeys(t, sc.keys[:0])
+				if len(sc.keys) == 0 {
+					continue
+				}
+				sc.gen++
+				if sc.gen == 0 { // wrapped: reset stamps
+					clear(sc.stamp)
+					sc.gen = 1
+				}
+				for _, k := range sc.keys {
+					ki, ok := ix.keys[k]
+					if !ok {
+						continue
+					}
+					for _, id := range ix.postings[ix.offsets[ki]:ix.offsets[ki+1]] {
+						if sc.stamp[id] == sc.gen {
+							continue
+						}
+						sc.stamp[id] = sc.gen
+						if sc.count[id] == 0 {
+							sc.touched = append(sc.touched, id)
+						}
+						if sc.count[id] < 255 {
+							sc.count[id]++
+						}
+					}
+				}
+			}
+			for _, id := range sc.touched {
+				need := min(2, qEff, int(ix.names[id].nEff))
+				if int(sc.count[id]) >= need && sc.done[id] != sc.query {
+					sc.done[id] = sc.query // scored against every spelling at once
+					consider(id)
+				}
+				sc.count[id] = 0
+			}
+			sc.touched = sc.touched[:0]
+		}
+	}
+
+	cands := make([]*candidate, 0, len(best))
+	for _, c := range best {
+		e := &ix.entities[c.entity]
+		birthEvidence(q.BirthDate, e.BirthDates, &c.ev)
+		nationalityEvidence(q.Nationality, e.Nationalities, &c.ev)
+		if ix.opts.HardConflict && c.ev.conflict {
+			continue
+		}
+		c.score = max(0, min(1, c.nameScore+c.ev.delta))
+		if c.score >= minScore {
+			cands = append(cands, c)
+		}
+	}
+	slices.SortFunc(cands, func(a, b *candidate) int {
+		if a.score != b.score {
+			return cmp.Compare(b.score, a.score)
+		}
+		return cmp.Compare(ix.entities[a.entity].ID, ix.entities[b.entity].ID)
+	})
+	cands = cands[:min(len(cands), limit)]
+	hits := make([]Hit, len(cands))
+	for i, c := range cands {
+		hits[i] = ix.hit(c, qn, &sc.ts)
+	}
+	return hits
+}
+
+// hit builds the Hit, with its explanation, for a candidate.
+func (ix *Index) hit(c *candidate, qn normName, ts *tokenScorer) Hit {
+	nr := &ix.names[c.name]
+	e := &ix.entities[nr.entity]
+	n := e.Names[nr.name]
+	bestS, bestDesc := -1.0, ""
+	for _, qv := range qn.variants {
+		if s, d := ts.nameScore(qv, nr.tokens, true); s > bestS {
+			bestS, bestDesc = s, d
+		}
+	}
+	kind := n.Kind
+	if kind == "" {
+		kind = watchlist.NameAlias
+	}
+	how := ""
+	switch {
+	case nr.script != "" && qn.script != "":
+		how = fmt.Sprintf(" (%s and query %s transliterated)", nr.script, qn.script)
+	case nr.script != "":
+		how = fmt.Sprintf(" (%s transliterated)", nr.script)
+	case qn.script != "":
+		how = fmt.Sprintf(" (query %s transliterated)", qn.script)
+	}
+	expl := []string{fmt.Sprintf("name: %s '%s'%s %.2f", kind, n.Full, how, c.nameScore)}
+	if bestDesc != "" {
+		expl = append(expl, bestDesc)
+	}
+	if n.Kind == watchlist.NameWeak {
+		expl = append(expl, "weak alias (nickname) "+signed(malusWeakAlias)+" included in name score")
+	}
+	expl = append(expl, c.ev.lines...)
+	return Hit{
+		EntityID:    e.ID,
+		Entity:      e,
+		MatchedName: n.Full,
+		Score:       c.score,
+		NameScore:   c.nameScore,
+		Explanation: expl,
+	}
+}

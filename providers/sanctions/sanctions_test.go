@@ -1,0 +1,380 @@
+package sanctions
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/kycflow/kycflow/providers/watchlist"
+)
+
+func tokStrings(n normName) [][]string {
+	var out [][]string
+	for _, v := range n.variants {
+		var ss []string
+		for _, t := range v {
+			ss = append(ss, t.s)
+		}
+		out = append(out, ss)
+	}
+	return out
+}
+
+func TestTransliteration(t *testing.T) {
+	cases := []struct {
+		in   string
+		want []string // scheme 0, then scheme 1 if different
+	}{
+		{"Хрущёв", []string{"khrushchev", "hrushchyov"}},
+		{"Жуков", []string{"zhukov"}},
+		{"Цой", []string{"tsoy", "tsoi"}},
+		{"Чайковский", []string{"chaykovskiy", "chaikovskii"}},
+		{"Шишкин", []string{"shishkin"}},
+		{"Щукин", []string{"shchukin"}},
+		{"Юлия", []string{"yuliya", "iuliia"}},
+		{"Ельцин", []string{"yeltsin", "eltsin"}},
+		{"Быков", []string{"bykov"}},
+		{"Эдуард", []string{"eduard"}},
+		{"Подъячев", []string{"podyachev", "podiachev"}},
+		{"Александр", []string{"aleksandr", "alexandr"}},
+		{"Джохар", []string{"dzhokhar", "johar"}},
+		{"Олексій", []string{"oleksiy", "olexii"}},
+		{"Григорій", []string{"hryhoriy", "grigorii"}},
+		{"Ђорђевић", []string{"djordjevic"}},
+		{"Шешељ", []string{"seselj"}},
+		{"Παπαδόπουλος", []string{"papadopoulos", "papadopulos"}},
+		{"Χρήστος", []string{"christos", "khristos"}},
+		{"Θεόδωρος", []string{"theodoros"}},
+		{"Ευάγγελος", []string{"evangelos", "efangelos"}},
+		{"Μπακογιάννη", []string{"bakogianni"}},
+		{"Ψαράς", []string{"psaras"}},
+		{"Γιώργος", []string{"giorgos"}},
+		{"محمد", []string{"mhmd"}},
+		{"حسين", []string{"hsyn", "hsin"}},
+	}
+	for _, c := range cases {
+		got := tokStrings(normalize(c.in, false))
+		var flat []string
+		for _, v := range got {
+			flat = append(flat, strings.Join(v, " "))
+		}
+		if !slices.Equal(flat, c.want) {
+			t.Errorf("normalize(%q) = %q, want %q", c.in, flat, c.want)
+		}
+	}
+}
+
+func TestNormalize(t *testing.T) {
+	cases := map[string]string{
+		"José Müller-Łukasz":          "jose muller lukasz",
+		"O'Brien, Seán":               "obrien sean",
+		"Dr. Sheikh Ahmed Al-Rashid":  "ahmed al rashid",
+		"STRAßE":                      "strasse",
+		"Søren Ørsted":                "soren orsted",
+		"ＪＯＨＮ　ＳＭＩＴＨ":                  "john smith",
+		"Mr":                          "mr", // nothing left: keep what there was
+		"Đorđe Vučić":                 "djordje vucic",
+		"General Mohammed bin Salman": "mohammed bin salman",
+	}
+	for in, want := range cases {
+		if got := strings.Join(tokStrings(normalize(in, false))[0], " "); got != want {
+			t.Errorf("normalize(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := strings.Join(tokStrings(normalize("Rosneft Trading S.A.", true))[0], " "); got != "rosneft trading" {
+		t.Errorf("org legal form: got %q", got)
+	}
+	if got := strings.Join(tokStrings(normalize("ООО «Ромашка»", true))[0], " "); got != "romashka" {
+		t.Errorf("Cyrillic org: got %q", got)
+	}
+}
+
+func TestJaroWinkler(t *testing.T) {
+	cases := []struct {
+		a, b string
+		want float64
+	}{
+		{"MARTHA", "MARHTA", 0.9611},
+		{"DWAYNE", "DUANE", 0.8400},
+		{"DIXON", "DICKSONX", 0.8133},
+		{"JELLYFISH", "SMELLYFISH", 0.8963},
+		{"", "", 1},
+		{"abc", "", 0},
+		{"same", "same", 1},
+		{"Дмитрий", "Дмитри", 0.9714},
+	}
+	for _, c := range cases {
+		if got := JaroWinkler(c.a, c.b); math.Abs(got-c.want) > 0.0001 {
+			t.Errorf("JaroWinkler(%q, %q) = %.4f, want %.4f", c.a, c.b, got, c.want)
+		}
+	}
+}
+
+func TestPhoneticAndCanonical(t *testing.T) {
+	for _, group := range [][]string{{"mohammed", "muhammad", "mohamed", "mhmd"}, {"hussein", "husain", "hsyn"}} {
+		for _, w := range group[1:] {
+			if phonetic(w) != phonetic(group[0]) {
+				t.Errorf("phonetic(%q) = %q, phonetic(%q) = %q", w, phonetic(w), group[0], phonetic(group[0]))
+			}
+		}
+	}
+	for _, p := range [][2]string{{"yemelyanchuk", "iemelianchouk"}, {"kravtschenko", "kravchenko"}, {"hamzah", "hamza"}, {"tschaikowski", "chaikovski"}} {
+		if canonical(p[0]) != canonical(p[1]) {
+			t.Errorf("canonical(%q) = %q, canonical(%q) = %q", p[0], canonical(p[0]), p[1], canonical(p[1]))
+		}
+	}
+	if osa("ca", "abc") != 3 || osa("abcd", "acbd") != 1 || osa("kitten", "sitting") != 3 {
+		t.Error("osa distances wrong")
+	}
+}
+
+func score(q, n string) float64 {
+	var ts tokenScorer
+	best := 0.0
+	for _, qv := range normalize(q, false).variants {
+		for _, nv := range normalize(n, false).variants {
+			s, _ := ts.nameScore(qv, nv, false)
+			best = max(best, s)
+		}
+	}
+	return best
+}
+
+func TestScoringProperties(t *testing.T) {
+	if a, b := score("Ivan Petrov", "Petrov Ivan"), score("Ivan Petrov", "Ivan Petrov"); a != 1 || b != 1 {
+		t.Errorf("order: %v %v", a, b)
+	}
+	if s := score("Vladimir Vladimirovich Putin", "Putin Vladimir Vladimirovich"); s != 1 {
+		t.Errorf("three-token order: %v", s)
+	}
+	if s := score("J. Smith", "John Smith"); s < 0.85 || s >= 1 {
+		t.Errorf("initial: %v", s)
+	}
+	if s := score("K. Smith", "John Smith"); s >= 0.8 {
+		t.Errorf("wrong initial: %v", s)
+	}
+	if s := score("Ivan Petrov", "Ivan Sergeyevich Petrov"); s < 0.8 || s >= 0.95 {
+		t.Errorf("middle name missing: %v", s)
+	}
+	for _, typo := range []string{"Ivan Petrof", "Ivan Betrov", "Ivan Ptrov", "Ivan Pettrov", "Ivan Pterov", "Yvan Petrov"} {
+		if s := score(typo, "Ivan Petrov"); s < 0.8 || s >= 1 {
+			t.Errorf("typo %q: %v", typo, s)
+		}
+	}
+	if s := score("Ivan Ivanov", "Ivan Petrov"); s >= 0.8 {
+		t.Errorf("different surname: %v", s)
+	}
+	if s := score("Mohammed Ali", "Ali Hassan"); s >= 0.5 {
+		t.Errorf("one shared word: %v", s)
+	}
+	if s := score("Muhammad al-Tikriti", "محمد التكريتي"); s < 0.8 {
+		t.Errorf("Arabic script: %v", s)
+	}
+	if s := score("Sergey Ivanov", "Сергей Иванов"); s != 1 {
+		t.Errorf("Cyrillic: %v", s)
+	}
+}
+
+func testIndex(opts Options) *Index {
+	return Build([]watchlist.Entity{
+		{ID: "p1", Schema: "Person", Names: []watchlist.Name{{Full: "Ivan Sergeyevich Petrov", Kind: watchlist.NamePrimary}, {Full: "Иван Петров", Kind: watchlist.NameAlias}},
+			BirthDates: []string{"1970-05-17"}, Nationalities: []string{"ru"}},
+		{ID: "p2", Schema: "Person", Names: []watchlist.Name{{Full: "Ivan Petrov", Kind: watchlist.NamePrimary}}, BirthDates: []string{"1985"}},
+		{ID: "o1", Schema: "Company", Names: []watchlist.Name{{Full: "Petrov Ivan LLC", Kind: watchlist.NamePrimary}}},
+		{ID: "w1", Schema: "Person", Names: []watchlist.Name{{Full: "Dmitri Kozlov", Kind: watchlist.NamePrimary}, {Full: "The Bear", Kind: watchlist.NameWeak}}},
+	}, opts)
+}
+
+func find(hits []Hit, id string) *Hit {
+	for i := range hits {
+		if hits[i].EntityID == id {
+			return &hits[i]
+		}
+	}
+	return nil
+}
+
+func TestEvidence(t *testing.T) {
+	ix := testIndex(Options{})
+	const name = "Ivan S. Petrov" // not a perfect match, so bonuses show
+	base := find(ix.Search(Query{Name: name}, 10), "p1")
+	if base == nil || base.Score != base.NameScore {
+		t.Fatalf("no evidence: %+v", base)
+	}
+	check := func(q Query, cmpf func(d float64) bool, expl string) {
+		t.Helper()
+		h := find(ix.Search(q, 10), "p1")
+		if h == nil {
+			t.Fatalf("%+v: p1 not found", q)
+		}
+		if !cmpf(h.Score - base.Score) {
+			t.Errorf("%+v: score %.3f vs %.3f", q, h.Score, base.Score)
+		}
+		if !slices.ContainsFunc(h.Explanation, func(s string) bool { return strings.Contains(s, expl) }) {
+			t.Errorf("%+v: explanation %q lacks %q", q, h.Explanation, expl)
+		}
+	}
+	up := func(d float64) bool { return d > 0 }
+	down := func(d float64) bool { return d < 0 }
+	check(Query{Name: name, BirthDate: "1970-05-17"}, up, "matches exactly +0.05")
+	check(Query{Name: name, BirthDate: "1970-17-05"}, func(float64) bool { return true }, "not understood")
+	check(Query{Name: name, BirthDate: "1970"}, up, "consistent with listed 1970-05-17 +0.03")
+	check(Query{Name: name, BirthDate: "1980-01-02"}, down, "differs from listed 1970-05-17 −0.10")
+	check(Query{Name: name, Nationality: "ru"}, up, "nationality ru matches +0.03")
+	check(Query{Name: name, Nationality: "ua"}, down, "nationality ua differs (listed ru) −0.10")
+	// Day and month swapped: a smaller bonus than an exact match.
+	ix2 := Build([]watchlist.Entity{{ID: "x", Schema: "Person", Names: []watchlist.Name{{Full: "Anna Berg"}}, BirthDates: []string{"1980-03-07"}}}, Options{})
+	ex := ix2.Search(Query{Name: "Anna K. Berg", BirthDate: "1980-03-07"}, 1)[0]
+	sw := ix2.Search(Query{Name: "Anna K. Berg", BirthDate: "1980-07-03"}, 1)[0]
+	if !(ex.Score > sw.Score && sw.Score > ex.NameScore) || !strings.Contains(strings.Join(sw.Explanation, "|"), "swapped") {
+		t.Errorf("swap: exact %.3f swapped %.3f %q", ex.Score, sw.Score, sw.Explanation)
+	}
+	// Name explanation.
+	h := find(ix.Search(Query{Name: "Иван Петров"}, 10), "p1")
+	if h == nil || !strings.HasPrefix(h.Explanation[0], "name: alias 'Иван Петров' (Cyrillic and query Cyrillic transliterated) 1.00") {
+		t.Errorf("explanation: %+v", h)
+	}
+}
+
+func TestHardConflict(t *testing.T) {
+	soft, hard := testIndex(Options{MinScore: 0.5}), testIndex(Options{MinScore: 0.5, HardConflict: true})
+	for _, q := range []Query{{Name: "Ivan Petrov", BirthDate: "1960-01-01"}, {Name: "Ivan Petrov", Nationality: "ua"}} {
+		if find(soft.Search(q, 10), "p1") == nil {
+			t.Errorf("%+v: soft index dropped p1", q)
+		}
+		if find(hard.Search(q, 10), "p1") != nil {
+			t.Errorf("%+v: hard index kept p1", q)
+		}
+	}
+	// Within the tolerance, or a partial query date: kept.
+	for _, q := range []Query{{Name: "Ivan Petrov", BirthDate: "1971-01-01"}, {Name: "Ivan Petrov", BirthDate: "1960"}} {
+		if find(hard.Search(q, 10), "p1") == nil {
+			t.Errorf("%+v: hard index dropped p1", q)
+		}
+	}
+}
+
+func TestSchemaFilter(t *testing.T) {
+	ix := testIndex(Options{})
+	if find(ix.Search(Query{Name: "Petrov Ivan"}, 10), "o1") != nil {
+		t.Error("person query matched a company")
+	}
+	if find(ix.Search(Query{Name: "Petrov Ivan LLC", Schema: "Organization"}, 10), "o1") == nil {
+		t.Error("organisation query missed the company")
+	}
+	if find(ix.Search(Query{Name: "Petrov Ivan", Schema: "Organization"}, 10), "p2") != nil {
+		t.Error("organisation query matched a person")
+	}
+	if find(ix.Search(Query{Name: "Petrov Ivan", Schema: "Thing"}, 10), "o1") == nil {
+		t.Error("Thing query should match anything")
+	}
+}
+
+func TestWeakAlias(t *testing.T) {
+	ix := testIndex(Options{})
+	h := find(ix.Search(Query{Name: "The Bear"}, 10), "w1")
+	if h == nil || h.NameScore >= 1 || !strings.Contains(strings.Join(h.Explanation, "|"), "weak alias") {
+		t.Errorf("weak alias: %+v", h)
+	}
+}
+
+func TestSearchSortedAndLimited(t *testing.T) {
+	ix := Build(GenerateList(2000, 3), Options{MinScore: 0.5})
+	hits := ix.Search(Query{Name: "Mohammed"}, 5)
+	if len(hits) != 5 {
+		t.Fatalf("got %d hits", len(hits))
+	}
+	for i := 1; i < len(hits); i++ {
+		if hits[i].Score > hits[i-1].Score {
+			t.Error("not sorted")
+		}
+	}
+	if ix.Search(Query{Name: ""}, 5) != nil || ix.Search(Query{Name: "x"}, 0) != nil {
+		t.Error("empty query or zero limit should give nothing")
+	}
+	st := ix.Stats()
+	if st.Entities != 2000 || st.Names < 2000 || st.Keys == 0 || st.MemoryBytes == 0 {
+		t.Errorf("stats: %+v", st)
+	}
+}
+
+// TestBlockingRecall: blocking keeps at least 99.9 % of the brute-force
+// hits (score ≥ MinScore, top 10).
+func TestBlockingRecall(t *testing.T) {
+	list := GenerateList(5000, 11)
+	ix := Build(list, Options{})
+	cases := GenerateEval(list, 1200, 12)
+	total, kept := 0, 0
+	for _, c := range cases {
+		bf := ix.BruteForce(c.Query, 10)
+		got := ix.Search(c.Query, 10)
+		for _, h := range bf {
+			total++
+			if find(got, h.EntityID) != nil {
+				kept++
+			} else if total-kept < 10 {
+				t.Logf("lost %q -> %q %.3f", c.Query.Name, h.MatchedName, h.Score)
+			}
+		}
+	}
+	rate := float64(kept) / float64(total)
+	t.Logf("blocking recall %d/%d = %.5f", kept, total, rate)
+	if rate < 0.999 {
+		t.Errorf("blocking recall %.5f < 0.999", rate)
+	}
+}
+
+func TestConcurrentSearch(t *testing.T) {
+	list := GenerateList(3000, 5)
+	ix := Build(list, Options{})
+	cases := GenerateEval(list, 400, 6)
+	want := make([][]Hit, len(cases))
+	for i, c := range cases {
+		want[i] = ix.Search(c.Query, 10)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan string, 8)
+	for w := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(cases); i += 3 {
+				got := ix.Search(cases[i].Query, 10)
+				if len(got) != len(want[i]) || len(got) > 0 && got[0].EntityID != want[i][0].EntityID {
+					select {
+					case errs <- cases[i].Query.Name:
+					default:
+					}
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Errorf("concurrent result differs for %q", e)
+	}
+}
+
+func TestGenerateDeterministic(t *testing.T) {
+	a, b := GenerateList(200, 9), GenerateList(200, 9)
+	for i := range a {
+		if a[i].Names[0].Full != b[i].Names[0].Full {
+			t.Fatal("GenerateList not deterministic")
+		}
+	}
+	var scripts = map[string]bool{}
+	for _, e := range GenerateList(2000, 9) {
+		for _, n := range e.Names {
+			if s := normalize(n.Full, false).script; s != "" {
+				scripts[s] = true
+			}
+		}
+	}
+	if !scripts[scriptCyrillic] || !scripts[scriptGreek] || !scripts[scriptArabic] {
+		t.Errorf("scripts generated: %v", scripts)
+	}
+}

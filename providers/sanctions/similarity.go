@@ -1,0 +1,394 @@
+package sanctions
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// JaroWinkler is the Jaro similarity of a and b with Winkler's boost for a
+// common prefix of up to four characters (scaling factor 0.1, applied when
+// the Jaro similarity is above 0.7, as Winkler did). It compares runes; two
+// empty strings are identical (1).
+func JaroWinkler(a, b string) float64 {
+	if isASCII(a) && isASCII(b) {
+		return jaroWinkler([]byte(a), []byte(b))
+	}
+	return jaroWinkler([]rune(a), []rune(b))
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+func jaroWinkler[T byte | rune](a, b []T) float64 {
+	j := jaro(a, b)
+	if j <= 0.7 {
+		return j
+	}
+	prefix := 0
+	for prefix < min(4, len(a), len(b)) && a[prefix] == b[prefix] {
+		prefix++
+	}
+	return j + float64(prefix)*0.1*(1-j)
+}
+
+func jaro[T byte | rune](a, b []T) float64 {
+	if len(a) == 0 && len(b) == 0 {
+		return 1
+	}
+	if len(a) == 0 || len(b) == 0 {
+		return 0
+	}
+	window := max(max(len(a), len(b))/2-1, 0)
+	// Names are short: flags on the stack when they fit.
+	var fa, fb [64]bool
+	matchedA, matchedB := fa[:0], fb[:0]
+	if len(a) <= 64 && len(b) <= 64 {
+		matchedA, matchedB = fa[:len(a)], fb[:len(b)]
+	} else {
+		matchedA, matchedB = make([]bool, len(a)), make([]bool, len(b))
+	}
+	matches := 0
+	for i := range a {
+		for k := max(0, i-window); k < min(len(b), i+window+1); k++ {
+			if !matchedB[k] && a[i] == b[k] {
+				matchedA[i], matchedB[k] = true, true
+				matches++
+				break
+			}
+		}
+	}
+	if matches == 0 {
+		return 0
+	}
+	transpositions, k := 0, 0
+	for i := range a {
+		if !matchedA[i] {
+			continue
+		}
+		for !matchedB[k] {
+			k++
+		}
+		if a[i] != b[k] {
+			transpositions++
+		}
+		k++
+	}
+	m := float64(matches)
+	return (m/float64(len(a)) + m/float64(len(b)) + (m-float64(transpositions)/2)/m) / 3
+}
+
+// Token match kinds, for explanations.
+const (
+	matchNone = iota
+	matchExact
+	matchInitial
+	matchFuzzy
+	matchSkeleton
+)
+
+// Scoring constants. Why these values: see the package documentation.
+const (
+	initialScore  = 0.90 // "J." for "John"
+	initialRest   = 0.25 // weight share of the letters an initial leaves out
+	fuzzyFloor    = 0.72 // a stretched similarity below this is a different word
+	fuzzyStretch  = 2.0  // 1−JW is doubled: 0.95 → 0.90, 0.85 → 0.70
+	lengthPenalty = 0.15 // per relative length difference
+	variantScore  = 0.97 // words equal after canonical()
+	skeletonScale = 0.95 // Arabic-script consonant skeletons are less certain
+	missingQuery  = 1.00 // weight share of a query token the name lacks
+	missingName   = 0.45 // weight share of a middle name token the query lacks
+	missingEdge   = 0.8  // ... of a first or last name token the query lacks
+	missingCap    = 5    // weight cap of a missing token (long patronymics)
+	conflicting   = 1.0  // weight share of a leftover on both sides: a different word, not an omission
+	maxTokens     = 12   // longer names are cut (lists hold few that long)
+)
+
+// particles are connecting words of names (al-, bin, van, de, ...): they
+// carry little identity, so they weigh like an initial.
+var particles = setOf(`al el ul ad ar as ash at az bin ibn bint ben abu um
+	de da do das dos del della di du der den van von ten ter la le los las y e mac`)
+
+// tokenWeight: longer words say more about identity; capped so that one very
+// long word does not drown the rest.
+func tokenWeight(t token) float64 {
+	n := len(t.s)
+	if n <= 1 || particles[t.s] {
+		return 1
+	}
+	return float64(min(n, 8))
+}
+
+// tokenSim is the similarity of two tokens after the fuzzy stretch, 0 when
+// they are not taken to be the same word.
+func tokenSim(a, b token) (float64, int) {
+	if a.s == b.s {
+		return 1, matchExact
+	}
+	if len(a.s) == 1 || len(b.s) == 1 {
+		// An initial matches any word starting with it.
+		if a.s[0] == b.s[0] {
+			return initialScore, matchInitial
+		}
+		return 0, matchNone
+	}
+	kind := matchFuzzy
+	var jw float64
+	if a.skel || b.skel {
+		jw = JaroWinkler(phonetic(a.s), phonetic(b.s)) * skeletonScale
+		kind = matchSkeleton
+		if pw := JaroWinkler(a.s, b.s); pw > jw {
+			jw, kind = pw, matchFuzzy
+		}
+	} else {
+		jw = fuzzySim(a.s, b.s)
+		if a.c != "" && b.c != "" {
+			if a.c == b.c {
+				// Spelling variants of one name (Yemelyanchuk, Iemelianchouk).
+				jw = max(jw, variantScore)
+			} else {
+				jw = max(jw, jaroWinkler([]byte(a.c), []byte(b.c)))
+				// Jaro-Winkler is generous to words sharing a prefix or
+				// (reversed) a suffix (Karachristakis, Karaathanasitis;
+				// Paropoulos, Blahopoulos): cap by the edit distance of the
+				// raw or canonical spellings, whichever is smaller.
+				d := min(osa(a.c, b.c), osa(a.s, b.s))
+				jw = min(jw, 1-float64(d)*perEdit(max(len(a.s), len(b.s))))
+			}
+		}
+	}
+	sim := 1 - fuzzyStretch*(1-jw)
+	if sim < fuzzyFloor {
+		return 0, matchNone
+	}
+	return sim, kind
+}
+
+// fuzzySim is the Jaro-Winkler similarity taken both ways round (the
+// reversed strings get the prefix boost for a common suffix, so a typo in
+// the first letter costs what one in the last does), less a penalty for the
+// length difference (so "yong" is not nearly "yongwei" just because it is
+// its prefix).
+func fuzzySim(a, b string) float64 {
+	if !isASCII(a) || !isASCII(b) {
+		return JaroWinkler(a, b)
+	}
+	fw := jaroWinkler([]byte(a), []byte(b))
+	var ra, rb [64]byte
+	if len(a) <= 64 && len(b) <= 64 {
+		for i := range len(a) {
+			ra[len(a)-1-i] = a[i]
+		}
+		for i := range len(b) {
+			rb[len(b)-1-i] = b[i]
+		}
+		fw = max(fw, jaroWinkler(ra[:len(a)], rb[:len(b)]))
+	}
+	la, lb := len(a), len(b)
+	return fw - lengthPenalty*float64(max(la-lb, lb-la))/float64(max(la, lb))
+}
+
+// perEdit is what one edit costs a word of length n, at most: a typo is one
+// edit whatever the length, and in a short word one edit is a larger
+// share. Two edits cap a word of six letters or more at 0.84, which the
+// stretch takes below fuzzyFloor: two edits make a different word unless
+// canonical() explains them (and blocking, built on one-letter deletions,
+// would not find them reliably).
+func perEdit(n int) float64 {
+	switch {
+	case n <= 5:
+		return 0.12
+	}
+	return 0.08
+}
+
+// osa is the optimal-string-alignment (restricted Damerau-Levenshtein)
+// distance: insertions, deletions, substitutions and adjacent swaps.
+func osa(a, b string) int {
+	if len(a) > 30 || len(b) > 30 {
+		return max(len(a), len(b)) // not worth the work: names are shorter
+	}
+	var rows [3][32]int
+	pp, p, c := rows[0][:len(b)+1], rows[1][:len(b)+1], rows[2][:len(b)+1]
+	for j := range p {
+		p[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		c[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			c[j] = min(p[j]+1, c[j-1]+1, p[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				c[j] = min(c[j], pp[j-2]+1)
+			}
+		}
+		pp, p, c = p, c, pp
+	}
+	return p[len(b)]
+}
+
+// tokenScorer holds scratch space for nameScore; not safe for concurrent use.
+type tokenScorer struct {
+	sim  [maxTokens * maxTokens]float64
+	kind [maxTokens * maxTokens]int8
+	// memo caches tokenSim for the current query: list names repeat the
+	// same words, so one query compares few distinct pairs many times.
+	memo map[[2]string]simMemo
+}
+
+type simMemo struct {
+	sim  float64
+	kind int8
+}
+
+// reset empties the memo; call it before each query.
+func (ts *tokenScorer) reset() {
+	if ts.memo == nil {
+		ts.memo = make(map[[2]string]simMemo, 256)
+	}
+	clear(ts.memo)
+}
+
+func (ts *tokenScorer) tokenSim(a, b token) (float64, int) {
+	if ts.memo == nil || a.skel || b.skel {
+		return tokenSim(a, b)
+	}
+	k := [2]string{a.s, b.s}
+	if m, ok := ts.memo[k]; ok {
+		return m.sim, int(m.kind)
+	}
+	s, kind := tokenSim(a, b)
+	ts.memo[k] = simMemo{s, int8(kind)}
+	return s, kind
+}
+
+// nameScore compares a query's tokens with a name's tokens as multisets:
+// every pair is scored, pairs are assigned greedily best-first (each token
+// used once), and the score is the weight-averaged pair similarity where a
+// token left unmatched still counts in the denominator with a share of its
+// weight (missingQuery, missingName). Word order therefore does not count,
+// initials match at initialScore, and a missing middle name costs little.
+// When explain is set, a description of the token matches is returned.
+func (ts *tokenScorer) nameScore(q, n []token, explain bool) (float64, string) {
+	q, n = q[:min(len(q), maxTokens)], n[:min(len(n), maxTokens)]
+	nq, nn := len(q), len(n)
+	if nq == 0 || nn == 0 {
+		return 0, ""
+	}
+	for i := range q {
+		for j := range n {
+			s, k := ts.tokenSim(q[i], n[j])
+			ts.sim[i*maxTokens+j], ts.kind[i*maxTokens+j] = s, int8(k)
+		}
+	}
+	var usedQ, usedN [maxTokens]bool
+	var num, den float64
+	var parts []string
+	substantive := false
+	for {
+		bi, bj, best := -1, -1, 0.0
+		for i := range q {
+			if usedQ[i] {
+				continue
+			}
+			for j := range n {
+				if !usedN[j] && ts.sim[i*maxTokens+j] > best {
+					bi, bj, best = i, j, ts.sim[i*maxTokens+j]
+				}
+			}
+		}
+		if bi < 0 {
+			break
+		}
+		usedQ[bi], usedN[bj] = true, true
+		w := (tokenWeight(q[bi]) + tokenWeight(n[bj])) / 2
+		if ts.kind[bi*maxTokens+bj] == matchInitial {
+			// An initial stands for the word only as far as its first
+			// letter: the rest of the word counts as missing on its side.
+			w = 1
+			full := q[bi]
+			if len(full.s) == 1 {
+				full = n[bj]
+			}
+			den += initialRest * (min(tokenWeight(full), missingCap) - 1)
+		}
+		num += w * best
+		den += w
+		if w > 1 {
+			substantive = true // more than initials and particles agree
+		}
+		if explain {
+			switch ts.kind[bi*maxTokens+bj] {
+			case matchExact:
+				parts = append(parts, q[bi].s)
+			case matchInitial:
+				parts = append(parts, fmt.Sprintf("%s~%s (initial) %.2f", q[bi].s, n[bj].s, best))
+			case matchSkeleton:
+				parts = append(parts, fmt.Sprintf("%s~%s (consonant skeleton) %.2f", q[bi].s, n[bj].s, best))
+			default:
+				parts = append(parts, fmt.Sprintf("%s~%s %.2f", q[bi].s, n[bj].s, best))
+			}
+		}
+	}
+	if !substantive {
+		// Only initials or particles agree: not a name match.
+		return 0, ""
+	}
+	var missQ, missN []string
+	leftQ, leftN := 0, 0
+	for i := range q {
+		if !usedQ[i] && tokenWeight(q[i]) > 1 {
+			leftQ++
+		}
+	}
+	for j := range n {
+		if !usedN[j] && tokenWeight(n[j]) > 1 {
+			leftN++
+		}
+	}
+	shareQ, shareN := missingQuery, missingName
+	if leftQ > 0 && leftN > 0 {
+		// Both sides have a word the other lacks: they differ (Jesús vs
+		// Iván), nothing was merely left out.
+		shareQ, shareN = conflicting, conflicting
+	}
+	for i := range q {
+		if !usedQ[i] {
+			den += shareQ * min(tokenWeight(q[i]), missingCap)
+			missQ = append(missQ, q[i].s)
+		}
+	}
+	for j := range n {
+		if !usedN[j] {
+			share := shareN
+			if (j == 0 || j == nn-1) && share < missingEdge {
+				// A given name or surname left out says more than a
+				// middle name or patronymic left out.
+				share = missingEdge
+			}
+			den += share * min(tokenWeight(n[j]), missingCap)
+			missN = append(missN, n[j].s)
+		}
+	}
+	score := min(num/den, 1)
+	if !explain {
+		return score, ""
+	}
+	desc := "tokens: " + strings.Join(parts, ", ")
+	if len(missQ) > 0 {
+		desc += "; not in listed name: " + strings.Join(missQ, " ")
+	}
+	if len(missN) > 0 {
+		desc += "; not in query: " + strings.Join(missN, " ")
+	}
+	return score, desc
+}

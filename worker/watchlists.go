@@ -1,0 +1,135 @@
+package worker
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync/atomic"
+	"time"
+
+	"go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+
+	"github.com/kycflow/kycflow/activities"
+	"github.com/kycflow/kycflow/providers/sanctions"
+	"github.com/kycflow/kycflow/providers/watchlist"
+	"github.com/kycflow/kycflow/store"
+	"github.com/kycflow/kycflow/workflows"
+)
+
+// Watchlists holds the sanctions index built from the newest version of
+// every imported list. A new version is loaded in the background and
+// swapped in atomically: screenings never wait for a rebuild.
+type Watchlists struct {
+	Store  *store.Store
+	Logger *slog.Logger
+	cur    atomic.Pointer[watchlistSnapshot]
+}
+
+type watchlistSnapshot struct {
+	index    *sanctions.Index
+	versions []store.WatchlistVersion
+}
+
+var _ activities.Screener = (*Watchlists)(nil)
+
+// Screen implements activities.Screener.
+func (w *Watchlists) Screen(q sanctions.Query, limit int) ([]sanctions.Hit, []store.WatchlistVersion) {
+	s := w.cur.Load()
+	if s == nil {
+		return nil, nil
+	}
+	return s.index.Search(q, limit), s.versions
+}
+
+// Versions implements activities.Screener.
+func (w *Watchlists) Versions() []store.WatchlistVersion {
+	if s := w.cur.Load(); s != nil {
+		return s.versions
+	}
+	return nil
+}
+
+// Refresh loads the lists when their newest versions changed.
+func (w *Watchlists) Refresh(ctx context.Context) error {
+	latest, err := w.Store.LatestWatchlists(ctx)
+	if err != nil {
+		return err
+	}
+	if s := w.cur.Load(); s != nil && slices.EqualFunc(s.versions, latest, func(a, b store.WatchlistVersion) bool { return a.ID == b.ID }) {
+		return nil
+	}
+	if len(latest) == 0 {
+		return nil
+	}
+	start := time.Now()
+	var es []watchlist.Entity
+	for _, v := range latest {
+		err := w.Store.WatchlistEntities(ctx, v.ID, func(_ string, data []byte) error {
+			var e watchlist.Entity
+			if err := json.Unmarshal(data, &e); err != nil {
+				return err
+			}
+			es = append(es, e)
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("load %s version %d: %w", v.List, v.ID, err)
+		}
+	}
+	ix := sanctions.Build(es, sanctions.Options{})
+	w.cur.Store(&watchlistSnapshot{index: ix, versions: latest})
+	w.Logger.Info("watchlists loaded", "lists", len(latest), "entities", len(es), "took", time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// Run refreshes the lists every interval and starts the rescreening of
+// every version not rescreened yet (the import command only stores the
+// version; this loop is what carries it on, so nothing is lost if the
+// worker was down during the import).
+func (w *Watchlists) Run(ctx context.Context, c client.Client, interval time.Duration) {
+	if interval <= 0 {
+		interval = 10 * time.Second
+	}
+	for {
+		if err := w.Refresh(ctx); err != nil && ctx.Err() == nil {
+			w.Logger.Warn("watchlists not loaded", "error", err)
+		} else if err := w.startRescreens(ctx, c); err != nil && ctx.Err() == nil {
+			w.Logger.Warn("rescreening not started", "error", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(interval):
+		}
+	}
+}
+
+func (w *Watchlists) startRescreens(ctx context.Context, c client.Client) error {
+	pending, err := w.Store.PendingRescreens(ctx)
+	if err != nil {
+		return err
+	}
+	loaded := w.Versions()
+	for _, v := range pending {
+		if !slices.ContainsFunc(loaded, func(l store.WatchlistVersion) bool { return l.ID == v.ID }) {
+			// Superseded before its turn: the newest version's rescreening
+			// compares with the last rescreened one, so it covers this
+			// version's changes, and marks it done with it.
+			continue
+		}
+		_, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+			ID: workflows.RescreenWorkflowID(v.ID), TaskQueue: workflows.TaskQueue,
+			WorkflowIDReusePolicy: enums.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE_FAILED_ONLY,
+		}, workflows.RescreenWorkflow, activities.RescreenInput{VersionID: v.ID})
+		var started *serviceerror.WorkflowExecutionAlreadyStarted
+		if err != nil && !errors.As(err, &started) {
+			return err
+		}
+	}
+	return nil
+}
