@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
 )
@@ -103,28 +104,56 @@ func Best(name string, candidates ...string) (string, float64) {
 	return best, score
 }
 
-// JaroWinkler is the Jaro similarity with Winkler's boost for a common
-// prefix of up to four characters (scaling factor 0.1), over runes.
+// JaroWinkler is the Jaro similarity of a and b with Winkler's boost for a
+// common prefix of up to four characters (scaling factor 0.1, applied when
+// the Jaro similarity is above 0.7, as Winkler did). It compares runes; two
+// empty strings are identical (1).
 func JaroWinkler(a, b string) float64 {
-	ra, rb := []rune(a), []rune(b)
-	j := jaro(ra, rb)
+	if isASCII(a) && isASCII(b) {
+		return JaroWinklerSeq([]byte(a), []byte(b))
+	}
+	return JaroWinklerSeq([]rune(a), []rune(b))
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// JaroWinklerSeq is JaroWinkler over any byte or rune sequence (callers
+// with ASCII text skip the rune conversion).
+func JaroWinklerSeq[T byte | rune](a, b []T) float64 {
+	j := jaro(a, b)
+	if j <= 0.7 {
+		return j
+	}
 	prefix := 0
-	for prefix < min(4, len(ra), len(rb)) && ra[prefix] == rb[prefix] {
+	for prefix < min(4, len(a), len(b)) && a[prefix] == b[prefix] {
 		prefix++
 	}
 	return j + float64(prefix)*0.1*(1-j)
 }
 
-func jaro(a, b []rune) float64 {
+func jaro[T byte | rune](a, b []T) float64 {
 	if len(a) == 0 && len(b) == 0 {
 		return 1
 	}
 	if len(a) == 0 || len(b) == 0 {
 		return 0
 	}
-	window := max(len(a), len(b))/2 - 1
-	window = max(window, 0)
-	matchedA, matchedB := make([]bool, len(a)), make([]bool, len(b))
+	window := max(max(len(a), len(b))/2-1, 0)
+	// Names are short: flags on the stack when they fit.
+	var fa, fb [64]bool
+	matchedA, matchedB := fa[:0], fb[:0]
+	if len(a) <= 64 && len(b) <= 64 {
+		matchedA, matchedB = fa[:len(a)], fb[:len(b)]
+	} else {
+		matchedA, matchedB = make([]bool, len(a)), make([]bool, len(b))
+	}
 	matches := 0
 	for i := range a {
 		for k := max(0, i-window); k < min(len(b), i+window+1); k++ {

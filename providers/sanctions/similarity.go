@@ -2,87 +2,15 @@ package sanctions
 
 import (
 	"fmt"
+	"github.com/kycflow/kycflow/providers/namematch"
 	"strings"
 	"unicode/utf8"
 )
 
-// JaroWinkler is the Jaro similarity of a and b with Winkler's boost for a
-// common prefix of up to four characters (scaling factor 0.1, applied when
-// the Jaro similarity is above 0.7, as Winkler did). It compares runes; two
-// empty strings are identical (1).
-func JaroWinkler(a, b string) float64 {
-	if isASCII(a) && isASCII(b) {
-		return jaroWinkler([]byte(a), []byte(b))
-	}
-	return jaroWinkler([]rune(a), []rune(b))
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
-}
-
-func jaroWinkler[T byte | rune](a, b []T) float64 {
-	j := jaro(a, b)
-	if j <= 0.7 {
-		return j
-	}
-	prefix := 0
-	for prefix < min(4, len(a), len(b)) && a[prefix] == b[prefix] {
-		prefix++
-	}
-	return j + float64(prefix)*0.1*(1-j)
-}
-
-func jaro[T byte | rune](a, b []T) float64 {
-	if len(a) == 0 && len(b) == 0 {
-		return 1
-	}
-	if len(a) == 0 || len(b) == 0 {
-		return 0
-	}
-	window := max(max(len(a), len(b))/2-1, 0)
-	// Names are short: flags on the stack when they fit.
-	var fa, fb [64]bool
-	matchedA, matchedB := fa[:0], fb[:0]
-	if len(a) <= 64 && len(b) <= 64 {
-		matchedA, matchedB = fa[:len(a)], fb[:len(b)]
-	} else {
-		matchedA, matchedB = make([]bool, len(a)), make([]bool, len(b))
-	}
-	matches := 0
-	for i := range a {
-		for k := max(0, i-window); k < min(len(b), i+window+1); k++ {
-			if !matchedB[k] && a[i] == b[k] {
-				matchedA[i], matchedB[k] = true, true
-				matches++
-				break
-			}
-		}
-	}
-	if matches == 0 {
-		return 0
-	}
-	transpositions, k := 0, 0
-	for i := range a {
-		if !matchedA[i] {
-			continue
-		}
-		for !matchedB[k] {
-			k++
-		}
-		if a[i] != b[k] {
-			transpositions++
-		}
-		k++
-	}
-	m := float64(matches)
-	return (m/float64(len(a)) + m/float64(len(b)) + (m-float64(transpositions)/2)/m) / 3
-}
+// JaroWinkler is namematch's Jaro-Winkler similarity (over runes, with
+// Winkler's prefix boost above 0.7): one implementation for company and
+// person names.
+func JaroWinkler(a, b string) float64 { return namematch.JaroWinkler(a, b) }
 
 // Token match kinds, for explanations.
 const (
@@ -153,7 +81,7 @@ func tokenSim(a, b token) (float64, int) {
 				// Spelling variants of one name (Yemelyanchuk, Iemelianchouk).
 				jw = max(jw, variantScore)
 			} else {
-				jw = max(jw, jaroWinkler([]byte(a.c), []byte(b.c)))
+				jw = max(jw, namematch.JaroWinklerSeq([]byte(a.c), []byte(b.c)))
 				// Jaro-Winkler is generous to words sharing a prefix or
 				// (reversed) a suffix (Karachristakis, Karaathanasitis;
 				// Paropoulos, Blahopoulos): cap by the edit distance of the
@@ -179,7 +107,7 @@ func fuzzySim(a, b string) float64 {
 	if !isASCII(a) || !isASCII(b) {
 		return JaroWinkler(a, b)
 	}
-	fw := jaroWinkler([]byte(a), []byte(b))
+	fw := namematch.JaroWinklerSeq([]byte(a), []byte(b))
 	var ra, rb [64]byte
 	if len(a) <= 64 && len(b) <= 64 {
 		for i := range len(a) {
@@ -188,7 +116,7 @@ func fuzzySim(a, b string) float64 {
 		for i := range len(b) {
 			rb[len(b)-1-i] = b[i]
 		}
-		fw = max(fw, jaroWinkler(ra[:len(a)], rb[:len(b)]))
+		fw = max(fw, namematch.JaroWinklerSeq(ra[:len(a)], rb[:len(b)]))
 	}
 	la, lb := len(a), len(b)
 	return fw - lengthPenalty*float64(max(la-lb, lb-la))/float64(max(la, lb))
@@ -391,4 +319,13 @@ func (ts *tokenScorer) nameScore(q, n []token, explain bool) (float64, string) {
 		desc += "; not in query: " + strings.Join(missN, " ")
 	}
 	return score, desc
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
