@@ -53,6 +53,12 @@ func GenerateEval(list []watchlist.Entity, n int, seed int64) []EvalCase {
 		for _, nm := range e.Names {
 			for _, v := range normalize(nm.Full, false).variants {
 				listed[tokenKey(v)] = true
+				// The listed name without one of its middle words: a person
+				// called that shares first and last name with a listed one,
+				// an alert any screener must raise.
+				for i := 1; i < len(v)-1; i++ {
+					listed[tokenKey(slices.Concat(v[:i], v[i+1:]))] = true
+				}
 			}
 		}
 	}
