@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"go.temporal.io/sdk/activity"
@@ -205,3 +206,6 @@ func wrap(err error, step string) error {
 	}
 	return fmt.Errorf("%s: %w", step, err)
 }
+
+// round3 rounds a score to three decimals, as checks report them.
+func round3(f float64) float64 { return math.Round(f*1000) / 1000 }

@@ -3,7 +3,6 @@ package activities
 import (
 	"context"
 	"encoding/hex"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -155,8 +154,6 @@ func customerQuery(c *store.Customer) sanctions.Query {
 	}
 	return q
 }
-
-func round3(f float64) float64 { return math.Round(f*1000) / 1000 }
 
 func nonNil(s []string) []string {
 	if s == nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/kycflow/kycflow/providers/eu"
@@ -129,7 +128,7 @@ func (a *Activities) CoCCheck(ctx context.Context, in CoCInput) (CheckResult, er
 	}
 	candidates := append([]string{p.StatutoryName, p.Name}, p.TradeNames...)
 	matched, score := namematch.Best(b.Name, candidates...)
-	score = math.Round(score*1000) / 1000
+	score = round3(score)
 	d.NameMatchScore, d.MatchedName = &score, nonEmpty(matched)
 
 	validated := true

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -196,7 +195,7 @@ func bankNameScore(c *store.Customer, initials, lastName string) float64 {
 	} else if _, rest, ok := strings.Cut(strings.TrimSpace(c.Name), " "); ok {
 		recordLast = rest
 	}
-	score := math.Round(namematch.JaroWinkler(compact(recordLast), compact(lastName))*1000) / 1000
+	score := round3(namematch.JaroWinkler(compact(recordLast), compact(lastName)))
 	first := ""
 	switch {
 	case c.FirstName != nil:

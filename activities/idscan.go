@@ -3,7 +3,6 @@ package activities
 import (
 	"context"
 	"encoding/json"
-	"math"
 	"strings"
 	"time"
 	"unicode"
@@ -261,7 +260,7 @@ func personNameScore(c *store.Customer, surname, given string) float64 {
 		}
 		best = max(best, s)
 	}
-	return math.Round(best*1000) / 1000
+	return round3(best)
 }
 
 // compact folds a name to upper-case ASCII letters only.

@@ -3,7 +3,6 @@ package activities
 import (
 	"context"
 	"errors"
-	"math"
 
 	"github.com/kycflow/kycflow/providers/eu"
 	"github.com/kycflow/kycflow/providers/namematch"
@@ -125,7 +124,7 @@ func (a *Activities) VATCheck(ctx context.Context, in VATInput) (CheckResult, er
 		RequestDate: nonEmpty(res.RequestDate), RequestIdentifier: nonEmpty(res.RequestIdentifier), TestService: test}
 	if res.Name != "" {
 		_, score := namematch.Best(cs.Business.Name, res.Name)
-		score = math.Round(score*1000) / 1000
+		score = round3(score)
 		d.NameMatchScore = &score
 	}
 	if !res.Valid {

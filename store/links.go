@@ -141,14 +141,11 @@ type LinkView struct {
 // or its record deleted).
 func (s *Store) LinkByToken(ctx context.Context, token string) (LinkView, error) {
 	var v LinkView
-	var ids struct {
-		TenantID uuid.UUID `db:"tenant_id"`
-		CheckID  uuid.UUID `db:"check_id"`
+	ids, err := s.linkOf(ctx, token)
+	if err != nil {
+		return v, err
 	}
-	if err := s.db.GetContext(ctx, &ids, `SELECT tenant_id, check_id FROM link_by_token($1)`, hashToken(token)); err != nil {
-		return v, classify(err)
-	}
-	err := s.inTenant(ctx, ids.TenantID, func(tx *sqlx.Tx) error {
+	err = s.inTenant(ctx, ids.TenantID, func(tx *sqlx.Tx) error {
 		if err := tx.GetContext(ctx, &v.Link, `SELECT `+linkCols+` FROM links WHERE tenant_id = $1 AND check_id = $2`, ids.TenantID, ids.CheckID); err != nil {
 			return err
 		}
@@ -163,34 +160,44 @@ func (s *Store) LinkByToken(ctx context.Context, token string) (LinkView, error)
 	return v, err
 }
 
-// ErrLinkClosed is returned by SubmitLink for a link that is used, revoked or
-// expired; the LinkState error says which.
-var ErrLinkClosed = errors.New("store: link closed")
+// linkIDs names the link a token opens.
+type linkIDs struct {
+	TenantID uuid.UUID `db:"tenant_id"`
+	CheckID  uuid.UUID `db:"check_id"`
+}
 
-// LinkClosedError tells which way a link is closed.
+// linkOf finds whose link a token is (the one lookup across tenants).
+func (s *Store) linkOf(ctx context.Context, token string) (linkIDs, error) {
+	var ids linkIDs
+	err := s.db.GetContext(ctx, &ids, `SELECT tenant_id, check_id FROM link_by_token($1)`, hashToken(token))
+	return ids, classify(err)
+}
+
+// LinkClosedError is what SubmitLink and SetLinkPending return for a link
+// that is used, revoked or expired: State says which.
 type LinkClosedError struct{ State LinkState }
 
 func (e *LinkClosedError) Error() string { return "store: link " + string(e.State) }
-func (e *LinkClosedError) Unwrap() error { return ErrLinkClosed }
 
 // SubmitLink records what the person submitted through an open link, uses
 // the link up, and queues the `verified` signal to the check's workflow, in
 // one transaction. A closed link gives a *LinkClosedError.
 func (s *Store) SubmitLink(ctx context.Context, token string, submission JSON) error {
-	v, err := s.LinkByToken(ctx, token)
+	ids, err := s.linkOf(ctx, token)
 	if err != nil {
 		return err
 	}
-	err = s.inTenant(ctx, v.TenantID, func(tx *sqlx.Tx) error {
+	err = s.inTenant(ctx, ids.TenantID, func(tx *sqlx.Tx) error {
 		at := now()
-		if err := lockOpenLink(ctx, tx, v.Link, at); err != nil {
+		c, err := lockOpenLink(ctx, tx, ids, at)
+		if err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE links SET used_at = $3, submission = $4 WHERE tenant_id = $1 AND check_id = $2`,
-			v.TenantID, v.CheckID, at, submission); err != nil {
+			ids.TenantID, ids.CheckID, at, submission); err != nil {
 			return err
 		}
-		return enqueue(ctx, tx, v.Check.Ref(), ActionVerified)
+		return enqueue(ctx, tx, c.Ref(), ActionVerified)
 	})
 	if err == nil {
 		s.wakeRelay()
@@ -198,21 +205,21 @@ func (s *Store) SubmitLink(ctx context.Context, token string, submission JSON) e
 	return err
 }
 
-// lockOpenLink locks the link's row and fails with a *LinkClosedError
-// unless it is still open at `at`.
-func lockOpenLink(ctx context.Context, tx *sqlx.Tx, link Link, at time.Time) error {
+// lockOpenLink locks the link's row and returns its check, or a
+// *LinkClosedError unless the link is still open at `at`.
+func lockOpenLink(ctx context.Context, tx *sqlx.Tx, ids linkIDs, at time.Time) (Check, error) {
 	var l Link
-	var status string
-	if err := tx.GetContext(ctx, &l, `SELECT `+linkCols+` FROM links WHERE tenant_id = $1 AND check_id = $2 FOR UPDATE`, link.TenantID, link.CheckID); err != nil {
-		return err
+	var c Check
+	if err := tx.GetContext(ctx, &l, `SELECT `+linkCols+` FROM links WHERE tenant_id = $1 AND check_id = $2 FOR UPDATE`, ids.TenantID, ids.CheckID); err != nil {
+		return c, err
 	}
-	if err := tx.GetContext(ctx, &status, `SELECT status FROM checks WHERE tenant_id = $1 AND id = $2`, link.TenantID, link.CheckID); err != nil {
-		return err
+	if err := tx.GetContext(ctx, &c, `SELECT `+checkCols+` FROM checks WHERE tenant_id = $1 AND id = $2`, ids.TenantID, ids.CheckID); err != nil {
+		return c, err
 	}
-	if st := l.State(status, at); st != LinkOpen {
-		return &LinkClosedError{State: st}
+	if st := l.State(c.Status, at); st != LinkOpen {
+		return c, &LinkClosedError{State: st}
 	}
-	return nil
+	return c, nil
 }
 
 // ExpireCheck marks an awaiting check `expired` when its link was not used;
@@ -240,15 +247,15 @@ func (s *Store) ExpireCheck(ctx context.Context, ref CheckRef) (applied bool, st
 // iDIN transaction the person is away at their bank for) without using the
 // link up. A closed link gives a *LinkClosedError.
 func (s *Store) SetLinkPending(ctx context.Context, token string, pending JSON) error {
-	v, err := s.LinkByToken(ctx, token)
+	ids, err := s.linkOf(ctx, token)
 	if err != nil {
 		return err
 	}
-	return s.inTenant(ctx, v.TenantID, func(tx *sqlx.Tx) error {
-		if err := lockOpenLink(ctx, tx, v.Link, now()); err != nil {
+	return s.inTenant(ctx, ids.TenantID, func(tx *sqlx.Tx) error {
+		if _, err := lockOpenLink(ctx, tx, ids, now()); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, `UPDATE links SET submission = $3 WHERE tenant_id = $1 AND check_id = $2`, v.TenantID, v.CheckID, pending)
+		_, err := tx.ExecContext(ctx, `UPDATE links SET submission = $3 WHERE tenant_id = $1 AND check_id = $2`, ids.TenantID, ids.CheckID, pending)
 		return err
 	})
 }

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"io"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -20,19 +21,11 @@ func form(t *testing.T, target string, v url.Values) (int, string, string) {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var b strings.Builder
-	buf := make([]byte, 4096)
-	for {
-		n, err := resp.Body.Read(buf)
-		b.Write(buf[:n])
-		if err != nil {
-			break
-		}
-	}
+	body, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode >= 500 {
-		t.Fatalf("POST %s: %d %s", target, resp.StatusCode, b.String())
+		t.Fatalf("POST %s: %d %s", target, resp.StatusCode, body)
 	}
-	return resp.StatusCode, resp.Header.Get("Location"), b.String()
+	return resp.StatusCode, resp.Header.Get("Location"), string(body)
 }
 
 func newIDINCustomer(t *testing.T, name, first, last, birthdate string) (string, string) {

@@ -31,7 +31,7 @@ func (h *Handler) idinForm(w http.ResponseWriter, r *http.Request, lang string, 
 		h.message(w, r, http.StatusServiceUnavailable, lang, "…", v.T.UnavailableTitle, v.T.UnavailableBody, lv.TenantName)
 		return
 	}
-	issuers, err := h.IDIN.Issuers(r.Context())
+	issuers, err := h.issuers(r)
 	if err != nil {
 		h.Log.Warn("iDIN issuers", "error", err)
 		h.message(w, r, http.StatusServiceUnavailable, lang, "…", v.T.UnavailableTitle, v.T.BanksUnavailable, lv.TenantName)
@@ -50,6 +50,25 @@ func (h *Handler) idinForm(w http.ResponseWriter, r *http.Request, lang string, 
 	// that is: form-action would block it (browsers apply it to redirects).
 	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'")
 	h.render(w, http.StatusOK, "idin", v)
+}
+
+// issuersTTL is how long the bank list is reused: it changes rarely, and
+// iDIN brokers ask merchants to cache it rather than fetch it per visitor.
+const issuersTTL = 10 * time.Minute
+
+// issuers is the broker's bank list, cached for issuersTTL.
+func (h *Handler) issuers(r *http.Request) ([]idin.Issuer, error) {
+	h.issuerMu.Lock()
+	defer h.issuerMu.Unlock()
+	if h.issuerList != nil && time.Since(h.issuerAt) < issuersTTL {
+		return h.issuerList, nil
+	}
+	list, err := h.IDIN.Issuers(r.Context())
+	if err != nil {
+		return nil, err
+	}
+	h.issuerList, h.issuerAt = list, time.Now()
+	return list, nil
 }
 
 // startIDIN starts the bank transaction and sends the person to their bank.

@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/kycflow/kycflow/providers/idin"
@@ -47,6 +48,10 @@ type Handler struct {
 	// PublicURL is this service's public base URL (the bank's return URL).
 	PublicURL string
 	mux       *http.ServeMux
+
+	issuerMu   sync.Mutex
+	issuerList []idin.Issuer
+	issuerAt   time.Time
 }
 
 // New returns the verification pages' handler.

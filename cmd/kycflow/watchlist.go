@@ -151,7 +151,7 @@ func watchlistImport(ctx context.Context, cfg config, args []string) error {
 		return err
 	}
 	fmt.Printf("imported %s version %d: %d entities, %d names (%d skipped), sha256 %s\n",
-		v.List, v.ID, v.Entities, v.Names, stats.Skipped, hex.EncodeToString(v.ContentHash))
+		v.List, v.ID, v.Entities, v.Names, stats.Dropped, hex.EncodeToString(v.ContentHash))
 	for _, w := range stats.Warnings {
 		fmt.Println("  warning:", w)
 	}

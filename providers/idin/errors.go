@@ -1,16 +1,14 @@
 package idin
 
 import (
-	"context"
-	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kycflow/kycflow/providers/internal/httpfail"
 )
 
 // ErrInvalidRequest: the request was rejected before sending (Validate), or
@@ -122,32 +120,12 @@ func httpError(op string, status int, header http.Header, body []byte, redact fu
 	case status == http.StatusNotFound:
 		e.kind = ErrNotFound
 	}
-	e.Retryable = status >= 500 || status == http.StatusTooManyRequests || status == http.StatusRequestTimeout
-	if s := header.Get("Retry-After"); s != "" {
-		if n, err := strconv.Atoi(s); err == nil && n > 0 {
-			e.RetryAfter = time.Duration(n) * time.Second
-		} else if t, err := http.ParseTime(s); err == nil {
-			e.RetryAfter = max(time.Until(t), 0)
-		}
-	}
+	e.Retryable, e.RetryAfter = httpfail.RetryableStatus(status), httpfail.RetryAfter(header)
 	return e
 }
 
 // transportError classifies a failure to get an answer at all.
 func transportError(op string, ctxErr, err error, redact func(string) string) *Error {
-	e := &Error{Op: op, Code: "TRANSPORT", Message: redact(err.Error()), Retryable: true, cause: err}
-	var ne net.Error
-	var cv *tls.CertificateVerificationError
-	switch {
-	case errors.Is(ctxErr, context.Canceled):
-		// The caller gave up; retrying is their decision, not ours.
-		e.Code, e.Retryable = "CANCELED", false
-	case errors.As(err, &cv):
-		// A certificate that does not verify will not verify next time
-		// either: a wrong host or an intercepting proxy.
-		e.Code, e.Retryable = "TLS", false
-	case ctxErr != nil || (errors.As(err, &ne) && ne.Timeout()):
-		e.Code = "TIMEOUT"
-	}
-	return e
+	code, retryable := httpfail.Transport(ctxErr, err)
+	return &Error{Op: op, Code: code, Message: redact(err.Error()), Retryable: retryable, cause: err}
 }

@@ -1,16 +1,14 @@
 package kvk
 
 import (
-	"context"
-	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kycflow/kycflow/providers/internal/httpfail"
 )
 
 // ErrNotFound: KvK has no registration it can deliver for the number (fout
@@ -125,33 +123,14 @@ func httpError(status int, header http.Header, body []byte) *Error {
 	case "IPD0004":
 		e.kind = ErrInvalidNumber
 	}
-	e.Retryable = status >= 500 || status == http.StatusTooManyRequests ||
-		status == http.StatusRequestTimeout || temporaryCodes[e.Code]
-	if s := header.Get("Retry-After"); s != "" {
-		if n, err := strconv.Atoi(s); err == nil && n > 0 {
-			e.RetryAfter = time.Duration(n) * time.Second
-		} else if t, err := http.ParseTime(s); err == nil {
-			e.RetryAfter = max(time.Until(t), 0)
-		}
-	}
+	e.Retryable = httpfail.RetryableStatus(status) || temporaryCodes[e.Code]
+	e.RetryAfter = httpfail.RetryAfter(header)
 	return e
 }
 
-// transportError classifies a failure to get an answer at all.
+// transportError classifies a failure to get an answer at all (a TLS
+// failure usually means the KvK root is missing: see NewRootCAs).
 func transportError(ctxErr, err error) *Error {
-	e := &Error{Code: "TRANSPORT", Message: err.Error(), Retryable: true, cause: err}
-	var ne net.Error
-	var cv *tls.CertificateVerificationError
-	switch {
-	case errors.Is(ctxErr, context.Canceled):
-		// The caller gave up; retrying is their decision, not ours.
-		e.Code, e.Retryable = "CANCELED", false
-	case errors.As(err, &cv):
-		// A certificate that does not verify will not verify next time
-		// either: missing KvK root (see NewRootCAs) or a wrong host.
-		e.Code, e.Retryable = "TLS", false
-	case ctxErr != nil || (errors.As(err, &ne) && ne.Timeout()):
-		e.Code = "TIMEOUT"
-	}
-	return e
+	code, retryable := httpfail.Transport(ctxErr, err)
+	return &Error{Code: code, Message: err.Error(), Retryable: retryable, cause: err}
 }

@@ -15,6 +15,8 @@ func TestJaroWinklerKnownValues(t *testing.T) {
 		{"MARTHA", "MARHTA", 0.9611},
 		{"DWAYNE", "DUANE", 0.8400},
 		{"DIXON", "DICKSONX", 0.8133},
+		{"JELLYFISH", "SMELLYFISH", 0.8963},
+		{"Дмитрий", "Дмитри", 0.9714}, // over runes, not bytes
 		{"", "", 1},
 		{"abc", "", 0},
 		{"same", "same", 1},

@@ -1,7 +1,6 @@
 package sanctions
 
 import (
-	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -88,27 +87,6 @@ func TestNormalize(t *testing.T) {
 	}
 	if got := strings.Join(tokStrings(normalize("ООО «Ромашка»", true))[0], " "); got != "romashka" {
 		t.Errorf("Cyrillic org: got %q", got)
-	}
-}
-
-func TestJaroWinkler(t *testing.T) {
-	cases := []struct {
-		a, b string
-		want float64
-	}{
-		{"MARTHA", "MARHTA", 0.9611},
-		{"DWAYNE", "DUANE", 0.8400},
-		{"DIXON", "DICKSONX", 0.8133},
-		{"JELLYFISH", "SMELLYFISH", 0.8963},
-		{"", "", 1},
-		{"abc", "", 0},
-		{"same", "same", 1},
-		{"Дмитрий", "Дмитри", 0.9714},
-	}
-	for _, c := range cases {
-		if got := JaroWinkler(c.a, c.b); math.Abs(got-c.want) > 0.0001 {
-			t.Errorf("JaroWinkler(%q, %q) = %.4f, want %.4f", c.a, c.b, got, c.want)
-		}
 	}
 }
 

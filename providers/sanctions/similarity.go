@@ -7,11 +7,6 @@ import (
 	"unicode/utf8"
 )
 
-// JaroWinkler is namematch's Jaro-Winkler similarity (over runes, with
-// Winkler's prefix boost above 0.7): one implementation for company and
-// person names.
-func JaroWinkler(a, b string) float64 { return namematch.JaroWinkler(a, b) }
-
 // Token match kinds, for explanations.
 const (
 	matchNone = iota
@@ -69,9 +64,9 @@ func tokenSim(a, b token) (float64, int) {
 	kind := matchFuzzy
 	var jw float64
 	if a.skel || b.skel {
-		jw = JaroWinkler(phonetic(a.s), phonetic(b.s)) * skeletonScale
+		jw = namematch.JaroWinkler(phonetic(a.s), phonetic(b.s)) * skeletonScale
 		kind = matchSkeleton
-		if pw := JaroWinkler(a.s, b.s); pw > jw {
+		if pw := namematch.JaroWinkler(a.s, b.s); pw > jw {
 			jw, kind = pw, matchFuzzy
 		}
 	} else {
@@ -105,7 +100,7 @@ func tokenSim(a, b token) (float64, int) {
 // its prefix).
 func fuzzySim(a, b string) float64 {
 	if !isASCII(a) || !isASCII(b) {
-		return JaroWinkler(a, b)
+		return namematch.JaroWinkler(a, b)
 	}
 	fw := namematch.JaroWinklerSeq([]byte(a), []byte(b))
 	var ra, rb [64]byte

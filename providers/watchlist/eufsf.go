@@ -186,7 +186,7 @@ func ParseEUFSF(r io.Reader, fn func(Entity) error) (Stats, error) {
 		}
 		id := get("Entity_LogicalId")
 		if id == "" {
-			st.Skipped++
+			st.Dropped++
 			st.warnf("eu csv line %d: row without Entity_LogicalId skipped", line)
 			continue
 		}

@@ -87,7 +87,7 @@ func ParseEUXML(r io.Reader, fn func(Entity) error) (Stats, error) {
 		}
 		id := strings.TrimSpace(xe.LogicalID)
 		if id == "" {
-			st.Skipped++
+			st.Dropped++
 			st.warnf("eu xml line %d: sanctionEntity without logicalId skipped", line)
 			continue
 		}

@@ -52,7 +52,7 @@ var ftmNonThings = map[string]bool{
 // line, and calls fn for every listed party. It accepts both exports:
 //
 //   - entities.ftm.json (flat): Sanction, Address, Ownership... records are
-//     separate lines and are skipped (counted in Stats.Skipped). Linking a
+//     separate lines and are skipped (counted in Stats.Dropped). Linking a
 //     Sanction line back to its target would need the whole file in
 //     memory, so in this form Programs only holds the target's own
 //     program/programId properties.
@@ -91,7 +91,7 @@ func ParseFtM(r io.Reader, fn func(Entity) error) (Stats, error) {
 				return st, &ParseError{Format: FormatFtM, Line: line, Err: perr}
 			}
 			if b == nil {
-				st.Skipped++
+				st.Dropped++
 			} else if ferr := emit(&st, b, fn); ferr != nil {
 				return st, ferr
 			}

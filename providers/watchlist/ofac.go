@@ -87,7 +87,7 @@ func ParseOFAC(sdn, alt, add io.Reader, fn func(Entity) error) (Stats, error) {
 		id := row[0]
 		name := ofacClean(row[1])
 		if name == "" {
-			st.Skipped++
+			st.Dropped++
 			st.warnf("ofac sdn line %d: ent_num %s has no name, skipped", line, id)
 			return nil
 		}

@@ -8,15 +8,15 @@ import (
 )
 
 // Stats summarises one parse run so an import job can log it and notice a
-// list whose shape drifted (a jump in Skipped or Warnings is the first sign).
+// list whose shape drifted (a jump in Dropped or Warnings is the first sign).
 type Stats struct {
 	// Entities is the number of entities passed to the callback.
 	Entities int
 	// Names is the number of names across those entities.
 	Names int
-	// Skipped counts records read but not turned into an entity: FtM
+	// Dropped counts records read but not turned into an entity: FtM
 	// relationship/sanction/address records, EU rows without an id, ...
-	Skipped int
+	Dropped int
 	// Warnings describe data that was ignored (an unknown country name, an
 	// unparseable date, ...). At most maxWarnings are kept so a badly
 	// drifted list cannot grow them without bound.

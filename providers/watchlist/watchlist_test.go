@@ -43,9 +43,9 @@ func checkEntities(t *testing.T, got, want []Entity) {
 
 func checkStats(t *testing.T, st Stats, entities, names, skipped, warnings int) {
 	t.Helper()
-	if st.Entities != entities || st.Names != names || st.Skipped != skipped || len(st.Warnings) != warnings {
+	if st.Entities != entities || st.Names != names || st.Dropped != skipped || len(st.Warnings) != warnings {
 		t.Errorf("stats = %d entities, %d names, %d skipped, warnings %q; want %d, %d, %d, %d warnings",
-			st.Entities, st.Names, st.Skipped, st.Warnings, entities, names, skipped, warnings)
+			st.Entities, st.Names, st.Dropped, st.Warnings, entities, names, skipped, warnings)
 	}
 }
 
