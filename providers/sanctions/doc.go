@@ -25,21 +25,34 @@
 // first. Two words score 1 when equal, 0.90 when one is the initial of the
 // other; otherwise the larger of Jaro-Winkler forwards and backwards (so a
 // typo in the first letter costs what one in the last does), less a small
-// penalty for different lengths, taken as at least 0.97 when both words
+// penalty for different lengths, taken as at least 0.985 when both words
 // have the same canonical spelling (yemelyanchuk = iemelianchouk; see
 // canonical in phonetic.go), and capped by their edit distance (0.12 per
 // edit up to 5 letters, 0.08 beyond, on the raw or canonical spelling), because Jaro-Winkler alone rates long words with a common
 // prefix or suffix (Paropoulos, Blahopoulos) as near-equal. That similarity
 // s is stretched to 1−2(1−s): a one-letter typo in a short word lands near
 // 0.76, and below 0.72 the words are taken as different. Words that came
-// from Arabic script are compared by consonant skeleton at 0.95.
+// from Arabic script are compared by consonant skeleton at 0.95. A word
+// with the Arabic article joined (alghamdi) is a spelling of the word
+// without it (ghamdi): it scores as two words of one canonical spelling.
+//
+// The list's vocabulary (vocab.go) tempers fuzzy matches: when the query
+// word is itself a word of the list, spelled as listed, and the list never
+// spells one person's name both ways (as aliases of one entity), the query
+// names someone else (Yang for Wang, Pieter for Peter, Bogdanev for
+// Bogdanov) rather than misspelling this name, and the pair scores 0.12
+// less. Such a name stays a result to review but rarely reaches the alert
+// threshold; this halves the false alerts at no cost in recall, because a
+// typo seldom produces another listed word (docs/DECISIONS.md).
 //
 // The name score is the average of the pair scores weighted by word length
 // (capped at 8; initials and particles such as al, bin, van, de weigh 1),
 // where a word left unpaired adds a share of its weight (capped at 5) to
 // the denominator only: a query word the name lacks 1.0, a middle word of
-// the listed name the query lacks 0.45 (a missing middle name or
-// patronymic costs little), its first or last word 0.8, and when both
+// the listed name the query lacks 0.20 (customers seldom give a middle name
+// or patronymic; lists usually do), its first or last word 0.8 — unless
+// it is a patronymic (-ovich, -evna, ...) in a name of three words or
+// more, as in "KADYROV, Ramzan Akhmatovich" — and when both
 // sides have leftover words they differ rather than omit, so both count in
 // full. An initial pairs with weight 1; the rest of its word counts as
 // missing at a share of 0.25. A name where only initials or particles agree scores 0. Weak
@@ -69,7 +82,8 @@
 // one-letter deletions (from three letters; of its raw and canonical
 // spelling: any single substitution, insertion, deletion or adjacent swap,
 // first letter included, leaves a deletion in common), its first three
-// letters and its phonetic key (phonetic.go). When both the query and the
+// letters and its phonetic key (phonetic.go), and for a word starting with
+// al or el, the keys of the rest too. When both the query and the
 // name have two or more such words, the name must share keys with two
 // query words. Postings are name ids ([]uint32) in one array; keys are
 // 64-bit FNV hashes (a collision only adds a candidate). BruteForce scores

@@ -176,7 +176,14 @@ func (g *generator) typo(words []string) string {
 	}
 	wi := long[g.r.IntN(len(long))]
 	r := []rune(words[wi])
-	pos := g.r.IntN(len(r))
+	// A letter, not a hyphen or apostrophe: a typo changes a letter.
+	var letters []int
+	for i, c := range r {
+		if unicode.IsLetter(c) {
+			letters = append(letters, i)
+		}
+	}
+	pos := letters[g.r.IntN(len(letters))]
 	if g.chance(0.25) {
 		pos = 0
 	}

@@ -82,6 +82,7 @@ type Index struct {
 	postings []uint32
 	scratch  sync.Pool
 	strBytes int
+	vocab    *vocabulary
 }
 
 // Stats describe an Index.
@@ -113,7 +114,7 @@ func Build(entities []watchlist.Entity, opts Options) *Index {
 	if opts.MinScore <= 0 {
 		opts.MinScore = DefaultMinScore
 	}
-	ix := &Index{opts: opts, entities: slices.Clone(entities)}
+	ix := &Index{opts: opts, entities: slices.Clone(entities), vocab: newVocabulary()}
 	intern := map[string]string{}
 	// Pass 1: normalise every name and collect its distinct keys (flat,
 	// name after name), numbering keys as they are first seen.
@@ -125,6 +126,7 @@ func Build(entities []watchlist.Entity, opts Options) *Index {
 	for ei := range ix.entities {
 		e := &ix.entities[ei]
 		org := isOrgSchema(e.Schema)
+		first := len(ix.names)
 		for ni, n := range e.Names {
 			if ni > 0xFFFF {
 				break
@@ -169,6 +171,7 @@ func Build(entities []watchlist.Entity, opts Options) *Index {
 				bounds = append(bounds, uint32(len(flat)))
 			}
 		}
+		ix.vocab.addEntity(ix.names[first:])
 	}
 	// Pass 2: lay the postings out in one array, name ids ascending.
 	ix.keys = keyIdx
@@ -245,6 +248,11 @@ func blockKeys(t token, dst []uint64) []uint64 {
 		// (Karim/Qasim → karim/kasim) are then within one edit.
 		dst = deletionKeys(t.c, dst)
 	}
+	if len(s) >= 5 && (s[:2] == "al" || s[:2] == "el") {
+		// The article may be joined (Alghamdi for al-Ghamdi): the word
+		// without it too.
+		dst = deletionKeys(s[2:], dst)
+	}
 	if len(s) >= 3 {
 		dst = append(dst, hashKey(keyPrefix, s[:3]))
 	}
@@ -312,7 +320,7 @@ func (ix *Index) search(q Query, limit int, minScore float64, blocked bool) []Hi
 	}
 	sc := ix.scratch.Get().(*scratch)
 	defer ix.scratch.Put(sc)
-	sc.ts.reset()
+	sc.ts.reset(ix.vocab)
 	sc.query++
 	if sc.query == 0 {
 		clear(sc.done)

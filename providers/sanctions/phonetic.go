@@ -111,7 +111,8 @@ var canonByFirst = func() (t [256][]struct{ from, to string }) {
 
 // canonical rewrites a romanised word so that the usual variant spellings of
 // one name coincide: "yemelyanchuk" and "iemelianchouk", "kravtschenko" and
-// "kravchenko" (ch, tsch → c/h), "hamzah" and "hamza" (a final h after a
+// "kravchenko" (ch, tsch → c/h), "wei" and "ouei" (w, or u before a vowel,
+// → v), "hamzah" and "hamza" (a final h after a
 // vowel dropped). Doubled letters collapse. The scorer measures edit
 // distance on this form, so transliteration variants count as near-equal
 // while different words of similar shape do not.
@@ -139,6 +140,11 @@ func canonical(w string) string {
 	for i, c := range b {
 		if i > 0 && b[i-1] == c {
 			continue
+		}
+		if c == 'u' && i+1 < len(b) && strings.IndexByte("aei", b[i+1]) >= 0 {
+			// A u before a vowel is how Greek and other scripts without a w
+			// write one: Ουέι, Wei.
+			c = 'v'
 		}
 		out = append(out, c)
 	}

@@ -98,7 +98,7 @@ func TestPhoneticAndCanonical(t *testing.T) {
 			}
 		}
 	}
-	for _, p := range [][2]string{{"yemelyanchuk", "iemelianchouk"}, {"kravtschenko", "kravchenko"}, {"hamzah", "hamza"}, {"tschaikowski", "chaikovski"}} {
+	for _, p := range [][2]string{{"yemelyanchuk", "iemelianchouk"}, {"kravtschenko", "kravchenko"}, {"hamzah", "hamza"}, {"tschaikowski", "chaikovski"}, {"wei", "ouei"}, {"wang", "uang"}} {
 		if canonical(p[0]) != canonical(p[1]) {
 			t.Errorf("canonical(%q) = %q, canonical(%q) = %q", p[0], canonical(p[0]), p[1], canonical(p[1]))
 		}
@@ -133,8 +133,17 @@ func TestScoringProperties(t *testing.T) {
 	if s := score("K. Smith", "John Smith"); s >= 0.8 {
 		t.Errorf("wrong initial: %v", s)
 	}
-	if s := score("Ivan Petrov", "Ivan Sergeyevich Petrov"); s < 0.8 || s >= 0.95 {
+	if s := score("Ivan Petrov", "Ivan Sergeyevich Petrov"); s < 0.88 || s >= 0.95 {
 		t.Errorf("middle name missing: %v", s)
+	}
+	// Lists put the patronymic last (KADYROV, Ramzan Akhmatovich); customers
+	// leave it out: an alert at the default threshold, wherever it stood.
+	if s := score("Ramzan Kadyrov", "Kadyrov Ramzan Akhmatovich"); s < 0.88 || s >= 0.95 {
+		t.Errorf("trailing patronymic missing: %v", s)
+	}
+	// A surname is not a patronymic: leaving it out costs more.
+	if a, b := score("Ramzan Akhmatovich", "Kadyrov Ramzan Akhmatovich"), score("Ramzan Kadyrov", "Kadyrov Ramzan Akhmatovich"); a >= b {
+		t.Errorf("surname missing %v, patronymic missing %v", a, b)
 	}
 	for _, typo := range []string{"Ivan Petrof", "Ivan Betrov", "Ivan Ptrov", "Ivan Pettrov", "Ivan Pterov", "Yvan Petrov"} {
 		if s := score(typo, "Ivan Petrov"); s < 0.8 || s >= 1 {

@@ -14,23 +14,25 @@ const (
 	matchInitial
 	matchFuzzy
 	matchSkeleton
+	matchVariant // one name's spellings: canonical() equal, or the article joined
 )
 
 // Scoring constants. Why these values: see the package documentation.
 const (
-	initialScore  = 0.90 // "J." for "John"
-	initialRest   = 0.25 // weight share of the letters an initial leaves out
-	fuzzyFloor    = 0.72 // a stretched similarity below this is a different word
-	fuzzyStretch  = 2.0  // 1−JW is doubled: 0.95 → 0.90, 0.85 → 0.70
-	lengthPenalty = 0.15 // per relative length difference
-	variantScore  = 0.97 // words equal after canonical()
-	skeletonScale = 0.95 // Arabic-script consonant skeletons are less certain
-	missingQuery  = 1.00 // weight share of a query token the name lacks
-	missingName   = 0.45 // weight share of a middle name token the query lacks
-	missingEdge   = 0.8  // ... of a first or last name token the query lacks
-	missingCap    = 5    // weight cap of a missing token (long patronymics)
-	conflicting   = 1.0  // weight share of a leftover on both sides: a different word, not an omission
-	maxTokens     = 12   // longer names are cut (lists hold few that long)
+	initialScore  = 0.90  // "J." for "John"
+	initialRest   = 0.25  // weight share of the letters an initial leaves out
+	fuzzyFloor    = 0.72  // a stretched similarity below this is a different word
+	fuzzyStretch  = 2.0   // 1−JW is doubled: 0.95 → 0.90, 0.85 → 0.70
+	lengthPenalty = 0.15  // per relative length difference
+	variantScore  = 0.985 // words equal after canonical()
+	skeletonScale = 0.95  // Arabic-script consonant skeletons are less certain
+	missingQuery  = 1.00  // weight share of a query token the name lacks
+	missingName   = 0.20  // weight share of a middle name token the query lacks
+	missingEdge   = 0.8   // ... of a first or last name token the query lacks
+	missingCap    = 5     // weight cap of a missing token (long patronymics)
+	conflicting   = 1.0   // weight share of a leftover on both sides: a different word, not an omission
+	maxTokens     = 12    // longer names are cut (lists hold few that long)
+	knownWord     = 0.12  // taken off a fuzzy match when the query word is a listed word itself
 )
 
 // particles are connecting words of names (al-, bin, van, de, ...): they
@@ -61,6 +63,9 @@ func tokenSim(a, b token) (float64, int) {
 		}
 		return 0, matchNone
 	}
+	if joinedArticle(a.s, b.s) || joinedArticle(b.s, a.s) {
+		return 1 - fuzzyStretch*(1-variantScore), matchVariant
+	}
 	kind := matchFuzzy
 	var jw float64
 	if a.skel || b.skel {
@@ -75,6 +80,7 @@ func tokenSim(a, b token) (float64, int) {
 			if a.c == b.c {
 				// Spelling variants of one name (Yemelyanchuk, Iemelianchouk).
 				jw = max(jw, variantScore)
+				kind = matchVariant
 			} else {
 				jw = max(jw, namematch.JaroWinklerSeq([]byte(a.c), []byte(b.c)))
 				// Jaro-Winkler is generous to words sharing a prefix or
@@ -91,6 +97,12 @@ func tokenSim(a, b token) (float64, int) {
 		return 0, matchNone
 	}
 	return sim, kind
+}
+
+// joinedArticle reports whether j is w with the Arabic article joined to
+// it, as "Alghamdi" writes "al-Ghamdi".
+func joinedArticle(j, w string) bool {
+	return len(j) == len(w)+2 && len(w) >= 3 && (j[:2] == "al" || j[:2] == "el") && j[2:] == w
 }
 
 // fuzzySim is the Jaro-Winkler similarity taken both ways round (the
@@ -166,6 +178,8 @@ type tokenScorer struct {
 	// memo caches tokenSim for the current query: list names repeat the
 	// same words, so one query compares few distinct pairs many times.
 	memo map[[2]string]simMemo
+	// vocab is the index's vocabulary (see knownWord).
+	vocab *vocabulary
 }
 
 type simMemo struct {
@@ -173,12 +187,14 @@ type simMemo struct {
 	kind int8
 }
 
-// reset empties the memo; call it before each query.
-func (ts *tokenScorer) reset() {
+// reset empties the memo and sets the index's vocabulary; call it before
+// each query.
+func (ts *tokenScorer) reset(v *vocabulary) {
 	if ts.memo == nil {
 		ts.memo = make(map[[2]string]simMemo, 256)
 	}
 	clear(ts.memo)
+	ts.vocab = v
 }
 
 func (ts *tokenScorer) tokenSim(a, b token) (float64, int) {
@@ -190,6 +206,9 @@ func (ts *tokenScorer) tokenSim(a, b token) (float64, int) {
 		return m.sim, int(m.kind)
 	}
 	s, kind := tokenSim(a, b)
+	if kind == matchFuzzy && ts.vocab.distinct(a.s, b.s) {
+		s -= knownWord
+	}
 	ts.memo[k] = simMemo{s, int8(kind)}
 	return s, kind
 }
@@ -255,6 +274,8 @@ func (ts *tokenScorer) nameScore(q, n []token, explain bool) (float64, string) {
 				parts = append(parts, q[bi].s)
 			case matchInitial:
 				parts = append(parts, fmt.Sprintf("%s~%s (initial) %.2f", q[bi].s, n[bj].s, best))
+			case matchVariant:
+				parts = append(parts, fmt.Sprintf("%s~%s (spelling variant) %.2f", q[bi].s, n[bj].s, best))
 			case matchSkeleton:
 				parts = append(parts, fmt.Sprintf("%s~%s (consonant skeleton) %.2f", q[bi].s, n[bj].s, best))
 			default:
@@ -293,9 +314,10 @@ func (ts *tokenScorer) nameScore(q, n []token, explain bool) (float64, string) {
 	for j := range n {
 		if !usedN[j] {
 			share := shareN
-			if (j == 0 || j == nn-1) && share < missingEdge {
+			if (j == 0 || j == nn-1) && share < missingEdge && !(nn >= 3 && isPatronymic(n[j].s)) {
 				// A given name or surname left out says more than a
-				// middle name or patronymic left out.
+				// middle name or patronymic left out (which lists put
+				// last in "KADYROV, Ramzan Akhmatovich").
 				share = missingEdge
 			}
 			den += share * min(tokenWeight(n[j]), missingCap)
@@ -314,6 +336,21 @@ func (ts *tokenScorer) nameScore(q, n []token, explain bool) (float64, string) {
 		desc += "; not in query: " + strings.Join(missN, " ")
 	}
 	return score, desc
+}
+
+// patronymicEndings end Russian, Ukrainian and Belarusian patronymics in
+// the usual romanisations (Serbian surnames end in -ović without the h).
+var patronymicEndings = []string{"ovich", "evich", "ovych", "evych", "ovitch", "evitch", "ovitsch", "evitsch",
+	"owitsch", "ewitsch", "ovna", "evna", "ivna", "ichna"}
+
+// isPatronymic reports whether a word looks like a patronymic.
+func isPatronymic(w string) bool {
+	for _, e := range patronymicEndings {
+		if len(w) > len(e)+2 && strings.HasSuffix(w, e) {
+			return true
+		}
+	}
+	return false
 }
 
 func isASCII(s string) bool {

@@ -1,0 +1,63 @@
+package sanctions
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/kycflow/kycflow/providers/watchlist"
+)
+
+func listed(id string, names ...string) watchlist.Entity {
+	e := watchlist.Entity{ID: id, Schema: "Person"}
+	for _, n := range names {
+		e.Names = append(e.Names, watchlist.Name{Full: n})
+	}
+	return e
+}
+
+func TestVocabulary(t *testing.T) {
+	ix := Build([]watchlist.Entity{
+		listed("wang", "Wang Chengbo"),
+		listed("yang", "Yang Lifen"),
+		// The list spells this person's name two ways: one name's variants.
+		listed("hussein", "Hussein Ali Tahir", "Hussain Ali Tahir"),
+		// Two parts of one name, not two spellings.
+		listed("karim", "Karim Qasim Harbi"),
+		listed("ghamdi", "Saad al-Ghamdi"),
+	}, Options{MinScore: 0.5})
+	nameScore := func(q, id string) (float64, string) {
+		t.Helper()
+		h := find(ix.Search(Query{Name: q}, 10), id)
+		if h == nil {
+			t.Fatalf("%q: %s not found", q, id)
+		}
+		return h.NameScore, strings.Join(h.Explanation, "|")
+	}
+
+	// A misspelling that is no listed word matches as before; a listed word
+	// (Yang) resembling the listed one (Wang) counts less.
+	typo, _ := nameScore("Vang Chengbo", "wang")
+	other, _ := nameScore("Yang Chengbo", "wang")
+	if !(typo >= 0.88 && other < 0.88 && other >= 0.80) {
+		t.Errorf("Vang %.3f (want ≥ 0.88), Yang %.3f (want 0.80–0.88: still a result to review, not an alert)", typo, other)
+	}
+	if !ix.vocab.distinct("yang", "wang") {
+		t.Error("yang/wang: want distinct")
+	}
+	if ix.vocab.distinct("hussain", "hussein") || ix.vocab.distinct("hussein", "hussain") {
+		t.Error("hussain/hussein are aliases of one entity: want variants")
+	}
+	if !ix.vocab.distinct("karim", "qasim") {
+		t.Error("karim/qasim stand in one name: want distinct")
+	}
+	if ix.vocab.distinct("vang", "wang") {
+		t.Error("vang is no listed word")
+	}
+
+	// The article joined to its word is a spelling of the same name, and
+	// blocking finds it.
+	s, expl := nameScore("Saad Alghamdi", "ghamdi")
+	if s < 0.88 || !strings.Contains(expl, "alghamdi~ghamdi (spelling variant)") {
+		t.Errorf("Alghamdi: %.3f %q", s, expl)
+	}
+}
