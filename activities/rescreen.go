@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"time"
@@ -41,22 +42,26 @@ type RescreenResult struct {
 // rescreenBatch is how many customers one activity looks at.
 const rescreenBatch = 500
 
-// changeIndexes caches, per list version, an index of only the entities the
-// version added, changed or removed: a customer none of them resembles
-// cannot screen differently, so only the rest are rescreened in full.
-type changeIndexes struct {
-	mu sync.Mutex
-	m  map[int64]*sanctions.Index
+// changeIndex holds, for the version being rescreened, an index of only the
+// entities the version added, changed or removed: a customer none of them
+// resembles cannot screen differently, so only the rest are rescreened in
+// full. One version at a time, dropped when its rescreening is marked done:
+// a whole list replaced makes it as large as the list's own index.
+type changeIndex struct {
+	mu      sync.Mutex
+	version int64
+	ix      *sanctions.Index
 }
 
-var changes = &changeIndexes{m: map[int64]*sanctions.Index{}}
+var changes changeIndex
 
 func (a *Activities) changeIndex(ctx context.Context, versionID int64) (*sanctions.Index, error) {
 	changes.mu.Lock()
 	defer changes.mu.Unlock()
-	if ix, ok := changes.m[versionID]; ok {
-		return ix, nil
+	if changes.ix != nil && changes.version == versionID {
+		return changes.ix, nil
 	}
+	changes.ix = nil
 	var es []watchlist.Entity
 	err := a.Store.WatchlistChanges(ctx, versionID, func(_ string, data []byte, _ bool) error {
 		var e watchlist.Entity
@@ -70,9 +75,22 @@ func (a *Activities) changeIndex(ctx context.Context, versionID int64) (*sanctio
 		return nil, err
 	}
 	// A lower bar than any threshold: this only decides who is rescreened.
-	ix := sanctions.Build(es, sanctions.Options{MinScore: 0.75})
-	changes.m[versionID] = ix
-	return ix, nil
+	changes.ix, changes.version = sanctions.Build(es, sanctions.Options{MinScore: 0.75}), versionID
+	return changes.ix, nil
+}
+
+// dropChangeIndex forgets versionID's change index once its rescreening is
+// done, and hands the memory back to the system (see Watchlists.Refresh).
+func dropChangeIndex(versionID int64) {
+	changes.mu.Lock()
+	dropped := changes.ix != nil && changes.version == versionID
+	if dropped {
+		changes.ix = nil
+	}
+	changes.mu.Unlock()
+	if dropped {
+		debug.FreeOSMemory()
+	}
 }
 
 // RescreenBatch rescreens the next customers after the cursor, across
@@ -176,9 +194,7 @@ func (a *Activities) MarkRescreened(ctx context.Context, in RescreenInput) error
 	if err := a.Store.MarkRescreened(ctx, in.VersionID); err != nil {
 		return wrap(err, "mark rescreened")
 	}
-	changes.mu.Lock()
-	delete(changes.m, in.VersionID)
-	changes.mu.Unlock()
+	dropChangeIndex(in.VersionID)
 	return nil
 }
 

@@ -31,7 +31,7 @@ func parseCreateBusiness(body *object) (createBusinessRequest, error) {
 	check(&fe, "coc_number", coc, required, cocDigits)
 	check(&fe, "vat_number", vat, maxLen(255))
 	check(&fe, "iban_number", ibanNr, maxLen(255))
-	set, order := checkTypes(body, businessCheckTypes, &fe)
+	set, order := checkTypes(body, businessCheckTypes, nil, &fe)
 
 	if set["vat"] && !fe.has("vat_number") && isBlank(vat) {
 		fe.add("vat_number", msg("vat_number", "is required when checks.vat is true."))

@@ -31,9 +31,12 @@ func queuedMessages(checks []store.Check) []string {
 }
 
 // checkTypes reads the create request's `checks` object: required booleans
-// for every type of the kind; it returns the types set to true, in the
-// order the caller sent them.
-func checkTypes(body *object, kinds []string, fe *fieldErrors) (map[string]bool, []string) {
+// for the seed API's types of the kind, optional ones for the others (aml
+// for customers, which the seed queued only through the check endpoint); a
+// key that is no check type of the kind is an error rather than silently
+// nothing queued. It returns the types set to true, in the order the caller
+// sent them.
+func checkTypes(body *object, required, optional []string, fe *fieldErrors) (map[string]bool, []string) {
 	obj := body.obj("checks", fe)
 	if obj == nil {
 		if !fe.has("checks") {
@@ -42,17 +45,22 @@ func checkTypes(body *object, kinds []string, fe *fieldErrors) (map[string]bool,
 		return nil, nil
 	}
 	set := map[string]bool{}
-	for _, k := range kinds {
+	for _, k := range slices.Concat(required, optional) {
 		v := obj.boolean(k, fe)
-		check(fe, obj.name(k), v, present)
+		if slices.Contains(required, k) {
+			check(fe, obj.name(k), v, present)
+		}
 		if v != nil && *v {
 			set[k] = true
 		}
 	}
 	var order []string
 	for _, k := range obj.keys {
-		if set[k] {
+		switch {
+		case set[k]:
 			order = append(order, k)
+		case !slices.Contains(required, k) && !slices.Contains(optional, k):
+			fe.add(obj.name(k), msg(obj.name(k), "is not a check type here (one of "+strings.Join(slices.Concat(required, optional), ", ")+")."))
 		}
 	}
 	return set, order

@@ -46,7 +46,7 @@ func parseCreateCustomer(body *object, today time.Time) (createCustomerRequest, 
 	check(&fe, "name", name, required, maxLen(255))
 	check(&fe, "email", email, required, maxLen(255), emailFormat)
 	check(&fe, "country_code", country, required, euCountry)
-	set, order := checkTypes(body, []string{"idin", "idscan", "iban"}, &fe)
+	set, order := checkTypes(body, []string{"idin", "idscan", "iban"}, []string{"aml"}, &fe)
 	check(&fe, "initials", initials, maxLen(255))
 	check(&fe, "firstname", first, maxLen(255))
 	check(&fe, "lastname", last, maxLen(255))

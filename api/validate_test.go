@@ -61,6 +61,8 @@ func TestCreateBusinessInvalid(t *testing.T) {
 			map[string]string{"name": "must be a string", "country_code": "must be a string", "coc_number": "must be a string or a whole number", "checks": "must be an object"}},
 		{"boolean as string", `{"name":"A","country_code":"NLD","coc_number":"12345678","checks":{"coc":"true","vat":0,"iban":null}}`,
 			map[string]string{"checks.coc": "true or false", "checks.vat": "true or false", "checks.iban": "is required"}},
+		{"customer check on a business", `{"name":"A","country_code":"NLD","coc_number":"12345678","checks":{"coc":false,"vat":false,"iban":false,"aml":true}}`,
+			map[string]string{"checks.aml": "not a check type here (one of coc, vat, iban)"}},
 		{"non-EU country", `{"name":"A","country_code":"GBR","coc_number":"12345678","checks":{"coc":false,"vat":false,"iban":false}}`,
 			map[string]string{"country_code": "EU member state"}},
 		{"lower-case country", `{"name":"A","country_code":"nld","coc_number":"12345678","checks":{"coc":false,"vat":false,"iban":false}}`,
@@ -116,7 +118,7 @@ var today = time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)
 
 func TestCreateCustomerValid(t *testing.T) {
 	req, err := parseCreateCustomer(parse(t, `{"name":"Jan de Vries","email":"jan@example.nl","country_code":"NLD",
-		"checks":{"idin":false,"idscan":true,"iban":true},"iban_number":"NL91ABNA0417164300","phone":"06 12345678",
+		"checks":{"idin":false,"idscan":true,"aml":true,"iban":true},"iban_number":"NL91ABNA0417164300","phone":"06 12345678",
 		"birthdate":"2008-11-22","address":"Damrak 1A","mails":false,"business_id":"01a20129-913d-74e6-8ada-c4ef86b85b1b"}`), today)
 	if err != nil {
 		t.Fatal(err)
@@ -125,7 +127,7 @@ func TestCreateCustomerValid(t *testing.T) {
 	if *c.Phone != "+31612345678" || c.Mails || *c.Street != "Damrak" || *c.HouseNumber != "1" || *c.Addition != "A" {
 		t.Fatalf("customer: phone %v mails %v street %v %v %v", *c.Phone, c.Mails, *c.Street, *c.HouseNumber, *c.Addition)
 	}
-	if strings.Join(req.checks, ",") != "idscan,iban" {
+	if strings.Join(req.checks, ",") != "idscan,aml,iban" {
 		t.Fatalf("checks: %v", req.checks)
 	}
 	// mails defaults to true.
@@ -148,6 +150,8 @@ func TestCreateCustomerInvalid(t *testing.T) {
 		{"iban needed", `{"name":"A","email":"a@example.com","country_code":"NLD","checks":{"idin":false,"idscan":false,"iban":true}}`, "iban_number", "required when checks.iban"},
 		{"mails not boolean", `{` + base + `,"mails":"yes"}`, "mails", "true or false"},
 		{"missing idin", `{"name":"A","email":"a@example.com","country_code":"NLD","checks":{"idscan":false,"iban":false}}`, "checks.idin", "is required"},
+		{"unknown check", `{"name":"A","email":"a@example.com","country_code":"NLD","checks":{"idin":false,"idscan":false,"iban":false,"coc":true}}`, "checks.coc", "not a check type here (one of idin, idscan, iban, aml)"},
+		{"aml not boolean", `{"name":"A","email":"a@example.com","country_code":"NLD","checks":{"idin":false,"idscan":false,"iban":false,"aml":"yes"}}`, "checks.aml", "true or false"},
 		{"initials too long", `{` + base + `,"initials":"` + strings.Repeat("x", 256) + `"}`, "initials", "255"},
 	}
 	for _, c := range cases {

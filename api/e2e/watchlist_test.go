@@ -26,15 +26,19 @@ func fixture(name string) string {
 	return filepath.Join("..", "..", "providers", "watchlist", "testdata", name)
 }
 
-func newAMLCustomer(t *testing.T, tn tenant, name, birthdate string) string {
+// newAMLCustomer creates a customer and queues an aml check on it, through
+// the check endpoint, or in the create request's checks when atCreate.
+func newAMLCustomer(t *testing.T, tn tenant, name, birthdate string, atCreate bool) string {
 	t.Helper()
 	body := map[string]any{"name": name, "email": "aml@example.com", "country_code": "NLD",
-		"checks": map[string]bool{"idin": false, "idscan": false, "iban": false}}
+		"checks": map[string]bool{"idin": false, "idscan": false, "iban": false, "aml": atCreate}}
 	if birthdate != "" {
 		body["birthdate"] = birthdate
 	}
 	id := request(t, tn, http.MethodPost, "/api/v1/customers/create", body).want(t, http.StatusCreated).body["id"].(string)
-	request(t, tn, http.MethodPost, "/api/v1/customers/"+id+"/check", map[string]any{"type": []string{"aml"}}).want(t, http.StatusAccepted)
+	if !atCreate {
+		request(t, tn, http.MethodPost, "/api/v1/customers/"+id+"/check", map[string]any{"type": []string{"aml"}}).want(t, http.StatusAccepted)
+	}
 	return id
 }
 
@@ -67,9 +71,9 @@ func TestWatchlistImportScreenAndRescreen(t *testing.T) {
 	eventually(t, 15*time.Second, "the worker to load the lists", func() bool { return len(env.lists.Versions()) >= 3 })
 
 	// Павел Волков in Cyrillic, a typo in the first letter, and a stranger.
-	cyrillic := newAMLCustomer(t, env.a, "Павел Волков", "1970-05-17")
-	typo := newAMLCustomer(t, env.a, "Bavel Volkov", "")
-	clear := newAMLCustomer(t, env.a, "Maria Jansen-Koopmans", "1985-03-02")
+	cyrillic := newAMLCustomer(t, env.a, "Павел Волков", "1970-05-17", false)
+	typo := newAMLCustomer(t, env.a, "Bavel Volkov", "", true)
+	clear := newAMLCustomer(t, env.a, "Maria Jansen-Koopmans", "1985-03-02", false)
 	for _, id := range []string{cyrillic, typo} {
 		chk := amlCheck(t, env.a, id)
 		d := obj(chk["data"])
@@ -115,5 +119,20 @@ func TestWatchlistImportScreenAndRescreen(t *testing.T) {
 	}
 	if after := obj(request(t, env.a, http.MethodGet, "/api/v1/customers/"+cyrillic, nil).body["aml_check"])["id"]; after != before {
 		t.Fatal("a customer the new version does not concern was rescreened")
+	}
+}
+
+// A generated list goes through the real import: the count printed is the
+// count generated, and the same file again is a no-op.
+func TestWatchlistGenerateImport(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "gen.ftm.json")
+	if out, err := exec.Command(env.bin, "watchlist", "generate", "--entities", "300", "--seed", "7", "--out", file).CombinedOutput(); err != nil {
+		t.Fatalf("generate: %v: %s", err, out)
+	}
+	if out := importList(t, "ftm", "--list", "generated", file); !strings.Contains(out, "imported generated version") || !strings.Contains(out, ": 300 entities") {
+		t.Fatalf("import: %s", out)
+	}
+	if out := importList(t, "ftm", "--list", "generated", file); !strings.Contains(out, "unchanged") {
+		t.Fatalf("re-import: %s", out)
 	}
 }

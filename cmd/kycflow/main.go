@@ -29,6 +29,8 @@ Usage:
   kycflow watchlist import --format ftm|eu-fsf|eu-xml|ofac-sdn [--list NAME] FILE|URL...
   kycflow watchlist list
   kycflow watchlist eval [flags]    matcher quality and speed on a generated list (see --help)
+  kycflow watchlist generate [--entities N] [--seed S] [--out FILE]
+                                    a fictional list as FtM JSON lines, to import
   kycflow bench [flags]             load test against a running API (see --help)
 
 Configuration comes from environment variables; see README.md.

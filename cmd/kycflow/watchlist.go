@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -59,6 +60,8 @@ func runWatchlist(ctx context.Context, cfg config, args []string) error {
 		return w.Flush()
 	case "eval":
 		return watchlistEval(ctx, args[1:])
+	case "generate":
+		return watchlistGenerate(args[1:])
 	}
 	return errUsage
 }
@@ -316,6 +319,42 @@ func (p *progress) done() {
 		p.draw()
 		fmt.Fprintln(p.w)
 	}
+}
+
+// watchlistGenerate writes the generated list eval uses as FtM JSON lines,
+// so a list of any size can go through the real import, the worker's index
+// and rescreening (docs/BENCHMARKS.md measures the worker with one).
+func watchlistGenerate(args []string) error {
+	fs := flag.NewFlagSet("watchlist generate", flag.ContinueOnError)
+	n := fs.Int("entities", 50000, "entities to generate")
+	seed := fs.Int64("seed", 1, "generator seed (the same seed gives the same list)")
+	out := fs.String("out", "-", "file to write, - for standard output")
+	if err := fs.Parse(args); err != nil || fs.NArg() > 0 || *n < 1 {
+		return errUsage
+	}
+	w := io.Writer(os.Stdout)
+	if *out != "-" {
+		f, err := os.Create(*out)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		w = f
+	}
+	bw := bufio.NewWriterSize(w, 1<<16)
+	fw := watchlist.NewFtMWriter(bw)
+	for _, e := range sanctions.GenerateList(*n, *seed) {
+		if err := fw.Write(e); err != nil {
+			return fmt.Errorf("write list: %w", err)
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("write list: %w", err)
+	}
+	if f, ok := w.(*os.File); ok && f != os.Stdout {
+		return f.Close()
+	}
+	return nil
 }
 
 // watchlistEval measures the matcher on a generated list: index build

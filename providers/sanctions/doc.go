@@ -64,12 +64,14 @@
 // clamped to 0..1, and each adjustment is explained. Birth date (the most
 // favourable of the listed dates): the same full date +0.05; day and month
 // swapped +0.03; consistent partial dates (1970 vs 1970-05-17) +0.03; same
-// year, different day −0.02; one year apart (the tolerance) −0.03; further
-// apart −0.10; none listed: neutral. Nationality: listed +0.03, not listed
-// −0.10, none listed: neutral. Bonuses are small so that evidence does not
-// make a poor name match an alert; a conflict weighs more because a
-// different person with a similar name is the common false alert. With
-// Options.HardConflict, a conflict drops the hit instead.
+// year, different day −0.01; one year apart (the tolerance) −0.02; further
+// apart −0.05; none listed: neutral. Nationality: listed +0.03, not listed
+// −0.05, none listed: neutral. Bonuses are small so that evidence does not
+// make a poor name match an alert; conflicts are as small because a typed
+// or listed birth date may be wrong and clearing a listed name on it is a
+// reviewer's call: a conflict ranks a hit lower and says so, but alone does
+// not clear a close name match. With Options.HardConflict (for verified
+// data), a conflict drops the hit instead.
 //
 // Schemas: a Person query matches Person, LegalEntity and Thing entities;
 // an organisation query (Organization, Company, LegalEntity, PublicBody)

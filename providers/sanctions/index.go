@@ -2,6 +2,7 @@ package sanctions
 
 import (
 	"cmp"
+	"encoding/binary"
 	"fmt"
 	"slices"
 	"sync"
@@ -76,13 +77,16 @@ type Index struct {
 	entities []watchlist.Entity
 	names    []nameRec
 	// keys maps a blocking key's hash to its number k, and its posting list is
-	// postings[offsets[k]:offsets[k+1]] (name ids, ascending).
-	keys     map[uint64]uint32
-	offsets  []uint32
-	postings []uint32
-	scratch  sync.Pool
-	strBytes int
-	vocab    *vocabulary
+	// postings[offsets[k]:offsets[k+1]]: name ids ascending, as varint
+	// deltas (see Build).
+	keys      map[uint64]uint32
+	offsets   []uint32
+	postings  []byte
+	nPostings int
+	scratch   sync.Pool
+	strBytes  int
+	tokBytes  int
+	vocab     *vocabulary
 }
 
 // Stats describe an Index.
@@ -98,14 +102,12 @@ type Stats struct {
 
 // Stats reports the size of the index.
 func (ix *Index) Stats() Stats {
-	mem := len(ix.postings)*4 + len(ix.offsets)*4 +
+	mem := len(ix.postings) + len(ix.offsets)*4 +
 		len(ix.keys)*24 + // map entry: 8-byte key, 4-byte value, bucket overhead
 		len(ix.names)*int(unsafe.Sizeof(nameRec{})) +
 		ix.strBytes
-	for i := range ix.names {
-		mem += cap(ix.names[i].tokens) * int(unsafe.Sizeof(token{}))
-	}
-	return Stats{Entities: len(ix.entities), Names: len(ix.names), Keys: len(ix.keys), Postings: len(ix.postings), MemoryBytes: mem}
+	mem += ix.tokBytes
+	return Stats{Entities: len(ix.entities), Names: len(ix.names), Keys: len(ix.keys), Postings: ix.nPostings, MemoryBytes: mem}
 }
 
 // Build indexes entities. The slice is copied (entities are not); opts.MinScore
@@ -115,13 +117,31 @@ func Build(entities []watchlist.Entity, opts Options) *Index {
 		opts.MinScore = DefaultMinScore
 	}
 	ix := &Index{opts: opts, entities: slices.Clone(entities), vocab: newVocabulary()}
+	var mem arena
 	intern := map[string]string{}
+	internStr := func(s string) string {
+		if is, ok := intern[s]; ok {
+			return is
+		}
+		is := mem.str(s)
+		intern[is] = is
+		ix.strBytes += len(s) + 16
+		return is
+	}
 	// Pass 1: normalise every name and collect its distinct keys (flat,
 	// name after name), numbering keys as they are first seen.
-	keyIdx := map[uint64]uint32{}
-	var counts []uint32
-	var flat []uint32 // key numbers, name after name
-	var bounds []uint32
+	// Sized from the names listed (a name has about 1.1 spellings and 30
+	// keys), so that growing them leaves little garbage: what the build
+	// allocates and drops sets the worker's peak memory.
+	listed := 0
+	for i := range entities {
+		listed += len(entities[i].Names)
+	}
+	ix.names = make([]nameRec, 0, listed+listed/8)
+	keyIdx := make(map[uint64]uint32, listed)
+	counts := make([]uint32, 0, listed)
+	flat := make([]uint32, 0, 32*listed) // key numbers, name after name
+	bounds := make([]uint32, 0, cap(ix.names))
 	var keyBuf []uint64
 	for ei := range ix.entities {
 		e := &ix.entities[ei]
@@ -134,23 +154,14 @@ func Build(entities []watchlist.Entity, opts Options) *Index {
 			nn := normalize(n.Full, org)
 			for vi, toks := range nn.variants {
 				for i := range toks {
-					s, ok := intern[toks[i].s]
-					if !ok {
-						s = toks[i].s
-						intern[s] = s
-						ix.strBytes += len(s) + 16
-					}
-					toks[i].s = s
-					if c, ok := intern[toks[i].c]; ok {
-						toks[i].c = c
-					} else {
-						intern[toks[i].c] = toks[i].c
-						ix.strBytes += len(toks[i].c) + 16
-					}
+					toks[i].s = internStr(toks[i].s)
+					toks[i].c = internStr(toks[i].c)
 				}
+				toks = mem.tokens(toks)
+				ix.tokBytes += len(toks) * int(unsafe.Sizeof(token{}))
 				ix.names = append(ix.names, nameRec{
 					entity: uint32(ei), name: uint16(ni), variant: uint8(vi),
-					tokens: slices.Clip(toks), script: nn.script, nEff: uint8(effTokens(toks)),
+					tokens: toks, script: nn.script, nEff: uint8(effTokens(toks)),
 				})
 				keyBuf = keyBuf[:0]
 				for _, t := range toks {
@@ -173,22 +184,36 @@ func Build(entities []watchlist.Entity, opts Options) *Index {
 		}
 		ix.vocab.addEntity(ix.names[first:])
 	}
-	// Pass 2: lay the postings out in one array, name ids ascending.
+	// Pass 2: lay the postings out in one byte array, each key's name ids
+	// ascending and stored as varint deltas (mostly one or two bytes
+	// instead of four: the postings are the index's largest part). A first
+	// walk sizes each key's run, a second fills it.
 	ix.keys = keyIdx
-	ix.offsets = make([]uint32, len(counts)+1)
-	for i, c := range counts {
-		ix.offsets[i+1] = ix.offsets[i] + c
-	}
-	ix.postings = make([]uint32, len(flat))
-	fill := slices.Clone(ix.offsets[:len(counts)])
-	lo := uint32(0)
-	for id, hi := range bounds {
-		for _, ki := range flat[lo:hi] {
-			ix.postings[fill[ki]] = uint32(id)
-			fill[ki]++
+	ix.nPostings = len(flat)
+	last := make([]uint32, len(counts))
+	size := make([]uint32, len(counts))
+	walk := func(visit func(ki, delta uint32)) {
+		clear(last)
+		lo := uint32(0)
+		for id, hi := range bounds {
+			for _, ki := range flat[lo:hi] {
+				// Ids start at 1 in last so that name 0's delta is not 0.
+				visit(ki, uint32(id)+1-last[ki])
+				last[ki] = uint32(id) + 1
+			}
+			lo = hi
 		}
-		lo = hi
 	}
+	walk(func(ki, d uint32) { size[ki] += uint32(uvarintLen(d)) })
+	ix.offsets = make([]uint32, len(counts)+1)
+	for i, n := range size {
+		ix.offsets[i+1] = ix.offsets[i] + n
+	}
+	ix.postings = make([]byte, ix.offsets[len(counts)])
+	fill := slices.Clone(ix.offsets[:len(counts)])
+	walk(func(ki, d uint32) {
+		fill[ki] += uint32(binary.PutUvarint(ix.postings[fill[ki]:], uint64(d)))
+	})
 	ix.scratch.New = func() any {
 		return &scratch{
 			stamp: make([]uint32, len(ix.names)),
@@ -197,6 +222,27 @@ func Build(entities []watchlist.Entity, opts Options) *Index {
 		}
 	}
 	return ix
+}
+
+func uvarintLen(x uint32) int {
+	n := 1
+	for ; x >= 0x80; x >>= 7 {
+		n++
+	}
+	return n
+}
+
+// uvarint decodes a varint Build wrote (at most five bytes for a uint32);
+// inlined where binary.Uvarint is not.
+func uvarint(p []byte) (uint32, int) {
+	var x uint32
+	for i, b := range p {
+		if b < 0x80 {
+			return x | uint32(b)<<(7*i), i + 1
+		}
+		x |= uint32(b&0x7f) << (7 * i)
+	}
+	return x, len(p)
 }
 
 // blocks reports whether a token takes part in blocking: initials and
@@ -379,7 +425,16 @@ func (ix *Index) search(q Query, limit int, minScore float64, blocked bool) []Hi
 					if !ok {
 						continue
 					}
-					for _, id := range ix.postings[ix.offsets[ki]:ix.offsets[ki+1]] {
+					p, next := ix.postings[ix.offsets[ki]:ix.offsets[ki+1]], uint32(0)
+					for len(p) > 0 {
+						if p[0] < 0x80 { // the common one-byte delta, inline
+							next += uint32(p[0])
+							p = p[1:]
+						} else {
+							d, n := uvarint(p)
+							p, next = p[n:], next+d
+						}
+						id := next - 1
 						if sc.stamp[id] == sc.gen {
 							continue
 						}

@@ -1,6 +1,7 @@
 package sanctions
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 
@@ -73,7 +74,11 @@ func normalize(full string, org bool) normName {
 			cur = nil
 		}
 	}
-	for _, r := range norm.NFKD.String(strings.ToLower(full)) {
+	lower := strings.ToLower(full)
+	if !isASCII(lower) {
+		lower = norm.NFKD.String(lower)
+	}
+	for _, r := range lower {
 		switch {
 		case unicode.Is(unicode.Mn, r):
 			if n := len(cur); n > 0 {
@@ -162,6 +167,9 @@ func latinWord(w []rune) string {
 }
 
 func dropWords(ts []token, drop map[string]bool) []token {
+	if !slices.ContainsFunc(ts, func(t token) bool { return drop[t.s] }) {
+		return ts
+	}
 	var kept []token
 	for _, t := range ts {
 		if !drop[t.s] {

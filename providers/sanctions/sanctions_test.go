@@ -133,16 +133,18 @@ func TestScoringProperties(t *testing.T) {
 	if s := score("K. Smith", "John Smith"); s >= 0.8 {
 		t.Errorf("wrong initial: %v", s)
 	}
-	if s := score("Ivan Petrov", "Ivan Sergeyevich Petrov"); s < 0.88 || s >= 0.95 {
+	if s := score("John Smith", "John Michael Smith"); s < 0.88 || s >= 0.95 {
 		t.Errorf("middle name missing: %v", s)
 	}
-	// Lists put the patronymic last (KADYROV, Ramzan Akhmatovich); customers
-	// leave it out: an alert at the default threshold, wherever it stood.
-	if s := score("Ramzan Kadyrov", "Kadyrov Ramzan Akhmatovich"); s < 0.88 || s >= 0.95 {
-		t.Errorf("trailing patronymic missing: %v", s)
+	// Customers leave out the patronymics lists give, wherever the list puts
+	// it (KADYROV, Ramzan Akhmatovich): almost a full match, still below one.
+	for _, listed := range []string{"Ivan Sergeyevich Petrov", "Petrov Ivan Sergeyevich"} {
+		if s := score("Ivan Petrov", listed); s < 0.95 || s >= 1 {
+			t.Errorf("patronymic missing from %q: %v", listed, s)
+		}
 	}
 	// A surname is not a patronymic: leaving it out costs more.
-	if a, b := score("Ramzan Akhmatovich", "Kadyrov Ramzan Akhmatovich"), score("Ramzan Kadyrov", "Kadyrov Ramzan Akhmatovich"); a >= b {
+	if a, b := score("Ramzan Akhmatovich", "Kadyrov Ramzan Akhmatovich"), score("Ramzan Kadyrov", "Kadyrov Ramzan Akhmatovich"); a >= 0.8 || a >= b {
 		t.Errorf("surname missing %v, patronymic missing %v", a, b)
 	}
 	for _, typo := range []string{"Ivan Petrof", "Ivan Betrov", "Ivan Ptrov", "Ivan Pettrov", "Ivan Pterov", "Yvan Petrov"} {
@@ -208,9 +210,9 @@ func TestEvidence(t *testing.T) {
 	check(Query{Name: name, BirthDate: "1970-05-17"}, up, "matches exactly +0.05")
 	check(Query{Name: name, BirthDate: "1970-17-05"}, func(float64) bool { return true }, "not understood")
 	check(Query{Name: name, BirthDate: "1970"}, up, "consistent with listed 1970-05-17 +0.03")
-	check(Query{Name: name, BirthDate: "1980-01-02"}, down, "differs from listed 1970-05-17 −0.10")
+	check(Query{Name: name, BirthDate: "1980-01-02"}, down, "differs from listed 1970-05-17 −0.05")
 	check(Query{Name: name, Nationality: "ru"}, up, "nationality ru matches +0.03")
-	check(Query{Name: name, Nationality: "ua"}, down, "nationality ua differs (listed ru) −0.10")
+	check(Query{Name: name, Nationality: "ua"}, down, "nationality ua differs (listed ru) −0.05")
 	// Day and month swapped: a smaller bonus than an exact match.
 	ix2 := Build([]watchlist.Entity{{ID: "x", Schema: "Person", Names: []watchlist.Name{{Full: "Anna Berg"}}, BirthDates: []string{"1980-03-07"}}}, Options{})
 	ex := ix2.Search(Query{Name: "Anna K. Berg", BirthDate: "1980-03-07"}, 1)[0]

@@ -7,19 +7,22 @@ import (
 	"strings"
 )
 
-// Evidence adjustments to the name score. Positive evidence is small
-// (a name that does not match is not rescued by a birth date: at most
-// maxBonus); negative evidence is larger, because a different person with a
-// similar name is the common false alert.
+// Evidence adjustments to the name score. Positive evidence is small (a
+// name that does not match is not rescued by a birth date: at most
+// maxBonus). Negative evidence is as small: a typed birth date or a list's
+// may be wrong, and dismissing a listed name because of it is a reviewer's
+// call, so a conflict alone does not clear a close name match — it ranks it
+// lower and says why. Options.HardConflict drops conflicting hits, for
+// verified data.
 const (
 	bonusDateExact      = 0.05 // same full birth date
 	bonusDateSwapped    = 0.03 // same full date with day and month swapped
 	bonusDateConsistent = 0.03 // partial dates agree ("1970" vs "1970-05-17")
-	malusDateSameYear   = -0.02
-	malusDateNearYear   = -0.03 // one year apart: within the tolerance
-	malusDateConflict   = -0.10 // more than birthYearTolerance apart
+	malusDateSameYear   = -0.01
+	malusDateNearYear   = -0.02 // one year apart: within the tolerance
+	malusDateConflict   = -0.05 // more than birthYearTolerance apart
 	bonusNationality    = 0.03
-	malusNationality    = -0.10
+	malusNationality    = -0.05
 	malusWeakAlias      = -0.20 // weak aliases (nicknames, bare initials) alert only when matched almost exactly
 	maxBonus            = bonusDateExact + bonusNationality
 

@@ -19,20 +19,21 @@ const (
 
 // Scoring constants. Why these values: see the package documentation.
 const (
-	initialScore  = 0.90  // "J." for "John"
-	initialRest   = 0.25  // weight share of the letters an initial leaves out
-	fuzzyFloor    = 0.72  // a stretched similarity below this is a different word
-	fuzzyStretch  = 2.0   // 1−JW is doubled: 0.95 → 0.90, 0.85 → 0.70
-	lengthPenalty = 0.15  // per relative length difference
-	variantScore  = 0.985 // words equal after canonical()
-	skeletonScale = 0.95  // Arabic-script consonant skeletons are less certain
-	missingQuery  = 1.00  // weight share of a query token the name lacks
-	missingName   = 0.20  // weight share of a middle name token the query lacks
-	missingEdge   = 0.8   // ... of a first or last name token the query lacks
-	missingCap    = 5     // weight cap of a missing token (long patronymics)
-	conflicting   = 1.0   // weight share of a leftover on both sides: a different word, not an omission
-	maxTokens     = 12    // longer names are cut (lists hold few that long)
-	knownWord     = 0.12  // taken off a fuzzy match when the query word is a listed word itself
+	initialScore      = 0.90  // "J." for "John"
+	initialRest       = 0.25  // weight share of the letters an initial leaves out
+	fuzzyFloor        = 0.72  // a stretched similarity below this is a different word
+	fuzzyStretch      = 2.0   // 1−JW is doubled: 0.95 → 0.90, 0.85 → 0.70
+	lengthPenalty     = 0.15  // per relative length difference
+	variantScore      = 0.985 // words equal after canonical()
+	skeletonScale     = 0.95  // Arabic-script consonant skeletons are less certain
+	missingQuery      = 1.00  // weight share of a query token the name lacks
+	missingName       = 0.20  // weight share of a middle name token the query lacks
+	missingEdge       = 0.8   // ... of a first or last name token the query lacks
+	missingPatronymic = 0.05  // ... of a patronymic the query lacks, wherever it stands
+	missingCap        = 5     // weight cap of a missing token (long patronymics)
+	conflicting       = 1.0   // weight share of a leftover on both sides: a different word, not an omission
+	maxTokens         = 12    // longer names are cut (lists hold few that long)
+	knownWord         = 0.12  // taken off a fuzzy match when the query word is a listed word itself
 )
 
 // particles are connecting words of names (al-, bin, van, de, ...): they
@@ -314,10 +315,15 @@ func (ts *tokenScorer) nameScore(q, n []token, explain bool) (float64, string) {
 	for j := range n {
 		if !usedN[j] {
 			share := shareN
-			if (j == 0 || j == nn-1) && share < missingEdge && !(nn >= 3 && isPatronymic(n[j].s)) {
+			switch {
+			case nn >= 3 && isPatronymic(n[j].s):
+				// Lists give patronymics, customers almost never do;
+				// wherever the list puts it ("KADYROV, Ramzan
+				// Akhmatovich"), leaving it out costs next to nothing.
+				share = min(share, missingPatronymic)
+			case (j == 0 || j == nn-1) && share < missingEdge:
 				// A given name or surname left out says more than a
-				// middle name or patronymic left out (which lists put
-				// last in "KADYROV, Ramzan Akhmatovich").
+				// middle name left out.
 				share = missingEdge
 			}
 			den += share * min(tokenWeight(n[j]), missingCap)
