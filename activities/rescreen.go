@@ -42,26 +42,33 @@ type RescreenResult struct {
 // rescreenBatch is how many customers one activity looks at.
 const rescreenBatch = 500
 
-// changeIndex holds, for the version being rescreened, an index of only the
-// entities the version added, changed or removed: a customer none of them
-// resembles cannot screen differently, so only the rest are rescreened in
-// full. One version at a time, dropped when its rescreening is marked done:
-// a whole list replaced makes it as large as the list's own index.
-type changeIndex struct {
-	mu      sync.Mutex
-	version int64
-	ix      *sanctions.Index
+// changeIndexes holds, per list version being rescreened, an index of only
+// the entities the version added, changed or removed: a customer none of
+// them resembles cannot screen differently, so only the rest are rescreened
+// in full. Lists rescreen side by side, so there is one per list at most:
+// an index whose version the worker no longer loads (superseded) is
+// dropped when another is built, and each is dropped when its rescreening
+// is marked done — a whole list replaced makes one as large as the list's
+// own index.
+type changeIndexes struct {
+	mu sync.Mutex
+	m  map[int64]*sanctions.Index
 }
 
-var changes changeIndex
+var changes = changeIndexes{m: map[int64]*sanctions.Index{}}
 
 func (a *Activities) changeIndex(ctx context.Context, versionID int64) (*sanctions.Index, error) {
 	changes.mu.Lock()
 	defer changes.mu.Unlock()
-	if changes.ix != nil && changes.version == versionID {
-		return changes.ix, nil
+	if ix, ok := changes.m[versionID]; ok {
+		return ix, nil
 	}
-	changes.ix = nil
+	loaded := a.Screener.Versions()
+	for id := range changes.m {
+		if !slices.ContainsFunc(loaded, func(v store.WatchlistVersion) bool { return v.ID == id }) {
+			delete(changes.m, id)
+		}
+	}
 	var es []watchlist.Entity
 	err := a.Store.WatchlistChanges(ctx, versionID, func(_ string, data []byte, _ bool) error {
 		var e watchlist.Entity
@@ -75,18 +82,19 @@ func (a *Activities) changeIndex(ctx context.Context, versionID int64) (*sanctio
 		return nil, err
 	}
 	// A lower bar than any threshold: this only decides who is rescreened.
-	changes.ix, changes.version = sanctions.Build(es, sanctions.Options{MinScore: 0.75}), versionID
-	return changes.ix, nil
+	// No vocabulary: the changed entities' words are not the list's, and a
+	// filter must not score lower than the full index would.
+	ix := sanctions.Build(es, sanctions.Options{MinScore: 0.75, NoVocabulary: true})
+	changes.m[versionID] = ix
+	return ix, nil
 }
 
 // dropChangeIndex forgets versionID's change index once its rescreening is
 // done, and hands the memory back to the system (see Watchlists.Refresh).
 func dropChangeIndex(versionID int64) {
 	changes.mu.Lock()
-	dropped := changes.ix != nil && changes.version == versionID
-	if dropped {
-		changes.ix = nil
-	}
+	_, dropped := changes.m[versionID]
+	delete(changes.m, versionID)
 	changes.mu.Unlock()
 	if dropped {
 		debug.FreeOSMemory()

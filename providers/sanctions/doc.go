@@ -33,30 +33,34 @@
 // s is stretched to 1−2(1−s): a one-letter typo in a short word lands near
 // 0.76, and below 0.72 the words are taken as different. Words that came
 // from Arabic script are compared by consonant skeleton at 0.95. A word
-// with the Arabic article joined (alghamdi) is a spelling of the word
-// without it (ghamdi): it scores as two words of one canonical spelling.
+// with the Arabic article joined (alghamdi) matches the word without it
+// (ghamdi, four letters or more) as closely as two spellings of one name,
+// as a fuzzy match the vocabulary can temper (Albert is not al-Bert).
 //
 // The list's vocabulary (vocab.go) tempers fuzzy matches: when the query
 // word is itself a word of the list, spelled as listed, and the list never
 // spells one person's name both ways (as aliases of one entity), the query
 // names someone else (Yang for Wang, Pieter for Peter, Bogdanev for
 // Bogdanov) rather than misspelling this name, and the pair scores 0.12
-// less. Such a name stays a result to review but rarely reaches the alert
+// less (explained as "itself a listed name"). Such a name stays a result to review but rarely reaches the alert
 // threshold; this halves the false alerts at no cost in recall, because a
 // typo seldom produces another listed word (docs/DECISIONS.md).
 //
 // The name score is the average of the pair scores weighted by word length
-// (capped at 8; initials and particles such as al, bin, van, de weigh 1),
-// where a word left unpaired adds a share of its weight (capped at 5) to
-// the denominator only: a query word the name lacks 1.0, a middle word of
-// the listed name the query lacks 0.20 (customers seldom give a middle name
-// or patronymic; lists usually do), its first or last word 0.8 — unless
-// it is a patronymic (-ovich, -evna, ...) in a name of three words or
-// more, as in "KADYROV, Ramzan Akhmatovich" — and when both
-// sides have leftover words they differ rather than omit, so both count in
-// full. An initial pairs with weight 1; the rest of its word counts as
-// missing at a share of 0.25. A name where only initials or particles agree scores 0. Weak
-// aliases lose 0.20: alone they alert only when matched almost exactly.
+// (two letters weigh as three, capped at 8; initials and particles such
+// as al, bin, van, de weigh 1), where a word left unpaired adds a share of
+// its weight (capped at 5) to the denominator only: a query word the name
+// lacks 1.0; a middle word of the listed name the query lacks 0.20
+// (customers seldom give one; lists usually do); its first or last word
+// 0.8, or 0.45 in a name of four words or more (a second surname); its
+// patronymic 0.01 — one word with a patronymic's ending (-ovich, -evna,
+// ...), in the middle or last in a name of three words or more ("KADYROV,
+// Ramzan Akhmatovich"), never the first (surnames share the endings).
+// When both sides have leftover words they differ rather than omit, so
+// both count in full. An initial pairs with weight 1; the rest of its word
+// counts as missing at a share of 0.25. A name where only initials or
+// particles agree scores 0. Weak aliases lose 0.20: alone they alert only
+// when matched almost exactly.
 //
 // # Evidence (score.go)
 //
@@ -87,8 +91,9 @@
 // letters and its phonetic key (phonetic.go), and for a word starting with
 // al or el, the keys of the rest too. When both the query and the
 // name have two or more such words, the name must share keys with two
-// query words. Postings are name ids ([]uint32) in one array; keys are
-// 64-bit FNV hashes (a collision only adds a candidate). BruteForce scores
+// query words. Postings are name ids, ascending per key and stored as
+// varint deltas in one byte array (words and tokens sit in arenas:
+// arena.go); keys are 64-bit FNV hashes (a collision only adds a candidate). BruteForce scores
 // every name and is the reference: the tests check that blocking keeps at
 // least 99.9 % of its top-10 hits.
 //

@@ -28,6 +28,9 @@ type Options struct {
 	// verified (e.g. read from a passport chip); leave it off for data a
 	// customer typed.
 	HardConflict bool
+	// NoVocabulary leaves out the list's vocabulary (see vocab.go): for an
+	// index of part of a list, whose vocabulary would not be the list's.
+	NoVocabulary bool
 }
 
 // Query is a name to screen, with optional evidence.
@@ -106,7 +109,7 @@ func (ix *Index) Stats() Stats {
 		len(ix.keys)*24 + // map entry: 8-byte key, 4-byte value, bucket overhead
 		len(ix.names)*int(unsafe.Sizeof(nameRec{})) +
 		ix.strBytes
-	mem += ix.tokBytes
+	mem += ix.tokBytes + ix.vocab.memoryBytes()
 	return Stats{Entities: len(ix.entities), Names: len(ix.names), Keys: len(ix.keys), Postings: ix.nPostings, MemoryBytes: mem}
 }
 
@@ -139,7 +142,7 @@ func Build(entities []watchlist.Entity, opts Options) *Index {
 	}
 	ix.names = make([]nameRec, 0, listed+listed/8)
 	keyIdx := make(map[uint64]uint32, listed)
-	counts := make([]uint32, 0, listed)
+	nKeys := 0
 	flat := make([]uint32, 0, 32*listed) // key numbers, name after name
 	bounds := make([]uint32, 0, cap(ix.names))
 	var keyBuf []uint64
@@ -172,17 +175,18 @@ func Build(entities []watchlist.Entity, opts Options) *Index {
 				for _, k := range keyBuf {
 					ki, ok := keyIdx[k]
 					if !ok {
-						ki = uint32(len(counts))
+						ki = uint32(nKeys)
 						keyIdx[k] = ki
-						counts = append(counts, 0)
+						nKeys++
 					}
-					counts[ki]++
 					flat = append(flat, ki)
 				}
 				bounds = append(bounds, uint32(len(flat)))
 			}
 		}
-		ix.vocab.addEntity(ix.names[first:])
+		if !opts.NoVocabulary {
+			ix.vocab.addEntity(ix.names[first:])
+		}
 	}
 	// Pass 2: lay the postings out in one byte array, each key's name ids
 	// ascending and stored as varint deltas (mostly one or two bytes
@@ -190,8 +194,8 @@ func Build(entities []watchlist.Entity, opts Options) *Index {
 	// walk sizes each key's run, a second fills it.
 	ix.keys = keyIdx
 	ix.nPostings = len(flat)
-	last := make([]uint32, len(counts))
-	size := make([]uint32, len(counts))
+	last := make([]uint32, nKeys)
+	size := make([]uint32, nKeys)
 	walk := func(visit func(ki, delta uint32)) {
 		clear(last)
 		lo := uint32(0)
@@ -205,12 +209,12 @@ func Build(entities []watchlist.Entity, opts Options) *Index {
 		}
 	}
 	walk(func(ki, d uint32) { size[ki] += uint32(uvarintLen(d)) })
-	ix.offsets = make([]uint32, len(counts)+1)
+	ix.offsets = make([]uint32, nKeys+1)
 	for i, n := range size {
 		ix.offsets[i+1] = ix.offsets[i] + n
 	}
-	ix.postings = make([]byte, ix.offsets[len(counts)])
-	fill := slices.Clone(ix.offsets[:len(counts)])
+	ix.postings = make([]byte, ix.offsets[nKeys])
+	fill := slices.Clone(ix.offsets[:nKeys])
 	walk(func(ki, d uint32) {
 		fill[ki] += uint32(binary.PutUvarint(ix.postings[fill[ki]:], uint64(d)))
 	})

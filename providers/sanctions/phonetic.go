@@ -98,7 +98,7 @@ var canonRules = []struct{ from, to string }{
 	{"shch", "s"}, {"tsch", "c"}, {"dzh", "j"}, {"sch", "s"}, {"tch", "c"},
 	{"ts", "c"}, {"tz", "c"}, {"sh", "s"}, {"zh", "j"}, {"dj", "j"}, {"ph", "f"}, {"th", "t"},
 	{"gh", "g"}, {"kh", "h"}, {"ch", "c"}, {"ck", "k"}, {"ou", "u"}, {"oo", "u"}, {"ee", "i"},
-	{"y", "i"}, {"w", "v"}, {"c", "k"}, {"q", "k"}, {"x", "ks"}, {"z", "s"},
+	{"mp", "mb"}, {"y", "i"}, {"w", "v"}, {"c", "k"}, {"q", "k"}, {"x", "ks"}, {"z", "s"},
 }
 
 // canonByFirst indexes canonRules by first letter, longest first.
@@ -111,8 +111,9 @@ var canonByFirst = func() (t [256][]struct{ from, to string }) {
 
 // canonical rewrites a romanised word so that the usual variant spellings of
 // one name coincide: "yemelyanchuk" and "iemelianchouk", "kravtschenko" and
-// "kravchenko" (ch, tsch → c/h), "wei" and "ouei" (w, or u before a vowel,
-// → v), "hamzah" and "hamza" (a final h after a
+// "kravchenko" (ch, tsch → c/h), "wei" and "ouei" (w, or an initial u
+// before a vowel, → v), "oleksij" and "oleksiy" (j after a vowel → i),
+// "charalampos" and "charalambos", "hamzah" and "hamza" (a final h after a
 // vowel dropped). Doubled letters collapse. The scorer measures edit
 // distance on this form, so transliteration variants count as near-equal
 // while different words of similar shape do not.
@@ -136,14 +137,22 @@ func canonical(w string) string {
 			i++
 		}
 	}
+	for i := 1; i < len(b); i++ {
+		if b[i] == 'j' && strings.IndexByte("aeiou", b[i-1]) >= 0 {
+			// After a vowel j is the German and Ukrainian way of writing
+			// y/i (Oleksij, Oleksiy; Dmytryjenko, Dmytryyenko).
+			b[i] = 'i'
+		}
+	}
 	out := b[:0]
 	for i, c := range b {
 		if i > 0 && b[i-1] == c {
 			continue
 		}
-		if c == 'u' && i+1 < len(b) && strings.IndexByte("aei", b[i+1]) >= 0 {
-			// A u before a vowel is how Greek and other scripts without a w
-			// write one: Ουέι, Wei.
+		if c == 'u' && i == 0 && len(b) > 1 && strings.IndexByte("aei", b[1]) >= 0 {
+			// A word-initial u before a, e or i is how Greek and other
+			// scripts without a w write one (Ουέι, Wei). Only initial:
+			// within a word it is a vowel (Yuan is not Ivan).
 			c = 'v'
 		}
 		out = append(out, c)

@@ -98,9 +98,14 @@ func TestPhoneticAndCanonical(t *testing.T) {
 			}
 		}
 	}
-	for _, p := range [][2]string{{"yemelyanchuk", "iemelianchouk"}, {"kravtschenko", "kravchenko"}, {"hamzah", "hamza"}, {"tschaikowski", "chaikovski"}, {"wei", "ouei"}, {"wang", "uang"}} {
+	for _, p := range [][2]string{{"yemelyanchuk", "iemelianchouk"}, {"kravtschenko", "kravchenko"}, {"hamzah", "hamza"}, {"tschaikowski", "chaikovski"}, {"wei", "ouei"}, {"wang", "uang"}, {"oleksij", "oleksiy"}, {"dmytryjenko", "dmytryyenko"}, {"charalampos", "charalambos"}} {
 		if canonical(p[0]) != canonical(p[1]) {
 			t.Errorf("canonical(%q) = %q, canonical(%q) = %q", p[0], canonical(p[0]), p[1], canonical(p[1]))
+		}
+	}
+	for _, p := range [][2]string{{"yuan", "ivan"}, {"suen", "sven"}} {
+		if canonical(p[0]) == canonical(p[1]) {
+			t.Errorf("canonical(%q) = canonical(%q) = %q", p[0], p[1], canonical(p[0]))
 		}
 	}
 	if osa("ca", "abc") != 3 || osa("abcd", "acbd") != 1 || osa("kitten", "sitting") != 3 {
@@ -142,6 +147,17 @@ func TestScoringProperties(t *testing.T) {
 		if s := score("Ivan Petrov", listed); s < 0.95 || s >= 1 {
 			t.Errorf("patronymic missing from %q: %v", listed, s)
 		}
+	}
+	// A surname with a patronymic's ending is still a surname.
+	if s := score("Mikhail", "Myasnikovich Mikhail Vladimirovich"); s >= 0.8 {
+		t.Errorf("given name alone vs surname-first name: %v", s)
+	}
+	if s := score("Roman Abramovich", "Abramovich Roman Arkadyevich"); s < 0.95 {
+		t.Errorf("patronymic after a -vich surname: %v", s)
+	}
+	// A joined article needs a word of its own behind it.
+	if s := score("Elisa Khan", "Isa Khan"); s >= 0.8 {
+		t.Errorf("Elisa vs Isa: %v", s)
 	}
 	// A surname is not a patronymic: leaving it out costs more.
 	if a, b := score("Ramzan Akhmatovich", "Kadyrov Ramzan Akhmatovich"), score("Ramzan Kadyrov", "Kadyrov Ramzan Akhmatovich"); a >= 0.8 || a >= b {

@@ -14,7 +14,8 @@ const (
 	matchInitial
 	matchFuzzy
 	matchSkeleton
-	matchVariant // one name's spellings: canonical() equal, or the article joined
+	matchVariant // one name's spellings: canonical() equal
+	matchOther   // fuzzy, but the query word is another listed name (see vocabulary)
 )
 
 // Scoring constants. Why these values: see the package documentation.
@@ -29,7 +30,8 @@ const (
 	missingQuery      = 1.00  // weight share of a query token the name lacks
 	missingName       = 0.20  // weight share of a middle name token the query lacks
 	missingEdge       = 0.8   // ... of a first or last name token the query lacks
-	missingPatronymic = 0.05  // ... of a patronymic the query lacks, wherever it stands
+	missingEdgeLong   = 0.45  // ... of the last word in a listed name of four words or more
+	missingPatronymic = 0.01  // ... of a patronymic the query lacks: next to nothing, so an exact name still ranks first
 	missingCap        = 5     // weight cap of a missing token (long patronymics)
 	conflicting       = 1.0   // weight share of a leftover on both sides: a different word, not an omission
 	maxTokens         = 12    // longer names are cut (lists hold few that long)
@@ -65,7 +67,9 @@ func tokenSim(a, b token) (float64, int) {
 		return 0, matchNone
 	}
 	if joinedArticle(a.s, b.s) || joinedArticle(b.s, a.s) {
-		return 1 - fuzzyStretch*(1-variantScore), matchVariant
+		// Fuzzy, not a variant: Albert is not al-Bert, and the vocabulary
+		// tells such names apart.
+		return 1 - fuzzyStretch*(1-variantScore), matchFuzzy
 	}
 	kind := matchFuzzy
 	var jw float64
@@ -103,7 +107,7 @@ func tokenSim(a, b token) (float64, int) {
 // joinedArticle reports whether j is w with the Arabic article joined to
 // it, as "Alghamdi" writes "al-Ghamdi".
 func joinedArticle(j, w string) bool {
-	return len(j) == len(w)+2 && len(w) >= 3 && (j[:2] == "al" || j[:2] == "el") && j[2:] == w
+	return len(j) == len(w)+2 && len(w) >= 4 && (j[:2] == "al" || j[:2] == "el") && j[2:] == w
 }
 
 // fuzzySim is the Jaro-Winkler similarity taken both ways round (the
@@ -198,19 +202,23 @@ func (ts *tokenScorer) reset(v *vocabulary) {
 	ts.vocab = v
 }
 
+// tokenSim is tokenSim tempered by the index's vocabulary, memoised for
+// Latin words (a skeleton's similarity depends on more than its spelling).
 func (ts *tokenScorer) tokenSim(a, b token) (float64, int) {
-	if ts.memo == nil || a.skel || b.skel {
-		return tokenSim(a, b)
-	}
+	memo := ts.memo != nil && !a.skel && !b.skel
 	k := [2]string{a.s, b.s}
-	if m, ok := ts.memo[k]; ok {
-		return m.sim, int(m.kind)
+	if memo {
+		if m, ok := ts.memo[k]; ok {
+			return m.sim, int(m.kind)
+		}
 	}
 	s, kind := tokenSim(a, b)
 	if kind == matchFuzzy && ts.vocab.distinct(a.s, b.s) {
-		s -= knownWord
+		s, kind = s-knownWord, matchOther
 	}
-	ts.memo[k] = simMemo{s, int8(kind)}
+	if memo {
+		ts.memo[k] = simMemo{s, int8(kind)}
+	}
 	return s, kind
 }
 
@@ -254,6 +262,11 @@ func (ts *tokenScorer) nameScore(q, n []token, explain bool) (float64, string) {
 		}
 		usedQ[bi], usedN[bj] = true, true
 		w := (tokenWeight(q[bi]) + tokenWeight(n[bj])) / 2
+		if particles[q[bi].s] != particles[n[bj].s] {
+			// A name word taken for a misspelt particle (Hal- for al-,
+			// or Ali for al-): the name word's weight is at stake.
+			w = max(tokenWeight(q[bi]), tokenWeight(n[bj]))
+		}
 		if ts.kind[bi*maxTokens+bj] == matchInitial {
 			// An initial stands for the word only as far as its first
 			// letter: the rest of the word counts as missing on its side.
@@ -277,6 +290,8 @@ func (ts *tokenScorer) nameScore(q, n []token, explain bool) (float64, string) {
 				parts = append(parts, fmt.Sprintf("%s~%s (initial) %.2f", q[bi].s, n[bj].s, best))
 			case matchVariant:
 				parts = append(parts, fmt.Sprintf("%s~%s (spelling variant) %.2f", q[bi].s, n[bj].s, best))
+			case matchOther:
+				parts = append(parts, fmt.Sprintf("%s~%s (itself a listed name) %.2f", q[bi].s, n[bj].s, best))
 			case matchSkeleton:
 				parts = append(parts, fmt.Sprintf("%s~%s (consonant skeleton) %.2f", q[bi].s, n[bj].s, best))
 			default:
@@ -312,19 +327,23 @@ func (ts *tokenScorer) nameScore(q, n []token, explain bool) (float64, string) {
 			missQ = append(missQ, q[i].s)
 		}
 	}
+	pat := patronymicAt(n)
 	for j := range n {
 		if !usedN[j] {
 			share := shareN
 			switch {
-			case nn >= 3 && isPatronymic(n[j].s):
+			case j == pat && shareN < conflicting:
 				// Lists give patronymics, customers almost never do;
-				// wherever the list puts it ("KADYROV, Ramzan
-				// Akhmatovich"), leaving it out costs next to nothing.
-				share = min(share, missingPatronymic)
+				// leaving it out is next to no evidence.
+				share = missingPatronymic
 			case (j == 0 || j == nn-1) && share < missingEdge:
 				// A given name or surname left out says more than a
-				// middle name left out.
+				// middle name left out — less for the last of four words
+				// or more (a second surname: Jean-Pierre Bemba Gombo).
 				share = missingEdge
+				if nn >= 4 && j == nn-1 {
+					share = missingEdgeLong
+				}
 			}
 			den += share * min(tokenWeight(n[j]), missingCap)
 			missN = append(missN, n[j].s)
@@ -348,6 +367,26 @@ func (ts *tokenScorer) nameScore(q, n []token, explain bool) (float64, string) {
 // the usual romanisations (Serbian surnames end in -ović without the h).
 var patronymicEndings = []string{"ovich", "evich", "ovych", "evych", "ovitch", "evitch", "ovitsch", "evitsch",
 	"owitsch", "ewitsch", "ovna", "evna", "ivna", "ichna"}
+
+// patronymicAt is the position of a name's patronymic, or -1: a middle
+// word with a patronymic ending (Vladimir Vladimirovich Putin), else a last
+// one in a name of three words or more (PUTIN, Vladimir Vladimirovich).
+// Only one: surnames have the same endings (Abramovich), and the first
+// word is never taken for one.
+func patronymicAt(n []token) int {
+	if len(n) < 3 {
+		return -1
+	}
+	for j := 1; j < len(n)-1; j++ {
+		if isPatronymic(n[j].s) {
+			return j
+		}
+	}
+	if isPatronymic(n[len(n)-1].s) {
+		return len(n) - 1
+	}
+	return -1
+}
 
 // isPatronymic reports whether a word looks like a patronymic.
 func isPatronymic(w string) bool {

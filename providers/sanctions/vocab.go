@@ -79,3 +79,9 @@ func (v *vocabulary) distinct(q, n string) bool {
 	_, variant := v.variants[pairKey(q, n)]
 	return !variant
 }
+
+// memoryBytes approximates the maps' size (entries and their overhead; the
+// words themselves are the index's).
+func (v *vocabulary) memoryBytes() int {
+	return len(v.words)*48 + len(v.variants)*64
+}

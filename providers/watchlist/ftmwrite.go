@@ -20,7 +20,9 @@ func NewFtMWriter(w io.Writer) *FtMWriter {
 }
 
 // Write writes one entity. The primary name is the first "name"; name parts
-// are written when the primary name has them.
+// are written when the primary name has them. FtM keeps name parts per
+// entity, not per name, so an alias's parts are not written (ParseFtM
+// would not read them back either; matching uses full names).
 func (fw *FtMWriter) Write(e Entity) error {
 	props := map[string][]string{}
 	add := func(prop string, vals ...string) {
