@@ -3,6 +3,7 @@ package activities
 import (
 	"context"
 	"encoding/hex"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -88,6 +89,16 @@ func (a *Activities) AMLScreen(ctx context.Context, in AMLInput) (CheckResult, e
 	}
 	d, ok := a.screen(cs.Customer, threshold, time.Now())
 	if !ok {
+		// Lists imported but not in this worker's memory yet (it loads them
+		// within WATCHLIST_REFRESH and a build, also after a restart): a
+		// retry will find them. Only with no list at all is this final.
+		vs, err := a.Store.LatestWatchlists(ctx)
+		if err != nil {
+			return CheckResult{}, wrap(err, "look for watchlists")
+		}
+		if len(vs) > 0 {
+			return CheckResult{}, fmt.Errorf("%d watchlists imported but not loaded by this worker yet", len(vs))
+		}
 		return CheckResult{}, notConfigured("A watchlist (kycflow watchlist import)", "aml")
 	}
 	validated := d.Reason == nil

@@ -170,18 +170,20 @@ func (a *Activities) RescreenBatch(ctx context.Context, in RescreenInput) (Rescr
 
 // rescreenOne screens one customer again when the version concerns them.
 func (a *Activities) rescreenOne(ctx context.Context, changed *sanctions.Index, c *store.Customer, threshold float64, now time.Time) (requeued, concerned bool, err error) {
-	last, err := a.Store.LatestCheck(ctx, c.TenantID, c.ID, "aml")
-	if errors.Is(err, store.ErrNotFound) {
-		return false, false, nil
-	}
-	if err != nil {
-		return false, false, wrap(err, "load aml check")
-	}
-	if last.Status != store.StatusCompleted || last.Data == nil {
-		return false, false, nil // unfinished checks screen with the new list anyway
-	}
+	// The in-memory filter first: most customers resemble no changed
+	// entity, and they cost no query.
 	if len(changed.Search(customerQuery(c), 1)) == 0 {
 		return false, false, nil
+	}
+	last, err := a.Store.LatestCheck(ctx, c.TenantID, c.ID, "aml")
+	if errors.Is(err, store.ErrNotFound) {
+		return false, true, nil // never screened: nothing to compare
+	}
+	if err != nil {
+		return false, true, wrap(err, "load aml check")
+	}
+	if last.Status != store.StatusCompleted || last.Data == nil {
+		return false, true, nil // unfinished checks screen with the new list anyway
 	}
 	var before AMLData
 	if err := json.Unmarshal(last.Data, &before); err != nil {
