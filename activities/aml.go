@@ -34,14 +34,17 @@ const ReasonWatchlistHit = "watchlist_hit"
 
 // AMLData is the `data` of an aml check.
 type AMLData struct {
-	Outcome    string    `json:"outcome"`
-	Reason     *string   `json:"reason"`
-	Message    *string   `json:"message"`
-	ScreenedAt string    `json:"screened_at"`
-	Threshold  float64   `json:"threshold"`
-	Lists      []AMLList `json:"lists"`
-	Query      AMLQuery  `json:"query"`
-	Hits       []AMLHit  `json:"hits"`
+	Outcome    string  `json:"outcome"`
+	Reason     *string `json:"reason"`
+	Message    *string `json:"message"`
+	ScreenedAt string  `json:"screened_at"`
+	Threshold  float64 `json:"threshold"`
+	// HardConflict: hits contradicted by birth date or nationality were
+	// dropped, not only scored lower (the tenant's setting).
+	HardConflict bool      `json:"hard_conflict"`
+	Lists        []AMLList `json:"lists"`
+	Query        AMLQuery  `json:"query"`
+	Hits         []AMLHit  `json:"hits"`
 }
 
 // AMLList is a list version the screening used.
@@ -83,11 +86,11 @@ func (a *Activities) AMLScreen(ctx context.Context, in AMLInput) (CheckResult, e
 	if err != nil || done {
 		return recorded(cs), err
 	}
-	threshold, err := a.Store.AMLThreshold(ctx, in.Check.TenantID)
+	set, err := a.Store.AMLSettings(ctx, in.Check.TenantID)
 	if err != nil {
-		return CheckResult{}, wrap(err, "load threshold")
+		return CheckResult{}, wrap(err, "load aml settings")
 	}
-	d, ok := a.screen(cs.Customer, threshold, time.Now())
+	d, ok := a.screen(cs.Customer, set, time.Now())
 	if !ok {
 		// Lists imported but not in this worker's memory yet (it loads them
 		// within WATCHLIST_REFRESH and a build, also after a restart): a
@@ -106,16 +109,18 @@ func (a *Activities) AMLScreen(ctx context.Context, in AMLInput) (CheckResult, e
 }
 
 // screen builds the check's data; false when no list is loaded.
-func (a *Activities) screen(c *store.Customer, threshold float64, now time.Time) (AMLData, bool) {
+func (a *Activities) screen(c *store.Customer, set store.AMLSettings, now time.Time) (AMLData, bool) {
 	if a.Screener == nil {
 		return AMLData{}, false
 	}
+	threshold := set.Threshold
 	q := customerQuery(c)
+	q.HardConflict = set.HardConflict
 	hits, versions := a.Screener.Screen(q, amlLimit)
 	if len(versions) == 0 {
 		return AMLData{}, false
 	}
-	d := AMLData{Outcome: OutcomeChecked, ScreenedAt: now.UTC().Format(time.RFC3339), Threshold: threshold,
+	d := AMLData{Outcome: OutcomeChecked, ScreenedAt: now.UTC().Format(time.RFC3339), Threshold: threshold, HardConflict: set.HardConflict,
 		Query: AMLQuery{Name: q.Name, BirthDate: nonEmpty(q.BirthDate), Nationality: nonEmpty(q.Nationality)}, Hits: []AMLHit{}}
 	for _, v := range versions {
 		d.Lists = append(d.Lists, AMLList{List: v.List, Version: v.ID, ContentHash: hex.EncodeToString(v.ContentHash), ImportedAt: v.ImportedAt.UTC().Format(time.RFC3339)})

@@ -129,9 +129,9 @@ func (a *Activities) RescreenBatch(ctx context.Context, in RescreenInput) (Rescr
 		if t.ID != res.Next.TenantID {
 			res.Next = RescreenCursor{TenantID: t.ID}
 		}
-		threshold, err := a.Store.AMLThreshold(ctx, t.ID)
+		set, err := a.Store.AMLSettings(ctx, t.ID)
 		if err != nil {
-			return res, wrap(err, "load threshold")
+			return res, wrap(err, "load aml settings")
 		}
 		for res.Screened < rescreenBatch {
 			cs, err := a.Store.ActiveCustomers(ctx, t.ID, res.Next.After, rescreenBatch-res.Screened)
@@ -142,7 +142,7 @@ func (a *Activities) RescreenBatch(ctx context.Context, in RescreenInput) (Rescr
 				c := &cs[i]
 				res.Screened++
 				res.Next.After = c.ID
-				changed, concerned, err := a.rescreenOne(ctx, ix, c, threshold, now)
+				changed, concerned, err := a.rescreenOne(ctx, ix, c, set, now)
 				if err != nil {
 					return res, err
 				}
@@ -169,7 +169,7 @@ func (a *Activities) RescreenBatch(ctx context.Context, in RescreenInput) (Rescr
 }
 
 // rescreenOne screens one customer again when the version concerns them.
-func (a *Activities) rescreenOne(ctx context.Context, changed *sanctions.Index, c *store.Customer, threshold float64, now time.Time) (requeued, concerned bool, err error) {
+func (a *Activities) rescreenOne(ctx context.Context, changed *sanctions.Index, c *store.Customer, set store.AMLSettings, now time.Time) (requeued, concerned bool, err error) {
 	// The in-memory filter first: most customers resemble no changed
 	// entity, and they cost no query.
 	if len(changed.Search(customerQuery(c), 1)) == 0 {
@@ -189,7 +189,7 @@ func (a *Activities) rescreenOne(ctx context.Context, changed *sanctions.Index, 
 	if err := json.Unmarshal(last.Data, &before); err != nil {
 		return false, true, nil
 	}
-	after, ok := a.screen(c, threshold, now)
+	after, ok := a.screen(c, set, now)
 	if !ok || slices.Equal(before.HitIDs(), after.HitIDs()) {
 		return false, true, nil
 	}

@@ -232,15 +232,35 @@ func (s *Store) SetLinkTTL(ctx context.Context, tenantID uuid.UUID, ttl time.Dur
 	return nil
 }
 
-// AMLThreshold is the score at which a watchlist hit fails the tenant's aml
-// checks.
-func (s *Store) AMLThreshold(ctx context.Context, tenantID uuid.UUID) (float64, error) {
-	var t float64
-	err := s.db.GetContext(ctx, &t, `SELECT aml_threshold FROM tenants WHERE id = $1`, tenantID)
-	return t, classify(err)
+// AMLSettings are a tenant's aml screening settings.
+type AMLSettings struct {
+	// Threshold is the score at which a watchlist hit fails an aml check.
+	Threshold float64 `db:"aml_threshold"`
+	// HardConflict drops hits whose birth date or nationality contradicts
+	// the customer's instead of scoring them lower.
+	HardConflict bool `db:"aml_hard_conflict"`
 }
 
-// SetAMLThreshold sets it (admin tools).
+// AMLSettings reads the tenant's aml screening settings.
+func (s *Store) AMLSettings(ctx context.Context, tenantID uuid.UUID) (AMLSettings, error) {
+	var a AMLSettings
+	err := s.db.GetContext(ctx, &a, `SELECT aml_threshold, aml_hard_conflict FROM tenants WHERE id = $1`, tenantID)
+	return a, classify(err)
+}
+
+// SetAMLHardConflict sets AMLSettings.HardConflict (admin tools).
+func (s *Store) SetAMLHardConflict(ctx context.Context, tenantID uuid.UUID, on bool) error {
+	res, err := s.db.ExecContext(ctx, `UPDATE tenants SET aml_hard_conflict = $2 WHERE id = $1`, tenantID, on)
+	if err != nil {
+		return classify(err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
+// SetAMLThreshold sets AMLSettings.Threshold (admin tools).
 func (s *Store) SetAMLThreshold(ctx context.Context, tenantID uuid.UUID, t float64) error {
 	if t <= 0 || t > 1 {
 		return fmt.Errorf("aml threshold %v: want a score in (0, 1]", t)

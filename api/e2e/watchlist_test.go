@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"net/http"
 	"os"
 	"os/exec"
@@ -8,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/uuid"
 )
 
 // importList runs `kycflow watchlist import` as an operator would.
@@ -134,5 +137,33 @@ func TestWatchlistGenerateImport(t *testing.T) {
 	}
 	if out := importList(t, "ftm", "--list", "generated", file); !strings.Contains(out, "unchanged") {
 		t.Fatalf("re-import: %s", out)
+	}
+}
+
+// The hard conflict rule, per tenant: off (the default), a listed name with
+// a contradicting birth date is a hit scored lower; on, it is dropped.
+func TestWatchlistHardConflict(t *testing.T) {
+	importList(t, "ftm", fixture("entities.ftm.json")) // imported or unchanged
+	eventually(t, 15*time.Second, "the worker to load the list", func() bool { return len(env.lists.Versions()) >= 1 })
+	hard, err := newTenant(context.Background(), "Hard conflict", "hard.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := env.admin.SetAMLHardConflict(context.Background(), uuid.MustParse(hard.id), true); err != nil {
+		t.Fatal(err)
+	}
+	// Pavel Volkov is listed born 1970-05-17 or 1971.
+	soft := amlCheck(t, env.a, newAMLCustomer(t, env.a, "Pavel Volkov", "1990-01-01", true))
+	if d := obj(soft["data"]); soft["validated"] != false || d["hard_conflict"] != false {
+		t.Fatalf("default rule: %v", soft)
+	}
+	dropped := amlCheck(t, hard, newAMLCustomer(t, hard, "Pavel Volkov", "1990-01-01", true))
+	if d := obj(dropped["data"]); dropped["validated"] != true || d["hard_conflict"] != true || len(d["hits"].([]any)) != 0 {
+		t.Fatalf("hard conflict rule: %v", dropped)
+	}
+	// Within a year of a listed date: no conflict, still caught.
+	kept := amlCheck(t, hard, newAMLCustomer(t, hard, "Pavel Volkov", "1971-03-03", true))
+	if kept["validated"] != false {
+		t.Fatalf("hard conflict rule, consistent date: %v", kept)
 	}
 }

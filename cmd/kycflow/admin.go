@@ -63,12 +63,16 @@ func runTenant(ctx context.Context, cfg config, args []string) error {
 		id := fs.String("tenant", "", "tenant id")
 		linkTTL := fs.Duration("link-ttl", 0, "how long new verification links stay valid, e.g. 72h")
 		threshold := fs.Float64("aml-threshold", 0, "watchlist score from which a hit fails aml checks, e.g. 0.85")
+		hard := fs.String("aml-hard-conflict", "", "on: drop watchlist hits whose birth date or nationality contradicts the customer's (verified data); off: only score them lower (default)")
 		if err := fs.Parse(args[1:]); err != nil {
 			return errUsage
 		}
 		tid, err := uuid.Parse(*id)
-		if err != nil || (*linkTTL == 0 && *threshold == 0) {
-			return fmt.Errorf("tenant update needs --tenant ID and --link-ttl DURATION and/or --aml-threshold SCORE")
+		if err != nil || (*linkTTL == 0 && *threshold == 0 && *hard == "") {
+			return fmt.Errorf("tenant update needs --tenant ID and --link-ttl DURATION, --aml-threshold SCORE and/or --aml-hard-conflict on|off")
+		}
+		if *hard != "" && *hard != "on" && *hard != "off" {
+			return fmt.Errorf("--aml-hard-conflict %q: want on or off", *hard)
 		}
 		if *linkTTL != 0 {
 			if err := s.SetLinkTTL(ctx, tid, *linkTTL); err != nil {
@@ -81,6 +85,16 @@ func runTenant(ctx context.Context, cfg config, args []string) error {
 				return fmt.Errorf("tenant %s: %w", tid, err)
 			}
 			fmt.Printf("tenant %s: watchlist hits from %.2f fail aml checks\n", tid, *threshold)
+		}
+		if *hard != "" {
+			if err := s.SetAMLHardConflict(ctx, tid, *hard == "on"); err != nil {
+				return fmt.Errorf("tenant %s: %w", tid, err)
+			}
+			if *hard == "on" {
+				fmt.Printf("tenant %s: watchlist hits contradicted by birth date or nationality are dropped\n", tid)
+			} else {
+				fmt.Printf("tenant %s: watchlist hits contradicted by birth date or nationality score lower\n", tid)
+			}
 		}
 		return nil
 	case "list":

@@ -19,7 +19,7 @@ Usage:
   kycflow worker                    Temporal worker and outbox relay
   kycflow migrate                   create or upgrade the database schema (as the owner role)
   kycflow tenant create --name N --host H [--host H2] [--sandbox] [--link-ttl 168h]
-  kycflow tenant update --tenant ID [--link-ttl DURATION] [--aml-threshold SCORE]
+  kycflow tenant update --tenant ID [--link-ttl DURATION] [--aml-threshold SCORE] [--aml-hard-conflict on|off]
   kycflow tenant list
   kycflow tenant key create --tenant ID
   kycflow tenant key list --tenant ID

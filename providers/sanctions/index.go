@@ -45,6 +45,8 @@ type Query struct {
 	// "Organization", "Company", "LegalEntity", "Vessel", "Aircraft" or
 	// "Thing" (anything).
 	Schema string
+	// HardConflict applies Options.HardConflict to this query alone.
+	HardConflict bool
 }
 
 // Hit is an entity whose name matched a query.
@@ -469,7 +471,7 @@ func (ix *Index) search(q Query, limit int, minScore float64, blocked bool) []Hi
 		e := &ix.entities[c.entity]
 		birthEvidence(q.BirthDate, e.BirthDates, &c.ev)
 		nationalityEvidence(q.Nationality, e.Nationalities, &c.ev)
-		if ix.opts.HardConflict && c.ev.conflict {
+		if (ix.opts.HardConflict || q.HardConflict) && c.ev.conflict {
 			continue
 		}
 		c.score = max(0, min(1, c.nameScore+c.ev.delta))

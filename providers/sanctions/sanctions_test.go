@@ -252,6 +252,10 @@ func TestHardConflict(t *testing.T) {
 		if find(hard.Search(q, 10), "p1") != nil {
 			t.Errorf("%+v: hard index kept p1", q)
 		}
+		q.HardConflict = true
+		if find(soft.Search(q, 10), "p1") != nil {
+			t.Errorf("%+v: a hard-conflict query kept p1", q)
+		}
 	}
 	// Within the tolerance, or a partial query date: kept.
 	for _, q := range []Query{{Name: "Ivan Petrov", BirthDate: "1971-01-01"}, {Name: "Ivan Petrov", BirthDate: "1960"}} {
