@@ -222,7 +222,13 @@ func (s *Store) SetLinkTTL(ctx context.Context, tenantID uuid.UUID, ttl time.Dur
 	if ttl < time.Minute {
 		return fmt.Errorf("link ttl %s: at least a minute", ttl)
 	}
-	res, err := s.db.ExecContext(ctx, `UPDATE tenants SET link_ttl = make_interval(secs => $2) WHERE id = $1`, tenantID, ttl.Seconds())
+	return s.updateTenant(ctx, `UPDATE tenants SET link_ttl = make_interval(secs => $2) WHERE id = $1`, tenantID, ttl.Seconds())
+}
+
+// updateTenant runs a one-row UPDATE of tenants ($1 the tenant's id):
+// ErrNotFound when there is no such tenant.
+func (s *Store) updateTenant(ctx context.Context, query string, tenantID uuid.UUID, value any) error {
+	res, err := s.db.ExecContext(ctx, query, tenantID, value)
 	if err != nil {
 		return classify(err)
 	}
@@ -250,14 +256,7 @@ func (s *Store) AMLSettings(ctx context.Context, tenantID uuid.UUID) (AMLSetting
 
 // SetAMLHardConflict sets AMLSettings.HardConflict (admin tools).
 func (s *Store) SetAMLHardConflict(ctx context.Context, tenantID uuid.UUID, on bool) error {
-	res, err := s.db.ExecContext(ctx, `UPDATE tenants SET aml_hard_conflict = $2 WHERE id = $1`, tenantID, on)
-	if err != nil {
-		return classify(err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return ErrNotFound
-	}
-	return nil
+	return s.updateTenant(ctx, `UPDATE tenants SET aml_hard_conflict = $2 WHERE id = $1`, tenantID, on)
 }
 
 // SetAMLThreshold sets AMLSettings.Threshold (admin tools).
@@ -265,12 +264,5 @@ func (s *Store) SetAMLThreshold(ctx context.Context, tenantID uuid.UUID, t float
 	if t <= 0 || t > 1 {
 		return fmt.Errorf("aml threshold %v: want a score in (0, 1]", t)
 	}
-	res, err := s.db.ExecContext(ctx, `UPDATE tenants SET aml_threshold = $2 WHERE id = $1`, tenantID, t)
-	if err != nil {
-		return classify(err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return ErrNotFound
-	}
-	return nil
+	return s.updateTenant(ctx, `UPDATE tenants SET aml_threshold = $2 WHERE id = $1`, tenantID, t)
 }
