@@ -238,8 +238,8 @@ func uvarintLen(x uint32) int {
 	return n
 }
 
-// uvarint decodes a varint Build wrote (at most five bytes for a uint32);
-// inlined where binary.Uvarint is not.
+// uvarint decodes a varint Build wrote (at most five bytes for a uint32)
+// into a uint32; the search loop decodes the common one-byte case itself.
 func uvarint(p []byte) (uint32, int) {
 	var x uint32
 	for i, b := range p {
@@ -300,7 +300,7 @@ func blockKeys(t token, dst []uint64) []uint64 {
 		// (Karim/Qasim → karim/kasim) are then within one edit.
 		dst = deletionKeys(t.c, dst)
 	}
-	if len(s) >= 5 && (s[:2] == "al" || s[:2] == "el") {
+	if len(s) >= 6 && (s[:2] == "al" || s[:2] == "el") {
 		// The article may be joined (Alghamdi for al-Ghamdi): the word
 		// without it too.
 		dst = deletionKeys(s[2:], dst)

@@ -327,9 +327,12 @@ func (ts *tokenScorer) nameScore(q, n []token, explain bool) (float64, string) {
 			missQ = append(missQ, q[i].s)
 		}
 	}
-	pat := patronymicAt(n)
+	pat := -2 // not looked for yet: most names leave no word over
 	for j := range n {
 		if !usedN[j] {
+			if pat == -2 {
+				pat = patronymicAt(n)
+			}
 			share := shareN
 			switch {
 			case j == pat && shareN < conflicting:
