@@ -70,13 +70,9 @@ func (a *Activities) changeIndex(ctx context.Context, versionID int64) (*sanctio
 		}
 	}
 	var es []watchlist.Entity
-	err := a.Store.WatchlistChanges(ctx, versionID, func(_ string, data []byte, _ bool) error {
-		var e watchlist.Entity
-		if err := json.Unmarshal(data, &e); err != nil {
-			return err
-		}
-		es = append(es, e)
-		return nil
+	err := a.Store.WatchlistChanges(ctx, versionID, func(_ string, data []byte, _ bool) (err error) {
+		es, err = watchlist.AppendJSON(es, data)
+		return err
 	})
 	if err != nil {
 		return nil, err

@@ -2,7 +2,6 @@ package worker
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -71,13 +70,9 @@ func (w *Watchlists) Refresh(ctx context.Context) error {
 	start := time.Now()
 	var es []watchlist.Entity
 	for _, v := range latest {
-		err := w.Store.WatchlistEntities(ctx, v.ID, func(_ string, data []byte) error {
-			var e watchlist.Entity
-			if err := json.Unmarshal(data, &e); err != nil {
-				return err
-			}
-			es = append(es, e)
-			return nil
+		err := w.Store.WatchlistEntities(ctx, v.ID, func(_ string, data []byte) (err error) {
+			es, err = watchlist.AppendJSON(es, data)
+			return err
 		})
 		if err != nil {
 			return fmt.Errorf("load %s version %d: %w", v.List, v.ID, err)

@@ -332,16 +332,15 @@ func watchlistGenerate(args []string) error {
 	if err := fs.Parse(args); err != nil || fs.NArg() > 0 || *n < 1 {
 		return errUsage
 	}
-	w := io.Writer(os.Stdout)
+	f := os.Stdout
 	if *out != "-" {
-		f, err := os.Create(*out)
-		if err != nil {
+		var err error
+		if f, err = os.Create(*out); err != nil {
 			return err
 		}
-		defer f.Close()
-		w = f
+		defer f.Close() // after the Close below, a no-op; on errors, the cleanup
 	}
-	bw := bufio.NewWriterSize(w, 1<<16)
+	bw := bufio.NewWriterSize(f, 1<<16)
 	fw := watchlist.NewFtMWriter(bw)
 	for _, e := range sanctions.GenerateList(*n, *seed) {
 		if err := fw.Write(e); err != nil {
@@ -351,7 +350,7 @@ func watchlistGenerate(args []string) error {
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("write list: %w", err)
 	}
-	if f, ok := w.(*os.File); ok && f != os.Stdout {
+	if f != os.Stdout {
 		return f.Close()
 	}
 	return nil

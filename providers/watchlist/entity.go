@@ -4,6 +4,8 @@
 // read each format into it.
 package watchlist
 
+import "encoding/json"
+
 // Entity is one listed person, organisation, vessel, ...
 type Entity struct {
 	// ID is unique within its list and stable across versions of it, e.g.
@@ -49,4 +51,14 @@ type Name struct {
 	First  string
 	Middle string
 	Last   string
+}
+
+// AppendJSON decodes one stored entity (the JSON encoding of Entity, as the
+// import stores it) and appends it to es.
+func AppendJSON(es []Entity, data []byte) ([]Entity, error) {
+	var e Entity
+	if err := json.Unmarshal(data, &e); err != nil {
+		return es, err
+	}
+	return append(es, e), nil
 }
