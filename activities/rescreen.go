@@ -111,26 +111,26 @@ func (a *Activities) RescreenBatch(ctx context.Context, in RescreenInput) (Rescr
 	if err != nil {
 		return RescreenResult{}, wrap(err, "load changes")
 	}
-	tenants, err := a.Store.Tenants(ctx)
+	tenants, err := a.Store.TenantIDs(ctx)
 	if err != nil {
 		return RescreenResult{}, wrap(err, "list tenants")
 	}
-	slices.SortFunc(tenants, func(x, y store.Tenant) int { return compareUUID(x.ID, y.ID) })
+	slices.SortFunc(tenants, compareUUID)
 	res := RescreenResult{Next: in.Cursor}
 	now := time.Now()
-	for _, t := range tenants {
-		if compareUUID(t.ID, res.Next.TenantID) < 0 {
+	for _, tenantID := range tenants {
+		if compareUUID(tenantID, res.Next.TenantID) < 0 {
 			continue
 		}
-		if t.ID != res.Next.TenantID {
-			res.Next = RescreenCursor{TenantID: t.ID}
+		if tenantID != res.Next.TenantID {
+			res.Next = RescreenCursor{TenantID: tenantID}
 		}
-		set, err := a.Store.AMLSettings(ctx, t.ID)
+		set, err := a.Store.AMLSettings(ctx, tenantID)
 		if err != nil {
 			return res, wrap(err, "load aml settings")
 		}
 		for res.Screened < rescreenBatch {
-			cs, err := a.Store.ActiveCustomers(ctx, t.ID, res.Next.After, rescreenBatch-res.Screened)
+			cs, err := a.Store.ActiveCustomers(ctx, tenantID, res.Next.After, rescreenBatch-res.Screened)
 			if err != nil {
 				return res, wrap(err, "list customers")
 			}

@@ -14,7 +14,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
-	"golang.org/x/time/rate"
 
 	"github.com/kycflow/kycflow/api/verify"
 	"github.com/kycflow/kycflow/providers/idin"
@@ -25,8 +24,8 @@ import (
 type Config struct {
 	Store  *store.Store
 	Logger *slog.Logger
-	// RateLimit is requests per second per tenant in this process (0: none).
-	RateLimit float64
+	// Limits are the request budgets (zero: no limits).
+	Limits Limits
 	// PublicURL is where people reach this API's verification pages
 	// (links are {PublicURL}/verify/{token}); default http://localhost:8080.
 	PublicURL string
@@ -39,17 +38,22 @@ type Config struct {
 type Server struct {
 	store *store.Store
 	log   *slog.Logger
-	rate  float64
 	// publicURL has no trailing slash.
 	publicURL string
-	limiters  sync.Map // tenant id → *rate.Limiter
+
+	limits                 Limits
+	tenants                sync.Map // tenant id → *rate.Limiter
+	perIP, authFailures    *keyed
+	verify, verifyFailures *keyed
 }
 
 const principalKey = "principal"
 
 // New builds the Echo server with every route.
 func New(cfg Config) *echo.Echo {
-	s := &Server{store: cfg.Store, log: cfg.Logger, rate: cfg.RateLimit, publicURL: strings.TrimSuffix(cfg.PublicURL, "/")}
+	s := &Server{store: cfg.Store, log: cfg.Logger, publicURL: strings.TrimSuffix(cfg.PublicURL, "/"), limits: cfg.Limits,
+		perIP: perSecond(cfg.Limits.IP), authFailures: perMinute(cfg.Limits.AuthFailures),
+		verify: perMinute(cfg.Limits.Verify), verifyFailures: perMinute(cfg.Limits.VerifyFailures)}
 	if s.publicURL == "" {
 		s.publicURL = "http://localhost:8080"
 	}
@@ -59,8 +63,9 @@ func New(cfg Config) *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.errorHandler
+	e.IPExtractor = ipExtractor(cfg.Limits.TrustedProxies)
 	e.Pre(middleware.RemoveTrailingSlash()) // /api/v1/businesses/ is the list too
-	e.Use(middleware.RequestIDWithConfig(middleware.RequestIDConfig{Generator: func() string { return uuid.NewString() }}))
+	e.Use(requestIDs, secureHeaders, s.guardAPI)
 	e.Use(middleware.RecoverWithConfig(middleware.RecoverConfig{
 		LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
 			s.log.Error("panic", "request_id", requestID(c), "error", err, "stack", string(stack))
@@ -73,12 +78,13 @@ func New(cfg Config) *echo.Echo {
 
 	// The pages people open from verification links: the token is the only
 	// credential, so no tenant key and no Host-based tenant.
-	pages := echo.WrapHandler(verify.New(cfg.Store, s.log, cfg.IDIN, s.publicURL))
-	e.GET("/verify/:token", pages)
-	e.POST("/verify/:token", pages)
-	e.POST("/verify/:token/mrz", pages)
-	e.POST("/verify/:token/idin", pages)
-	e.GET("/verify/:token/return", pages)
+	vh := verify.New(cfg.Store, s.log, cfg.IDIN, s.publicURL)
+	pages, guard := echo.WrapHandler(vh), s.guardVerify(vh.Busy)
+	e.GET("/verify/:token", pages, guard)
+	e.POST("/verify/:token", pages, guard)
+	e.POST("/verify/:token/mrz", pages, guard)
+	e.POST("/verify/:token/idin", pages, guard)
+	e.GET("/verify/:token/return", pages, guard)
 
 	// Authentication is route middleware, not group middleware: Echo gives a
 	// group with middleware catch-all routes, which would turn 405s into 404s.
@@ -131,24 +137,6 @@ func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 func principal(c echo.Context) store.Principal {
 	p, _ := c.Get(principalKey).(store.Principal)
 	return p
-}
-
-// rateLimit applies a token bucket per tenant (per API process).
-func (s *Server) rateLimit(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		if s.rate <= 0 {
-			return next(c)
-		}
-		id := principal(c).TenantID
-		l, ok := s.limiters.Load(id)
-		if !ok {
-			l, _ = s.limiters.LoadOrStore(id, rate.NewLimiter(rate.Limit(s.rate), int(s.rate)*2))
-		}
-		if !l.(*rate.Limiter).Allow() {
-			return &apiError{status: http.StatusTooManyRequests, message: "Too many requests.", retryAfter: 1}
-		}
-		return next(c)
-	}
 }
 
 // accessLog logs each request at debug level and server errors at error

@@ -11,8 +11,9 @@ import (
 )
 
 var (
-	ownerDSN string
-	appDSN   string
+	ownerDSN  string
+	appDSN    string
+	workerDSN string
 )
 
 // TestMain runs the package against a real PostgreSQL cluster in a temp dir;
@@ -29,8 +30,8 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer c.Stop()
-	ownerDSN, appDSN = c.DSN("postgres", "kycflow"), c.DSN(store.AppRole, "kycflow")
-	if err := store.Migrate(ctx, ownerDSN, ""); err != nil {
+	ownerDSN, appDSN, workerDSN = c.DSN("postgres", "kycflow"), c.DSN(store.AppRole, "kycflow"), c.DSN(store.WorkerRole, "kycflow")
+	if err := store.Migrate(ctx, ownerDSN, store.RolePasswords{}); err != nil {
 		fmt.Fprintln(os.Stderr, "FAIL: migrate:", err)
 		return 1
 	}

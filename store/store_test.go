@@ -64,9 +64,9 @@ func TestRLSWithoutTenantSeesNothing(t *testing.T) {
 			t.Fatalf("%s: test setup left no rows", table)
 		}
 		err := app.DB().Get(&appCount, `SELECT count(*) FROM `+table)
-		if table == "outbox" { // the app may only insert into the outbox
+		if table == "outbox" || table == "api_keys" || table == "audit_log" { // not readable at all (TestRoleMatrix)
 			if err == nil {
-				t.Fatalf("app role could read the outbox")
+				t.Fatalf("app role could read %s", table)
 			}
 			continue
 		}
@@ -150,7 +150,7 @@ func TestCustomerBusinessMustBeSameTenant(t *testing.T) {
 
 func TestSupersedeAndRetry(t *testing.T) {
 	ctx := context.Background()
-	admin, app := open(t, ownerDSN), open(t, appDSN)
+	admin, app, worker := open(t, ownerDSN), open(t, appDSN), open(t, workerDSN)
 	tn := newTenant(t, admin, "supersede.example")
 	b, first, err := app.CreateBusiness(ctx, tn.ID, store.Business{Name: "B", CountryID: 528, CoCNumber: "12345678"}, []string{"coc", "vat"})
 	if err != nil {
@@ -179,7 +179,7 @@ func TestSupersedeAndRetry(t *testing.T) {
 		t.Fatalf("retry of queued check: %v", err)
 	}
 	ref := second[0].Ref()
-	applied, status, err := app.UpdateCheck(ctx, ref, store.CheckUpdate{Status: store.StatusFailed, From: []string{store.StatusQueued, store.StatusRunning}, Error: []byte(`{"code":"x"}`)})
+	applied, status, err := worker.UpdateCheck(ctx, ref, store.CheckUpdate{Status: store.StatusFailed, From: []string{store.StatusQueued, store.StatusRunning}, Error: []byte(`{"code":"x"}`)})
 	if err != nil || !applied || status != store.StatusFailed {
 		t.Fatalf("fail: %v %v %v", applied, status, err)
 	}
@@ -190,11 +190,11 @@ func TestSupersedeAndRetry(t *testing.T) {
 	// subject's address is written with the first only.
 	done := store.CheckUpdate{Status: store.StatusCompleted, From: []string{store.StatusQueued, store.StatusRunning}, Validated: ptr(true), Data: []byte(`{"a":1}`),
 		Address: &store.Address{Address: ptr("Watermolenlaan 1 3447GT Woerden"), Street: ptr("Watermolenlaan"), HouseNumber: ptr("1"), PostalCode: ptr("3447GT"), City: ptr("Woerden")}}
-	if applied, _, err := app.UpdateCheck(ctx, ref, done); err != nil || !applied {
+	if applied, _, err := worker.UpdateCheck(ctx, ref, done); err != nil || !applied {
 		t.Fatalf("complete: %v %v", applied, err)
 	}
 	done.Address = &store.Address{City: ptr("Elsewhere")}
-	if applied, status, err := app.UpdateCheck(ctx, ref, done); err != nil || applied || status != store.StatusCompleted {
+	if applied, status, err := worker.UpdateCheck(ctx, ref, done); err != nil || applied || status != store.StatusCompleted {
 		t.Fatalf("second complete: %v %v %v", applied, status, err)
 	}
 	if got, err := app.GetBusiness(ctx, tn.ID, b.ID); err != nil || got.City == nil || *got.City != "Woerden" || *got.Street != "Watermolenlaan" || got.Addition != nil {
@@ -217,11 +217,11 @@ func TestKeys(t *testing.T) {
 	if key[:9] != "kyc_test_" {
 		t.Fatalf("sandbox key %q", key)
 	}
-	id, err := app.TenantByHost(ctx, store.NormalizeHost("KEYS.example:8080"))
+	id, err := admin.TenantByHost(ctx, store.NormalizeHost("KEYS.example:8080"))
 	if err != nil || id != tn.ID {
 		t.Fatalf("host lookup: %v %v", id, err)
 	}
-	if _, err := app.TenantByHost(ctx, "nope.example"); !errors.Is(err, store.ErrUnknownTenant) {
+	if _, err := admin.TenantByHost(ctx, "nope.example"); !errors.Is(err, store.ErrUnknownTenant) {
 		t.Fatalf("unknown host: %v", err)
 	}
 	p, err := app.Authenticate(ctx, "keys.example", store.HashKey(key))

@@ -151,6 +151,16 @@ func (s *Store) RevokeKey(ctx context.Context, tenantID uuid.UUID, idOrPrefix st
 	})
 }
 
+// TenantIDs lists every tenant's id: the worker's rescreening walks them
+// (its role reads tenants, never their hosts or keys).
+func (s *Store) TenantIDs(ctx context.Context) ([]uuid.UUID, error) {
+	var ids []uuid.UUID
+	if err := s.db.SelectContext(ctx, &ids, `SELECT id FROM tenants`); err != nil {
+		return nil, classify(err)
+	}
+	return ids, nil
+}
+
 // Tenants lists every tenant with its hosts (admin only: runs as the owner).
 func (s *Store) Tenants(ctx context.Context) ([]Tenant, error) {
 	var ts []Tenant

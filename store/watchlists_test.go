@@ -37,7 +37,7 @@ func importList(t *testing.T, s *store.Store, list string, hash string, entities
 // rescreened version; marking a version rescreened marks the older ones.
 func TestWatchlistVersionsAndChanges(t *testing.T) {
 	ctx := context.Background()
-	admin, app := open(t, ownerDSN), open(t, appDSN)
+	admin, app := open(t, ownerDSN), open(t, workerDSN)
 	v1, err := importList(t, admin, "test_list", "h1", map[string]string{"a": `{"ID":"a"}`, "b": `{"ID":"b"}`})
 	if err != nil {
 		t.Fatal(err)

@@ -16,7 +16,13 @@ var noRedirect = &http.Client{CheckRedirect: func(*http.Request, []*http.Request
 // form posts a form and returns the status, the Location and the body.
 func form(t *testing.T, target string, v url.Values) (int, string, string) {
 	t.Helper()
-	resp, err := noRedirect.PostForm(target, v)
+	req, err := http.NewRequest(http.MethodPost, target, strings.NewReader(v.Encode()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", env.publicURL) // as a browser posting the page's own form
+	resp, err := noRedirect.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -57,6 +57,9 @@ func fetch(t *testing.T, method, path, contentType, body string) (int, string) {
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
+	if method == http.MethodPost {
+		req.Header.Set("Origin", env.publicURL) // as a browser posting the page's own form
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

@@ -14,6 +14,9 @@ import (
 // serve runs another API server on a store, and points requests at it.
 func serve(t *testing.T, cfg api.Config) {
 	t.Helper()
+	if cfg.Limits.IP == 0 {
+		cfg.Limits.IP, cfg.Limits.AuthFailures, cfg.Limits.Verify, cfg.Limits.VerifyFailures = harnessLimits.IP, harnessLimits.AuthFailures, harnessLimits.Verify, harnessLimits.VerifyFailures
+	}
 	srv := httptest.NewServer(api.New(cfg))
 	prev := env.server
 	env.server = srv
@@ -21,7 +24,7 @@ func serve(t *testing.T, cfg api.Config) {
 }
 
 func TestRateLimit(t *testing.T) {
-	serve(t, api.Config{Store: env.app, RateLimit: 2}) // burst of 4
+	serve(t, api.Config{Store: env.app, Limits: api.Limits{Tenant: 2}}) // burst of 4
 	var limited response
 	for range 10 {
 		if r := request(t, env.a, http.MethodGet, "/api/v1/businesses", nil); r.status == http.StatusTooManyRequests {
@@ -44,7 +47,7 @@ func TestDatabaseDown(t *testing.T) {
 		t.Fatalf("PostgreSQL did not start: %v", err)
 	}
 	defer pg.Stop()
-	if err := store.Migrate(ctx, pg.DSN("postgres", "kycflow"), ""); err != nil {
+	if err := store.Migrate(ctx, pg.DSN("postgres", "kycflow"), store.RolePasswords{}); err != nil {
 		t.Fatal(err)
 	}
 	admin, err := store.Open(ctx, pg.DSN("postgres", "kycflow"), 1)

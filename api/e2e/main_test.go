@@ -17,6 +17,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -46,6 +47,7 @@ import (
 // env is the running stack shared by the package's tests.
 var env struct {
 	admin, app   *store.Store
+	workerStore  *store.Store // the worker's role, as `kycflow worker` connects
 	temporal     *testsuite.DevServer
 	temporalOpts devserver.Options
 	client       client.Client
@@ -73,6 +75,9 @@ var env struct {
 // seconds fails a check, so tests can see both sides in seconds. (The window
 // must outlast the 10 s heartbeat timeout that notices a killed worker.)
 var retry = workflows.ProviderRetry{Initial: 100 * time.Millisecond, Maximum: time.Second, Window: 25 * time.Second}
+
+// harnessLimits are the request budgets of the suite's API servers.
+var harnessLimits = api.Limits{Tenant: 1e5, IP: 1e5, AuthFailures: 1e7, Verify: 1e7, VerifyFailures: 1e7}
 
 // requester is the VAT number the harness consults VIES as.
 const requester = "NL862042173B01"
@@ -112,7 +117,7 @@ func run(m *testing.M) int {
 		return fail("PostgreSQL did not start", err)
 	}
 	defer pg.Stop()
-	if err := store.Migrate(ctx, pg.DSN("postgres", "kycflow"), ""); err != nil {
+	if err := store.Migrate(ctx, pg.DSN("postgres", "kycflow"), store.RolePasswords{}); err != nil {
 		return fail("migrate", err)
 	}
 	if env.admin, err = store.Open(ctx, pg.DSN("postgres", "kycflow"), 4); err != nil {
@@ -120,6 +125,9 @@ func run(m *testing.M) int {
 	}
 	if env.app, err = store.Open(ctx, pg.DSN(store.AppRole, "kycflow"), 20); err != nil {
 		return fail("app store", err)
+	}
+	if env.workerStore, err = store.Open(ctx, pg.DSN(store.WorkerRole, "kycflow"), 20); err != nil {
+		return fail("worker store", err)
 	}
 	env.adminDSN, env.appDSN = pg.DSN("postgres", "kycflow"), pg.DSN(store.AppRole, "kycflow")
 	env.bin = filepath.Join(dir, "kycflow")
@@ -154,7 +162,7 @@ func run(m *testing.M) int {
 	defer idinSrv.Close()
 	env.idin.SetPublicURL(idinSrv.URL)
 	env.broker = &idin.Client{BaseURL: idinSrv.URL + idinsandbox.BasePath, MerchantToken: idinsandbox.TestMerchantToken}
-	env.acts = &activities.Activities{Store: env.app, Mailer: mailer, PublicURL: env.publicURL, IDIN: env.broker,
+	env.acts = &activities.Activities{Store: env.workerStore, Mailer: mailer, PublicURL: env.publicURL, IDIN: env.broker,
 		KvK:           &kvk.Client{BaseURL: kvkSrv.URL, APIKey: kvksandbox.TestAPIKey},
 		VIES:          &vies.Client{BaseURL: viesSrv.URL},
 		VIESRequester: &vies.Requester{MemberStateCode: "NL", Number: requester[2:]},
@@ -174,7 +182,7 @@ func run(m *testing.M) int {
 	if err := worker.EnsureSearchAttributes(ctx, env.client, "default"); err != nil {
 		return fail("search attributes", err)
 	}
-	env.lists = &worker.Watchlists{Store: env.app, Logger: quiet}
+	env.lists = &worker.Watchlists{Store: env.workerStore, Logger: quiet}
 	env.acts.Screener = env.lists
 	go env.lists.Run(ctx, env.client, 200*time.Millisecond)
 	if err := startWorker(); err != nil {
@@ -182,12 +190,15 @@ func run(m *testing.M) int {
 	}
 	defer func() { env.worker.Stop() }()
 	g, gctx := errgroup.WithContext(ctx)
-	relay := &worker.Relay{Store: env.app, Client: env.client, Logger: quiet, Sweep: 200 * time.Millisecond, CallTimeout: 2 * time.Second, Retry: retry}
+	relay := &worker.Relay{Store: env.workerStore, Client: env.client, Logger: quiet, Sweep: 200 * time.Millisecond, CallTimeout: 2 * time.Second, Retry: retry}
 	g.Go(func() error { return relay.Run(gctx) })
 	defer g.Wait()
 	defer cancel()
 
-	env.server = httptest.NewUnstartedServer(api.New(api.Config{Store: env.app, Logger: slog.New(slog.NewTextHandler(logs, nil)), PublicURL: env.publicURL, IDIN: env.broker}))
+	// Limits on, as in production, but far above what the suite sends from
+	// its one address (limits_test.go tries them tight).
+	env.server = httptest.NewUnstartedServer(api.New(api.Config{Store: env.app, Logger: slog.New(slog.NewTextHandler(logs, nil)), PublicURL: env.publicURL, IDIN: env.broker,
+		Limits: harnessLimits}))
 	env.server.Listener.Close()
 	env.server.Listener = apiListener
 	env.server.Start()
@@ -278,6 +289,20 @@ func requestWith(t *testing.T, method, path, host, auth, contentType string, bod
 	if len(out.raw) > 0 {
 		if err := json.Unmarshal(out.raw, &out.body); err != nil {
 			t.Fatalf("%s %s: body is not a JSON object: %s", method, path, out.raw)
+		}
+	}
+	// Every API answer is marked personal (not to be cached or sniffed) and
+	// tells the client its request budget.
+	if strings.HasPrefix(path, "/api/") {
+		for _, h := range []struct{ name, want string }{{"Cache-Control", "no-store"}, {"X-Content-Type-Options", "nosniff"}} {
+			if got := resp.Header.Get(h.name); got != h.want {
+				t.Fatalf("%s %s: %s %q, want %q", method, path, h.name, got, h.want)
+			}
+		}
+		for _, h := range []string{"RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"} {
+			if _, err := strconv.Atoi(resp.Header.Get(h)); err != nil {
+				t.Fatalf("%s %s: %d without %s: %v", method, path, out.status, h, resp.Header)
+			}
 		}
 	}
 	// A 5xx is a test failure, but for the 503 that a database outage earns.

@@ -2,8 +2,10 @@ package verify
 
 import (
 	"crypto/rand"
+	"crypto/subtle"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -89,7 +91,12 @@ func (h *Handler) startIDIN(w http.ResponseWriter, r *http.Request) {
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, 4096)
 	token := r.PathValue("token")
-	ec := entranceCode()
+	ec, err := entranceCode()
+	if err != nil {
+		h.Log.Error("iDIN start", "error", err)
+		h.message(w, r, http.StatusServiceUnavailable, lang, "…", t.UnavailableTitle, t.BanksUnavailable, lv.TenantName)
+		return
+	}
 	trx, err := h.IDIN.Start(r.Context(), idin.StartRequest{
 		IssuerID: r.PostFormValue("issuer"), EntranceCode: ec, MerchantReference: lv.CheckID.String(),
 		ReturnURL: h.PublicURL + "/verify/" + token + "/return", Language: lang,
@@ -135,7 +142,7 @@ func (h *Handler) idinReturn(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := r.URL.Query()
-	if pending.TransactionID == "" || q.Get("trxid") != pending.TransactionID || q.Get("ec") != pending.EntranceCode {
+	if !sameSecret(q.Get("trxid"), pending.TransactionID) || !sameSecret(q.Get("ec"), pending.EntranceCode) {
 		h.message(w, r, http.StatusBadRequest, lang, "✕", t.UnknownTitle, t.ReturnMismatch, lv.TenantName)
 		return
 	}
@@ -148,13 +155,28 @@ func (h *Handler) idinReturn(w http.ResponseWriter, r *http.Request) {
 	h.message(w, r, http.StatusOK, lang, "✓", t.DoneTitle, t.IDINDoneBody, lv.TenantName)
 }
 
-// entranceCode is the unguessable state the bank hands back on return.
-func entranceCode() string {
+// entranceCode is the unguessable state the bank hands back on return:
+// 32 characters of [A-Za-z0-9] (iDIN allows up to 40), drawn without modulo
+// bias (bytes of 248 and above are thrown away: 248 = 4 × 62).
+func entranceCode() (string, error) {
 	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-	b := make([]byte, 32)
-	rand.Read(b)
-	for i := range b {
-		b[i] = alphabet[int(b[i])%len(alphabet)]
+	out := make([]byte, 0, 32)
+	var buf [48]byte
+	for len(out) < cap(out) {
+		if _, err := rand.Read(buf[:]); err != nil {
+			return "", fmt.Errorf("entrance code: %w", err)
+		}
+		for _, b := range buf {
+			if b < 248 && len(out) < cap(out) {
+				out = append(out, alphabet[b%62])
+			}
+		}
 	}
-	return string(b)
+	return string(out), nil
+}
+
+// sameSecret compares a value from the request with the stored one in
+// constant time, so response timing tells an attacker nothing about it.
+func sameSecret(got, want string) bool {
+	return want != "" && subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
 }

@@ -17,6 +17,8 @@ type texts struct {
 	RevokedTitle, RevokedBody                         string
 	UnknownTitle, UnknownBody                         string
 	UnavailableTitle, UnavailableBody                 string
+	ForeignTitle, ForeignBody                         string
+	BusyTitle, BusyBody                               string
 	Unreadable                                        string
 	IDINTitle, IDINIntro, IDINHow, BankLabel          string
 	ChooseBank, ContinueToBank, IDINDoneBody          string
@@ -40,6 +42,8 @@ var english = texts{
 	RevokedTitle: "This link is no longer valid", RevokedBody: "A newer link may have been sent to you; use that one, or ask %s for a new link.",
 	UnknownTitle: "This link is not valid", UnknownBody: "Check that you opened the whole link from your message. Links stop working when they are replaced or the request is withdrawn.",
 	UnavailableTitle: "Not available", UnavailableBody: "Verification with your bank (iDIN) is not available at the moment. Please contact %s.",
+	ForeignTitle: "Sent from elsewhere", ForeignBody: "This form was not sent from its own page, so it was not accepted. Open the link from your message and fill in the form there.",
+	BusyTitle: "Too many attempts", BusyBody: "Please wait a minute before you try again.",
 	IDINTitle: "Confirm your identity with your bank", IDINIntro: "%s asks you to confirm your identity with iDIN, through your own bank.",
 	IDINHow:   "Choose your bank. You log in there as usual and agree to share your name, date of birth, gender and address; then you come back here.",
 	BankLabel: "Your bank", ChooseBank: "Choose your bank…", ContinueToBank: "Continue to your bank",
@@ -73,6 +77,8 @@ var dutch = texts{
 	RevokedTitle: "Deze link is niet meer geldig", RevokedBody: "Misschien is u een nieuwere link gestuurd; gebruik die, of vraag %s om een nieuwe link.",
 	UnknownTitle: "Deze link is niet geldig", UnknownBody: "Controleer of u de hele link uit uw bericht hebt geopend. Links werken niet meer als ze vervangen zijn of het verzoek is ingetrokken.",
 	UnavailableTitle: "Niet beschikbaar", UnavailableBody: "Bevestigen via uw bank (iDIN) is op dit moment niet beschikbaar. Neem contact op met %s.",
+	ForeignTitle: "Van elders verstuurd", ForeignBody: "Dit formulier is niet vanaf de eigen pagina verstuurd en daarom niet aangenomen. Open de link uit uw bericht en vul het formulier daar in.",
+	BusyTitle: "Te veel pogingen", BusyBody: "Wacht een minuut voordat u het opnieuw probeert.",
 	IDINTitle: "Bevestig uw identiteit met uw bank", IDINIntro: "%s vraagt u uw identiteit te bevestigen met iDIN, via uw eigen bank.",
 	IDINHow:   "Kies uw bank. U logt daar in zoals altijd en geeft toestemming om uw naam, geboortedatum, geslacht en adres te delen; daarna komt u hier terug.",
 	BankLabel: "Uw bank", ChooseBank: "Kies uw bank…", ContinueToBank: "Verder naar uw bank",

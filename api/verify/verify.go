@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"html/template"
 	"log/slog"
+	"mime"
 	"net/http"
 	"net/url"
 	"strings"
@@ -66,14 +67,75 @@ func New(s *store.Store, log *slog.Logger, broker idin.Broker, publicURL string)
 }
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	// The token is in the URL: keep it out of referrers and caches, and the
-	// page out of frames.
-	w.Header().Set("Referrer-Policy", "no-referrer")
+	// The token is in the URL: keep it out of other sites' referrers and
+	// out of caches, and the page out of frames. (same-origin, not
+	// no-referrer: under no-referrer a browser sends "Origin: null" with
+	// the page's own form posts, which the origin check must refuse.)
+	w.Header().Set("Referrer-Policy", "same-origin")
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("X-Frame-Options", "DENY")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+	if r.Method == http.MethodPost && !strings.HasSuffix(r.URL.Path, "/mrz") && !h.sameOrigin(r) {
+		// A form post from another site (cross-site request forgery, or a
+		// page that copied ours): refused before the token is looked up.
+		t := english
+		lang := language(r, nil)
+		if lang == "nl" {
+			t = dutch
+		}
+		h.message(w, r, http.StatusForbidden, lang, "✕", t.ForeignTitle, t.ForeignBody, "")
+		return
+	}
 	h.mux.ServeHTTP(w, r)
+}
+
+// Busy answers a client past its request budget (the API's limiter calls
+// it): a page for people, JSON for the app endpoint. Retry-After is set.
+func (h *Handler) Busy(w http.ResponseWriter, r *http.Request, retryAfter int) {
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	if strings.HasSuffix(r.URL.Path, "/mrz") {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusTooManyRequests)
+		json.NewEncoder(w).Encode(map[string]string{"message": "Too many requests."})
+		return
+	}
+	lang := language(r, nil)
+	t := english
+	if lang == "nl" {
+		t = dutch
+	}
+	h.message(w, r, http.StatusTooManyRequests, lang, "…", t.BusyTitle, t.BusyBody, "")
+}
+
+// sameOrigin reports whether a form post comes from a page of PublicURL's
+// origin: its Origin header, or without one its Referer. Neither: refused
+// (browsers send Origin with every POST).
+func (h *Handler) sameOrigin(r *http.Request) bool {
+	want, err := url.Parse(h.PublicURL)
+	if err != nil {
+		return false
+	}
+	from := r.Header.Get("Origin")
+	if from == "" || from == "null" {
+		from = r.Header.Get("Referer")
+	}
+	got, err := url.Parse(from)
+	if err != nil || from == "" {
+		return false
+	}
+	return strings.EqualFold(got.Scheme, want.Scheme) && canonicalHost(got) == canonicalHost(want)
+}
+
+// canonicalHost is host:port in lower case with the scheme's default port
+// made explicit, so https://a.example and https://a.example:443 compare equal.
+func canonicalHost(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[strings.ToLower(u.Scheme)]
+	}
+	return strings.ToLower(u.Hostname()) + ":" + port
 }
 
 // view is what the templates render.
@@ -292,6 +354,12 @@ func (h *Handler) submitJSON(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(status)
 		json.NewEncoder(w).Encode(v)
+	}
+	// JSON only, declared as such: a browser cannot send this content type
+	// cross-origin without a CORS preflight, which this endpoint never grants.
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		reply(http.StatusUnsupportedMediaType, map[string]string{"message": "Unsupported media type: send application/json."})
+		return
 	}
 	lv, err := h.Store.LinkByToken(r.Context(), r.PathValue("token"))
 	switch {

@@ -190,7 +190,7 @@ func TestComposeEnvironmentIsRead(t *testing.T) {
 	}
 	// What each process cannot start without.
 	needs := map[string][]string{
-		"migrate": {"DATABASE_ADMIN_URL", "KYCFLOW_APP_DB_PASSWORD"},
+		"migrate": {"DATABASE_ADMIN_URL", "KYCFLOW_APP_DB_PASSWORD", "KYCFLOW_WORKER_DB_PASSWORD"},
 		"api":     {"DATABASE_URL", "HTTP_ADDR"},
 		"worker":  {"DATABASE_URL", "TEMPORAL_ADDRESS"},
 	}
@@ -202,12 +202,14 @@ func TestComposeEnvironmentIsRead(t *testing.T) {
 			}
 		}
 	}
-	// api and worker log in as the app role with the password migrate gives it.
-	pw := service(t, f, "migrate").Environment["KYCFLOW_APP_DB_PASSWORD"]
-	for _, name := range []string{"api", "worker"} {
+	// api and worker log in each as its own role, with the password migrate gives it.
+	for name, role := range map[string]struct{ role, password string }{
+		"api": {store.AppRole, "KYCFLOW_APP_DB_PASSWORD"}, "worker": {store.WorkerRole, "KYCFLOW_WORKER_DB_PASSWORD"},
+	} {
+		pw := service(t, f, "migrate").Environment[role.password]
 		url := service(t, f, name).Environment["DATABASE_URL"]
-		if !strings.HasPrefix(url, "postgres://"+store.AppRole+":") || !strings.Contains(url, pw) || !strings.Contains(url, "@postgres:") {
-			t.Errorf("%s DATABASE_URL %q: want %s with the password migrate sets (%s) on the postgres service", name, url, store.AppRole, pw)
+		if pw == "" || !strings.HasPrefix(url, "postgres://"+role.role+":"+pw+"@postgres:") {
+			t.Errorf("%s DATABASE_URL %q: want %s with the password migrate sets (%s) on the postgres service", name, url, role.role, pw)
 		}
 	}
 	if got := service(t, f, "worker").Environment["TEMPORAL_ADDRESS"]; got != "temporal:7233" {

@@ -3,24 +3,30 @@ package main
 import (
 	"fmt"
 	"log/slog"
+	"net/netip"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/kycflow/kycflow/api"
+	"github.com/kycflow/kycflow/store"
 	"github.com/kycflow/kycflow/workflows"
 )
 
 // config is read from the environment; see the README's configuration table.
 type config struct {
+	// DatabaseURL is the api's or the worker's connection; unset, each
+	// command connects as its own role (databaseURL).
 	DatabaseURL      string
 	DatabaseAdminURL string
-	AppDBPassword    string
+	DBPasswords      store.RolePasswords
 	DBMaxConns       int
 	TemporalAddress  string
 	TemporalNS       string
 	HTTPAddr         string
-	RateLimit        float64
+	Limits           api.Limits
 	RelayConcurrency int
 	RelaySweep       time.Duration
 	DataDir          string
@@ -61,12 +67,12 @@ type config struct {
 
 func loadConfig() (config, error) {
 	c := config{
-		DatabaseURL:       env("DATABASE_URL", "postgres://kycflow_app@127.0.0.1:55432/kycflow?sslmode=disable"),
+		DatabaseURL:       os.Getenv("DATABASE_URL"),
 		DatabaseAdminURL:  env("DATABASE_ADMIN_URL", "postgres://postgres@127.0.0.1:55432/kycflow?sslmode=disable"),
-		AppDBPassword:     os.Getenv("KYCFLOW_APP_DB_PASSWORD"),
+		DBPasswords:       store.RolePasswords{App: os.Getenv("KYCFLOW_APP_DB_PASSWORD"), Worker: os.Getenv("KYCFLOW_WORKER_DB_PASSWORD")},
 		TemporalAddress:   env("TEMPORAL_ADDRESS", "127.0.0.1:7233"),
 		TemporalNS:        env("TEMPORAL_NAMESPACE", "default"),
-		HTTPAddr:          env("HTTP_ADDR", ":8080"),
+		HTTPAddr:          os.Getenv("HTTP_ADDR"),
 		DataDir:           env("KYCFLOW_DATA_DIR", ".data"),
 		PprofAddr:         os.Getenv("PPROF_ADDR"),
 		KvKBaseURL:        os.Getenv("KVK_BASE_URL"),
@@ -110,7 +116,23 @@ func loadConfig() (config, error) {
 		return n
 	}
 	c.DBMaxConns = num("DB_MAX_CONNS", 20)
-	c.RateLimit = float64(num("RATE_LIMIT", 2000))
+	c.Limits.Tenant = float64(num("RATE_LIMIT", 2000))
+	c.Limits.IP = float64(num("IP_RATE_LIMIT", 1000))
+	c.Limits.AuthFailures = float64(num("AUTH_FAILURE_LIMIT", 30))
+	c.Limits.Verify = float64(num("VERIFY_RATE_LIMIT", 120))
+	c.Limits.VerifyFailures = float64(num("VERIFY_FAILURE_LIMIT", 10))
+	for _, p := range strings.FieldsFunc(os.Getenv("TRUSTED_PROXIES"), func(r rune) bool { return r == ',' || r == ' ' }) {
+		prefix, perr := netip.ParsePrefix(p)
+		if perr != nil {
+			if a, aerr := netip.ParseAddr(p); aerr == nil {
+				prefix, perr = a.Prefix(a.BitLen())
+			}
+		}
+		if perr != nil && err == nil {
+			err = fmt.Errorf("TRUSTED_PROXIES: %q is neither an address nor a CIDR range", p)
+		}
+		c.Limits.TrustedProxies = append(c.Limits.TrustedProxies, prefix)
+	}
 	c.RelayConcurrency = num("RELAY_CONCURRENCY", 2)
 	c.WorkflowPollers = num("WORKFLOW_POLLERS", 8)
 	c.DevPGPort = num("DEV_PG_PORT", 55432)
@@ -145,6 +167,51 @@ func loadConfig() (config, error) {
 		return c, fmt.Errorf("LOG_LEVEL: %w", err)
 	}
 	return c, nil
+}
+
+// databaseURL is DATABASE_URL, or the local database as role (the api's
+// kycflow_app, the worker's kycflow_worker: each process holds only its
+// own privileges).
+func (c config) databaseURL(role string) string {
+	if c.DatabaseURL != "" {
+		return c.DatabaseURL
+	}
+	return "postgres://" + role + "@127.0.0.1:55432/kycflow?sslmode=disable"
+}
+
+// httpAddr is where the API listens: HTTP_ADDR, else every interface for
+// `kycflow api` (a container's port) and loopback only for `kycflow dev`.
+func (c config) httpAddr(dev bool) string {
+	switch {
+	case c.HTTPAddr != "":
+		return c.HTTPAddr
+	case dev:
+		return "127.0.0.1:8080"
+	}
+	return ":8080"
+}
+
+// checkPublicURL refuses a PUBLIC_URL that would send verification links
+// (credentials, single use) over plain HTTP to another machine: http:// is
+// for loopback, or when PUBLIC_URL_ALLOW_HTTP=1 says a TLS proxy sits in
+// front on the same host.
+func (c config) checkPublicURL() error {
+	u, err := url.Parse(c.PublicURL)
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return fmt.Errorf("PUBLIC_URL %q is not an http(s) URL", c.PublicURL)
+	}
+	if u.Scheme == "https" || os.Getenv("PUBLIC_URL_ALLOW_HTTP") == "1" || isLoopbackHost(u.Hostname()) {
+		return nil
+	}
+	return fmt.Errorf("PUBLIC_URL %q: verification links must use https:// (http:// only for localhost, or with PUBLIC_URL_ALLOW_HTTP=1)", c.PublicURL)
+}
+
+func isLoopbackHost(h string) bool {
+	if strings.EqualFold(h, "localhost") || strings.HasSuffix(strings.ToLower(h), ".localhost") {
+		return true
+	}
+	a, err := netip.ParseAddr(h)
+	return err == nil && a.IsLoopback()
 }
 
 func env(name, def string) string {

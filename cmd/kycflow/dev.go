@@ -29,7 +29,7 @@ func runDev(ctx context.Context, cfg config) error {
 		return err
 	}
 	_, temporalPort, _ := net.SplitHostPort(cfg.TemporalAddress)
-	for _, addr := range []string{fmt.Sprintf("127.0.0.1:%d", cfg.DevPGPort), "127.0.0.1:" + temporalPort, "127.0.0.1:8233", cfg.HTTPAddr} {
+	for _, addr := range []string{fmt.Sprintf("127.0.0.1:%d", cfg.DevPGPort), "127.0.0.1:" + temporalPort, "127.0.0.1:8233", cfg.httpAddr(true)} {
 		if err := portFree(addr); err != nil {
 			return err
 		}
@@ -46,8 +46,8 @@ func runDev(ctx context.Context, cfg config) error {
 		return err
 	}
 	defer pg.Stop()
-	admin, app := pg.DSN("postgres", "kycflow"), pg.DSN(store.AppRole, "kycflow")
-	if err := store.Migrate(ctx, admin, ""); err != nil {
+	admin := pg.DSN("postgres", "kycflow")
+	if err := store.Migrate(ctx, admin, store.RolePasswords{}); err != nil {
 		return err
 	}
 
@@ -74,18 +74,25 @@ func runDev(ctx context.Context, cfg config) error {
 	if err != nil {
 		return err
 	}
-	s, err := store.Open(ctx, app, cfg.DBMaxConns)
+	// The API and the worker share this process but not a role: each has
+	// its own pool, as when they run apart.
+	s, err := store.Open(ctx, pg.DSN(store.AppRole, "kycflow"), cfg.DBMaxConns)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
+	ws, err := store.Open(ctx, pg.DSN(store.WorkerRole, "kycflow"), cfg.DBMaxConns)
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
 	c, err := dialTemporal(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
 
-	port := cfg.HTTPAddr[strings.LastIndex(cfg.HTTPAddr, ":")+1:]
+	port := cfg.httpAddr(true)[strings.LastIndex(cfg.httpAddr(true), ":")+1:]
 	fmt.Printf(`
 kycflow is running.
   API            http://localhost:%[1]s/api/v1   (tenant "Demo", hosts localhost and 127.0.0.1)
@@ -108,8 +115,8 @@ Ctrl-C stops everything.
 `, port, key, dir, sandboxes.describe())
 
 	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error { return serveAPI(gctx, cfg, s, log) })
-	g.Go(func() error { return serveWorker(gctx, cfg, s, c, log) })
+	g.Go(func() error { return serveAPI(gctx, cfg, s, log, true) })
+	g.Go(func() error { return serveWorker(gctx, cfg, ws, c, log) })
 	err = g.Wait()
 	fmt.Println("\nstopping…")
 	return err

@@ -22,7 +22,7 @@ import (
 )
 
 func runMigrate(ctx context.Context, cfg config) error {
-	if err := store.Migrate(ctx, cfg.DatabaseAdminURL, cfg.AppDBPassword); err != nil {
+	if err := store.Migrate(ctx, cfg.DatabaseAdminURL, cfg.DBPasswords); err != nil {
 		return err
 	}
 	fmt.Println("schema up to date")
@@ -30,13 +30,16 @@ func runMigrate(ctx context.Context, cfg config) error {
 }
 
 func runAPI(ctx context.Context, cfg config) error {
+	if err := cfg.checkPublicURL(); err != nil {
+		return err
+	}
 	log := cfg.logger()
-	s, err := store.Open(ctx, cfg.DatabaseURL, cfg.DBMaxConns)
+	s, err := store.Open(ctx, cfg.databaseURL(store.AppRole), cfg.DBMaxConns)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	return serveAPI(ctx, cfg, s, log)
+	return serveAPI(ctx, cfg, s, log, false)
 }
 
 var pprofOnce sync.Once
@@ -52,13 +55,14 @@ func startPprof(cfg config, log *slog.Logger) {
 	})
 }
 
-func serveAPI(ctx context.Context, cfg config, s *store.Store, log *slog.Logger) error {
+func serveAPI(ctx context.Context, cfg config, s *store.Store, log *slog.Logger, dev bool) error {
 	startPprof(cfg, log)
-	e := api.New(api.Config{Store: s, Logger: log, RateLimit: cfg.RateLimit, PublicURL: cfg.PublicURL, IDIN: cfg.idinBroker()})
-	srv := &http.Server{Addr: cfg.HTTPAddr, Handler: e, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second}
+	e := api.New(api.Config{Store: s, Logger: log, Limits: cfg.Limits, PublicURL: cfg.PublicURL, IDIN: cfg.idinBroker()})
+	addr := cfg.httpAddr(dev)
+	srv := &http.Server{Addr: addr, Handler: e, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.ListenAndServe() }()
-	log.Info("api listening", "addr", cfg.HTTPAddr)
+	log.Info("api listening", "addr", addr)
 	select {
 	case err := <-errc:
 		return fmt.Errorf("api: %w", err)
@@ -73,8 +77,11 @@ func serveAPI(ctx context.Context, cfg config, s *store.Store, log *slog.Logger)
 }
 
 func runWorker(ctx context.Context, cfg config) error {
+	if err := cfg.checkPublicURL(); err != nil { // the worker mails the links
+		return err
+	}
 	log := cfg.logger()
-	s, err := store.Open(ctx, cfg.DatabaseURL, cfg.DBMaxConns)
+	s, err := store.Open(ctx, cfg.databaseURL(store.WorkerRole), cfg.DBMaxConns)
 	if err != nil {
 		return err
 	}

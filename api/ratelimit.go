@@ -1,0 +1,232 @@
+package api
+
+import (
+	"errors"
+	"math"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"golang.org/x/time/rate"
+
+	"github.com/kycflow/kycflow/store"
+)
+
+// Limits are the request budgets of one API process; a zero field turns
+// that limit off. Budgets are token buckets: the burst is twice the
+// per-second rate, or the per-minute count itself.
+type Limits struct {
+	// Tenant is requests per second per tenant, after authentication.
+	Tenant float64
+	// IP is requests per second per client address, before authentication.
+	IP float64
+	// AuthFailures is failed authentications (unknown host, missing, wrong
+	// or revoked key) per minute per client address: past it, the address
+	// gets 429 without its key being looked up at all.
+	AuthFailures float64
+	// Verify is requests per minute per client address on /verify pages.
+	Verify float64
+	// VerifyFailures is unknown-link answers per minute per client address
+	// (token guessing) on /verify pages.
+	VerifyFailures float64
+	// TrustedProxies are the proxies whose X-Forwarded-For names the client;
+	// none: the client is the connection's peer, and the header is ignored.
+	TrustedProxies []netip.Prefix
+}
+
+// keyed holds one token bucket per client address. Addresses idle for ten
+// minutes are dropped, so a flood from many addresses cannot grow it
+// without bound.
+type keyed struct {
+	limit rate.Limit
+	burst int
+
+	mu    sync.Mutex
+	m     map[netip.Addr]*seen
+	swept time.Time
+}
+
+type seen struct {
+	l    *rate.Limiter
+	last time.Time
+}
+
+const (
+	idleAfter = 10 * time.Minute
+	maxKeys   = 200_000
+)
+
+func perSecond(n float64) *keyed {
+	if n <= 0 {
+		return nil
+	}
+	return &keyed{limit: rate.Limit(n), burst: max(1, int(math.Ceil(2*n))), m: map[netip.Addr]*seen{}}
+}
+
+func perMinute(n float64) *keyed {
+	if n <= 0 {
+		return nil
+	}
+	return &keyed{limit: rate.Limit(n / 60), burst: max(1, int(math.Ceil(n))), m: map[netip.Addr]*seen{}}
+}
+
+func (k *keyed) get(a netip.Addr, now time.Time) *rate.Limiter {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if now.Sub(k.swept) > time.Minute || len(k.m) >= maxKeys {
+		for key, s := range k.m {
+			if now.Sub(s.last) > idleAfter {
+				delete(k.m, key)
+			}
+		}
+		k.swept = now
+		if len(k.m) >= maxKeys { // all busy: start afresh rather than grow
+			clear(k.m)
+		}
+	}
+	s, ok := k.m[a]
+	if !ok {
+		s = &seen{l: rate.NewLimiter(k.limit, k.burst)}
+		k.m[a] = s
+	}
+	s.last = now
+	return s.l
+}
+
+// budget tells a client where it stands, in the IETF RateLimit header
+// fields (draft-ietf-httpapi-ratelimit-headers, as Persona sends them):
+// the bucket's size, what is left of it, and the seconds until it is full.
+func budget(h http.Header, l *rate.Limiter, now time.Time) {
+	tokens := max(0, l.TokensAt(now))
+	h.Set("RateLimit-Limit", strconv.Itoa(l.Burst()))
+	h.Set("RateLimit-Remaining", strconv.Itoa(int(tokens)))
+	h.Set("RateLimit-Reset", strconv.Itoa(int(math.Ceil((float64(l.Burst())-tokens)/float64(l.Limit())))))
+}
+
+// tooMany is the 429 for a bucket out of tokens, with Retry-After the
+// seconds until the next one.
+func tooMany(l *rate.Limiter, now time.Time) *apiError {
+	wait := math.Ceil((1 - l.TokensAt(now)) / float64(l.Limit()))
+	return &apiError{status: http.StatusTooManyRequests, message: "Too many requests.", retryAfter: max(1, int(wait))}
+}
+
+// clientAddr is the request's client address as the limits count it: the
+// peer, or the client a trusted proxy names; IPv6 clients by their /64,
+// which one subscriber usually has whole.
+func clientAddr(c echo.Context) netip.Addr {
+	a, err := netip.ParseAddr(c.RealIP())
+	if err != nil {
+		return netip.IPv4Unspecified()
+	}
+	a = a.Unmap()
+	if a.Is6() {
+		p, _ := a.Prefix(64)
+		return p.Addr()
+	}
+	return a
+}
+
+// guardAPI runs in front of authentication on every /api/ path (unknown
+// routes too): a client address past its request budget, or past its
+// budget of failed authentications, gets 429 without a database round
+// trip; each failed authentication spends one.
+func (s *Server) guardAPI(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if !strings.HasPrefix(c.Request().URL.Path, "/api/") {
+			return next(c)
+		}
+		now := time.Now()
+		addr := clientAddr(c)
+		h := c.Response().Header()
+		var fails *rate.Limiter
+		if s.authFailures != nil {
+			fails = s.authFailures.get(addr, now)
+			if fails.TokensAt(now) < 1 {
+				budget(h, fails, now)
+				return tooMany(fails, now)
+			}
+		}
+		if s.perIP != nil {
+			l := s.perIP.get(addr, now)
+			allowed := l.AllowN(now, 1)
+			budget(h, l, now)
+			if !allowed {
+				return tooMany(l, now)
+			}
+		}
+		err := next(c)
+		if fails != nil && (errors.Is(err, store.ErrUnauthenticated) || errors.Is(err, store.ErrUnknownTenant)) {
+			fails.AllowN(now, 1)
+			if s.perIP == nil {
+				budget(h, fails, now)
+			}
+		}
+		return err
+	}
+}
+
+// rateLimit applies a token bucket per tenant (per API process); its
+// budget is the one the RateLimit headers of an authenticated answer show.
+func (s *Server) rateLimit(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if s.limits.Tenant <= 0 {
+			return next(c)
+		}
+		id := principal(c).TenantID
+		v, ok := s.tenants.Load(id)
+		if !ok {
+			v, _ = s.tenants.LoadOrStore(id, rate.NewLimiter(rate.Limit(s.limits.Tenant), max(1, int(math.Ceil(2*s.limits.Tenant)))))
+		}
+		l := v.(*rate.Limiter)
+		now := time.Now()
+		allowed := l.AllowN(now, 1)
+		budget(c.Response().Header(), l, now)
+		if !allowed {
+			return tooMany(l, now)
+		}
+		return next(c)
+	}
+}
+
+// guardVerify limits the verification pages per client address: all
+// requests, and tighter the answers "unknown link" (token guessing).
+func (s *Server) guardVerify(busy func(w http.ResponseWriter, r *http.Request, retryAfter int)) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			now := time.Now()
+			addr := clientAddr(c)
+			h := c.Response().Header()
+			refuse := func(l *rate.Limiter) error {
+				wait := tooMany(l, now).retryAfter
+				h.Set("Retry-After", strconv.Itoa(wait))
+				busy(c.Response(), c.Request(), wait)
+				return nil
+			}
+			var fails *rate.Limiter
+			if s.verifyFailures != nil {
+				fails = s.verifyFailures.get(addr, now)
+				if fails.TokensAt(now) < 1 {
+					budget(h, fails, now)
+					return refuse(fails)
+				}
+			}
+			if s.verify != nil {
+				l := s.verify.get(addr, now)
+				allowed := l.AllowN(now, 1)
+				budget(h, l, now)
+				if !allowed {
+					return refuse(l)
+				}
+			}
+			err := next(c)
+			if fails != nil && c.Response().Status == http.StatusNotFound {
+				fails.AllowN(now, 1)
+			}
+			return err
+		}
+	}
+}

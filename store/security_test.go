@@ -1,0 +1,434 @@
+package store_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/lib/pq"
+
+	"github.com/kycflow/kycflow/store"
+)
+
+// roleMatrix is what each process role may do, table by table (docs/SECURITY.md
+// prints the same matrix). Every table of the schema must be listed: a new
+// table without a line here fails TestRoleMatrix. "U(col)" is an UPDATE
+// granted on that column only.
+var roleMatrix = map[string]map[string][]string{
+	store.AppRole: {
+		"tenants":            {"SELECT"},
+		"tenant_hosts":       nil,
+		"api_keys":           nil,
+		"businesses":         {"SELECT", "INSERT", "DELETE", "U(updated_at)"},
+		"customers":          {"SELECT", "INSERT", "DELETE", "U(updated_at)"},
+		"checks":             {"SELECT", "INSERT", "UPDATE"},
+		"links":              {"SELECT", "INSERT", "UPDATE"},
+		"outbox":             {"INSERT"},
+		"audit_log":          {"INSERT"},
+		"watchlist_versions": nil,
+		"watchlist_entities": nil,
+		"goose_db_version":   nil,
+	},
+	store.WorkerRole: {
+		"tenants":            {"SELECT"},
+		"tenant_hosts":       nil,
+		"api_keys":           nil,
+		"businesses":         {"SELECT", "UPDATE"},
+		"customers":          {"SELECT", "UPDATE"},
+		"checks":             {"SELECT", "INSERT", "UPDATE"},
+		"links":              {"SELECT", "INSERT", "UPDATE"},
+		"outbox":             {"INSERT"},
+		"audit_log":          nil,
+		"watchlist_versions": {"SELECT", "U(rescreened_at)"},
+		"watchlist_entities": {"SELECT"},
+		"goose_db_version":   nil,
+	},
+}
+
+// definers is who may call each SECURITY DEFINER function.
+var definers = map[string][]string{
+	"authenticate(text,bytea)":                  {store.AppRole},
+	"link_by_token(bytea)":                      {store.AppRole},
+	"outbox_claim(integer)":                     {store.WorkerRole},
+	"outbox_settle(bigint[],bigint[],interval)": {store.WorkerRole},
+}
+
+// attempt runs stmt as role in a transaction that is rolled back, and
+// returns the SQLSTATE it failed with ("" when it succeeded).
+func attempt(t *testing.T, db *sql.DB, role, stmt string, args ...any) string {
+	t.Helper()
+	tx, err := db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.Exec("SET LOCAL ROLE " + pq.QuoteIdentifier(role)); err != nil {
+		t.Fatal(err)
+	}
+	_, err = tx.Exec(stmt, args...)
+	var pqErr *pq.Error
+	if errors.As(err, &pqErr) {
+		return string(pqErr.Code)
+	}
+	if err != nil {
+		t.Fatalf("%s as %s: %v", stmt, role, err)
+	}
+	return ""
+}
+
+const insufficientPrivilege = "42501"
+
+// Each role has exactly the privileges of the matrix, and every privilege it
+// must not have is refused when tried.
+func TestRoleMatrix(t *testing.T) {
+	admin := open(t, ownerDSN).DB().DB
+	var tables []string
+	if err := open(t, ownerDSN).DB().Select(&tables, `SELECT relname FROM pg_class
+		WHERE relnamespace = 'public'::regnamespace AND relkind IN ('r', 'p', 'v', 'm') ORDER BY relname`); err != nil {
+		t.Fatal(err)
+	}
+	privileges := []string{"SELECT", "INSERT", "UPDATE", "DELETE", "TRUNCATE", "REFERENCES", "TRIGGER"}
+	for role, grants := range roleMatrix {
+		for _, table := range tables {
+			allowed, listed := grants[table]
+			if !listed {
+				t.Errorf("table %s is not in the role matrix (store/security_test.go, docs/SECURITY.md)", table)
+				continue
+			}
+			var firstCol string
+			if err := admin.QueryRow(`SELECT attname FROM pg_attribute WHERE attrelid = ('public.' || $1)::regclass AND attnum = 1`, table).Scan(&firstCol); err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range privileges {
+				var has bool
+				if err := admin.QueryRow(`SELECT has_table_privilege($1, 'public.' || $2, $3)`, role, table, p).Scan(&has); err != nil {
+					t.Fatal(err)
+				}
+				want := slices.Contains(allowed, p)
+				if has != want {
+					t.Errorf("%s %s on %s: has %v, the matrix says %v", role, p, table, has, want)
+				}
+				if want {
+					continue
+				}
+				// Try it: the database itself must refuse.
+				q := pq.QuoteIdentifier(table)
+				stmt := map[string]string{
+					"SELECT":   "SELECT count(*) FROM public." + q,
+					"INSERT":   "INSERT INTO public." + q + " DEFAULT VALUES",
+					"UPDATE":   "UPDATE public." + q + " SET " + pq.QuoteIdentifier(firstCol) + " = " + pq.QuoteIdentifier(firstCol),
+					"DELETE":   "DELETE FROM public." + q,
+					"TRUNCATE": "TRUNCATE public." + q,
+				}[p]
+				if stmt != "" {
+					if code := attempt(t, admin, role, stmt); code != insufficientPrivilege {
+						t.Errorf("%s as %s: SQLSTATE %q, want %s (permission denied)", stmt, role, code, insufficientPrivilege)
+					}
+				}
+			}
+			for _, g := range allowed {
+				if col, ok := strings.CutPrefix(g, "U("); ok {
+					col = strings.TrimSuffix(col, ")")
+					var has bool
+					if err := admin.QueryRow(`SELECT has_column_privilege($1, 'public.' || $2, $3, 'UPDATE')`, role, table, col).Scan(&has); err != nil || !has {
+						t.Errorf("%s UPDATE (%s) on %s: missing (%v)", role, col, table, err)
+					}
+				}
+			}
+		}
+	}
+	// Functions: each definer function callable by the roles listed, no other.
+	for fn, callers := range definers {
+		for role := range roleMatrix {
+			var has bool
+			if err := admin.QueryRow(`SELECT has_function_privilege($1, 'public.' || $2, 'EXECUTE')`, role, fn).Scan(&has); err != nil {
+				t.Fatal(err)
+			}
+			if want := slices.Contains(callers, role); has != want {
+				t.Errorf("%s EXECUTE on %s: has %v, want %v", role, fn, has, want)
+			}
+		}
+	}
+	// Nor may the process roles create anything, temporary or not.
+	for role := range roleMatrix {
+		for _, stmt := range []string{"CREATE TEMP TABLE shadow (x int)", "CREATE TABLE public.shadow (x int)",
+			"CREATE FUNCTION public.shadow() RETURNS int LANGUAGE sql AS 'SELECT 1'", "CREATE SCHEMA shadow"} {
+			if code := attempt(t, admin, role, stmt); code != insufficientPrivilege {
+				t.Errorf("%s as %s: SQLSTATE %q, want permission denied", stmt, role, code)
+			}
+		}
+	}
+}
+
+// The roles are what their names promise: no superuser anywhere, only the
+// owner bypasses row-level security, only the process roles log in.
+func TestRoleAttributes(t *testing.T) {
+	admin := open(t, ownerDSN).DB()
+	type attrs struct {
+		Name       string `db:"rolname"`
+		Super      bool   `db:"rolsuper"`
+		BypassRLS  bool   `db:"rolbypassrls"`
+		Login      bool   `db:"rolcanlogin"`
+		CreateRole bool   `db:"rolcreaterole"`
+		CreateDB   bool   `db:"rolcreatedb"`
+	}
+	var rs []attrs
+	if err := admin.Select(&rs, `SELECT rolname, rolsuper, rolbypassrls, rolcanlogin, rolcreaterole, rolcreatedb
+		FROM pg_roles WHERE rolname = ANY($1)`, pq.Array([]string{store.OwnerRole, store.AppRole, store.WorkerRole})); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]attrs{
+		store.OwnerRole:  {Name: store.OwnerRole, BypassRLS: true},
+		store.AppRole:    {Name: store.AppRole, Login: true},
+		store.WorkerRole: {Name: store.WorkerRole, Login: true},
+	}
+	if len(rs) != len(want) {
+		t.Fatalf("roles %v", rs)
+	}
+	for _, r := range rs {
+		if r != want[r.Name] {
+			t.Errorf("role %s: %+v, want %+v", r.Name, r, want[r.Name])
+		}
+	}
+	// Every object of the schema belongs to the owner role.
+	var strays []string
+	if err := admin.Select(&strays, `
+		SELECT relname || ' (' || pg_get_userbyid(relowner) || ')' FROM pg_class
+		WHERE relnamespace = 'public'::regnamespace AND pg_get_userbyid(relowner) <> $1
+		UNION ALL
+		SELECT proname || ' (' || pg_get_userbyid(proowner) || ')' FROM pg_proc
+		WHERE pronamespace = 'public'::regnamespace AND pg_get_userbyid(proowner) <> $1`, store.OwnerRole); err != nil {
+		t.Fatal(err)
+	}
+	if len(strays) > 0 {
+		t.Errorf("objects not owned by %s: %v", store.OwnerRole, strays)
+	}
+}
+
+// No SECURITY DEFINER function anywhere in the database belongs to a
+// superuser, and each one fixes its search_path with pg_temp last.
+func TestDefinerFunctionsAreSafe(t *testing.T) {
+	admin := open(t, ownerDSN).DB()
+	type fn struct {
+		Name   string         `db:"name"`
+		Owner  string         `db:"owner"`
+		Super  bool           `db:"super"`
+		Config pq.StringArray `db:"config"`
+	}
+	var fns []fn
+	if err := admin.Select(&fns, `
+		SELECT p.oid::regprocedure::text AS name, r.rolname AS owner, r.rolsuper AS super, coalesce(p.proconfig, '{}') AS config
+		FROM pg_proc p JOIN pg_roles r ON r.oid = p.proowner
+		WHERE p.prosecdef AND p.pronamespace NOT IN ('pg_catalog'::regnamespace, 'information_schema'::regnamespace)`); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range fns {
+		names = append(names, f.Name)
+		if f.Super || f.Owner != store.OwnerRole {
+			t.Errorf("%s is owned by %s (superuser %v), want %s", f.Name, f.Owner, f.Super, store.OwnerRole)
+		}
+		var path string
+		for _, c := range f.Config {
+			if v, ok := strings.CutPrefix(c, "search_path="); ok {
+				path = v
+			}
+		}
+		parts := strings.Split(strings.ReplaceAll(path, " ", ""), ",")
+		if len(parts) < 2 || parts[0] != "pg_catalog" || parts[len(parts)-1] != "pg_temp" {
+			t.Errorf("%s: search_path %q, want pg_catalog first and pg_temp last", f.Name, path)
+		}
+		if _, ok := definers[strings.TrimPrefix(f.Name, "public.")]; !ok && f.Name != "attack_control()" {
+			t.Errorf("%s is a definer function without an attack case in TestSearchPathAttack", f.Name)
+		}
+	}
+	if len(fns) != len(definers) {
+		t.Errorf("definer functions %v, want those of %v", names, definers)
+	}
+}
+
+// The pg_temp attack: a role that may create temporary objects shadows the
+// tables a definer function reads with temporary views and tables whose
+// triggers call a function of its own, then calls the definer function. Had
+// the function read the shadows, that function would run with the owner's
+// rights. The attack is first run against a deliberately unsafe function (so
+// the test can tell a working attack), then against each real one.
+func TestSearchPathAttack(t *testing.T) {
+	ctx := context.Background()
+	adminStore := open(t, ownerDSN)
+	admin := adminStore.DB()
+	tn := newTenant(t, adminStore, "victim.example")
+	app := open(t, appDSN)
+	if _, _, err := app.CreateBusiness(ctx, tn.ID, store.Business{Name: "Victim BV", CountryID: 528, CoCNumber: "12345678"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	// The attacker gets the one privilege the schema denies it (TEMP), to
+	// show the functions hold even then.
+	if _, err := admin.Exec(`GRANT TEMPORARY ON DATABASE kycflow TO kycflow_app, kycflow_worker`); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { admin.Exec(`REVOKE TEMPORARY ON DATABASE kycflow FROM kycflow_app, kycflow_worker`) })
+
+	hash := store.HashKey("kyc_live_attacker")
+	shadows := []string{
+		// The evidence: who ran the attacker's function, and how many
+		// businesses (all tenants') it could see.
+		`CREATE TEMP TABLE evidence (fn text, who text, superuser text, businesses bigint)`,
+		`GRANT ALL ON pg_temp.evidence TO PUBLIC`,
+		`CREATE FUNCTION pg_temp.spy(fn text) RETURNS boolean LANGUAGE plpgsql AS $$
+		 BEGIN
+		     INSERT INTO pg_temp.evidence SELECT fn, current_user, current_setting('is_superuser'),
+		         (SELECT count(*) FROM public.businesses);
+		     RETURN true;
+		 END $$`,
+		`CREATE FUNCTION pg_temp.spy_trigger() RETURNS trigger LANGUAGE plpgsql AS $$
+		 BEGIN PERFORM pg_temp.spy(TG_TABLE_NAME || ' trigger'); RETURN NEW; END $$`,
+		`CREATE TEMP VIEW tenant_hosts AS SELECT 'victim.example'::text AS host, '` + tn.ID.String() + `'::uuid AS tenant_id
+		 WHERE pg_temp.spy('tenant_hosts view')`,
+		`CREATE TEMP TABLE api_keys (id uuid, tenant_id uuid, prefix text, hash bytea, created_at timestamptz, last_used_at timestamptz, revoked_at timestamptz)`,
+		`INSERT INTO pg_temp.api_keys VALUES (gen_random_uuid(), '` + tn.ID.String() + `', 'kyc_live_atta', '\x` + fmt.Sprintf("%x", hash) + `', now(), NULL, NULL)`,
+		`CREATE TRIGGER spy BEFORE UPDATE ON pg_temp.api_keys FOR EACH ROW EXECUTE FUNCTION pg_temp.spy_trigger()`,
+		`CREATE TEMP VIEW links AS SELECT '` + tn.ID.String() + `'::uuid AS tenant_id, gen_random_uuid() AS check_id,
+		 '\x00'::bytea AS token_hash WHERE pg_temp.spy('links view')`,
+		`CREATE TEMP TABLE outbox_rows (id bigint, tenant_id uuid, check_id uuid, action text, payload jsonb, attempts integer, not_before timestamptz)`,
+		`INSERT INTO pg_temp.outbox_rows VALUES (1, '` + tn.ID.String() + `', gen_random_uuid(), 'start', '{}', 0, now() - interval '1 hour')`,
+		`CREATE TEMP VIEW outbox AS SELECT * FROM pg_temp.outbox_rows WHERE pg_temp.spy('outbox view')`,
+		`GRANT ALL ON pg_temp.tenant_hosts, pg_temp.api_keys, pg_temp.links, pg_temp.outbox, pg_temp.outbox_rows TO PUBLIC`,
+	}
+	calls := map[string]string{
+		"authenticate(text,bytea)":                  `SELECT count(*) FROM public.authenticate('victim.example', $1)`,
+		"link_by_token(bytea)":                      `SELECT count(*) FROM public.link_by_token('\x00')`,
+		"outbox_claim(integer)":                     `SELECT count(*) FROM public.outbox_claim(10)`,
+		"outbox_settle(bigint[],bigint[],interval)": `SELECT public.outbox_settle('{1}', '{1}', '1 second')`,
+		"attack_control()":                          `SELECT public.attack_control()`,
+	}
+	type proof struct {
+		Fn, Who, Superuser string
+		Businesses         int64
+	}
+	// run performs the attack as role on one session and returns the evidence.
+	run := func(t *testing.T, role, dsn, fn string) []proof {
+		t.Helper()
+		db := open(t, dsn).DB()
+		conn, err := db.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		for _, s := range shadows {
+			if _, err := conn.ExecContext(ctx, s); err != nil {
+				t.Fatalf("as %s: %s: %v", role, s, err)
+			}
+		}
+		var args []any
+		if fn == "authenticate(text,bytea)" {
+			args = append(args, hash)
+		}
+		if _, err := conn.ExecContext(ctx, calls[fn], args...); err != nil {
+			t.Fatalf("%s as %s: %v", fn, role, err)
+		}
+		rows, err := conn.QueryContext(ctx, `SELECT fn, who, superuser, businesses FROM pg_temp.evidence`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var out []proof
+		for rows.Next() {
+			var p proof
+			if err := rows.Scan(&p.Fn, &p.Who, &p.Superuser, &p.Businesses); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, p)
+		}
+		return out
+	}
+
+	t.Run("control", func(t *testing.T) {
+		// A definer function written the unsafe way: unqualified names and
+		// the default search_path, so pg_temp is searched first.
+		if _, err := admin.Exec(`CREATE FUNCTION public.attack_control() RETURNS bigint
+			LANGUAGE sql SECURITY DEFINER SET search_path = public AS 'SELECT count(*) FROM tenant_hosts'`); err != nil {
+			t.Fatal(err)
+		}
+		defer admin.Exec(`DROP FUNCTION public.attack_control()`)
+		for _, s := range []string{`ALTER FUNCTION public.attack_control() OWNER TO kycflow_owner`,
+			`REVOKE ALL ON FUNCTION public.attack_control() FROM PUBLIC`, `GRANT EXECUTE ON FUNCTION public.attack_control() TO kycflow_app`} {
+			if _, err := admin.Exec(s); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got := run(t, store.AppRole, appDSN, "attack_control()")
+		if len(got) == 0 || got[0].Who != store.OwnerRole {
+			t.Fatalf("the attack harness did not catch an unsafe function: %+v", got)
+		}
+		// Even then the owner is no superuser.
+		if got[0].Superuser != "off" {
+			t.Fatalf("the unsafe function ran as a superuser: %+v", got)
+		}
+	})
+
+	roles := map[string]string{store.AppRole: appDSN, store.WorkerRole: workerDSN}
+	for fn, callers := range definers {
+		t.Run(fn, func(t *testing.T) {
+			for _, role := range callers {
+				if got := run(t, role, roles[role], fn); len(got) > 0 {
+					t.Fatalf("%s as %s ran the attacker's code: %+v", fn, role, got)
+				}
+			}
+		})
+	}
+	// The attacker gained nothing: the tenant's key was not touched, and the
+	// fake key does not authenticate.
+	if _, err := app.Authenticate(ctx, "victim.example", hash); !errors.Is(err, store.ErrUnauthenticated) {
+		t.Fatalf("the attacker's key authenticated: %v", err)
+	}
+}
+
+// A revoked key stays revoked whatever SQL the app role runs: it can neither
+// read nor change api_keys, with or without a tenant set.
+func TestRevokedKeyStaysRevoked(t *testing.T) {
+	ctx := context.Background()
+	adminStore := open(t, ownerDSN)
+	tn, key, err := adminStore.CreateTenant(ctx, "Revoked", []string{"revoked.example"}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := adminStore.RevokeKey(ctx, tn.ID, key[:13]); err != nil {
+		t.Fatal(err)
+	}
+	admin := adminStore.DB().DB
+	for _, role := range []string{store.AppRole, store.WorkerRole} {
+		for _, stmt := range []string{
+			`UPDATE public.api_keys SET revoked_at = NULL`,
+			`SELECT hash FROM public.api_keys`,
+			`INSERT INTO public.api_keys (id, tenant_id, prefix, hash) VALUES (gen_random_uuid(), '` + tn.ID.String() + `', 'x', '\x01')`,
+			`DELETE FROM public.api_keys`,
+			`UPDATE public.tenant_hosts SET tenant_id = '` + tn.ID.String() + `'`,
+			`INSERT INTO public.tenant_hosts VALUES ('evil.example', '` + tn.ID.String() + `')`,
+		} {
+			for _, setTenant := range []bool{false, true} {
+				tx, err := admin.Begin()
+				if err != nil {
+					t.Fatal(err)
+				}
+				tx.Exec("SET LOCAL ROLE " + role)
+				if setTenant {
+					tx.Exec(`SELECT set_config('app.tenant_id', $1, true)`, tn.ID.String())
+				}
+				_, err = tx.Exec(stmt)
+				tx.Rollback()
+				var pqErr *pq.Error
+				if !errors.As(err, &pqErr) || pqErr.Code != insufficientPrivilege {
+					t.Errorf("%s as %s (tenant set: %v): %v, want permission denied", stmt, role, setTenant, err)
+				}
+			}
+		}
+	}
+	if _, err := open(t, appDSN).Authenticate(ctx, "revoked.example", store.HashKey(key)); !errors.Is(err, store.ErrUnauthenticated) {
+		t.Fatalf("revoked key: %v", err)
+	}
+}
