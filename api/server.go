@@ -65,7 +65,7 @@ func New(cfg Config) *echo.Echo {
 	e.HTTPErrorHandler = s.errorHandler
 	e.IPExtractor = ipExtractor(cfg.Limits.TrustedProxies)
 	e.Pre(middleware.RemoveTrailingSlash()) // /api/v1/businesses/ is the list too
-	e.Use(requestIDs, secureHeaders, s.guardAPI)
+	e.Use(requestIDs, secureHeaders)
 	e.Use(middleware.RecoverWithConfig(middleware.RecoverConfig{
 		LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
 			s.log.Error("panic", "request_id", requestID(c), "error", err, "stack", string(stack))
@@ -73,6 +73,9 @@ func New(cfg Config) *echo.Echo {
 		},
 	}))
 	e.Use(s.accessLog)
+	// After accessLog, which turns errors into answers: the guard must see
+	// which requests failed authentication.
+	e.Use(s.guardAPI)
 
 	e.GET("/healthz", s.health)
 

@@ -6,6 +6,7 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -140,13 +141,19 @@ func run(m *testing.M) int {
 	defer kvkSrv.Close()
 	defer viesSrv.Close()
 	env.kvkURL, env.viesURL = kvkSrv.URL, viesSrv.URL
-	if env.mail, err = sink.Start("127.0.0.1:0"); err != nil {
+	// The mail catcher offers STARTTLS, and the worker's mailer insists on
+	// it (SMTP_TLS=starttls, the default), trusting the catcher's certificate.
+	cert, mailCAs, err := sink.SelfSigned()
+	if err != nil {
+		return fail("mail sink certificate", err)
+	}
+	if env.mail, err = sink.Start("127.0.0.1:0", sink.WithSTARTTLS(&tls.Config{Certificates: []tls.Certificate{cert}})); err != nil {
 		return fail("mail sink", err)
 	}
 	defer env.mail.Close()
 	smtpHost, smtpPort, _ := net.SplitHostPort(env.mail.Addr())
 	port, _ := strconv.Atoi(smtpPort)
-	mailer, err := mail.New(mail.Config{Host: smtpHost, Port: port, From: "kycflow <no-reply@kycflow.test>", TLS: mail.TLSNone})
+	mailer, err := mail.New(mail.Config{Host: smtpHost, Port: port, From: "kycflow <no-reply@kycflow.test>", TLS: mail.TLSStartTLS, RootCAs: mailCAs})
 	if err != nil {
 		return fail("mailer", err)
 	}

@@ -26,7 +26,7 @@ Usage:
   kycflow tenant key revoke --tenant ID KEY_ID_OR_PREFIX
   kycflow check retry CHECK_ID      resume a failed check
   kycflow sandbox                   KvK, VIES and iDIN sandboxes (for docker compose or your own setup)
-  kycflow watchlist import --format ftm|eu-fsf|eu-xml|ofac-sdn [--list NAME] FILE|URL...
+  kycflow watchlist import --format ftm|eu-fsf|eu-xml|ofac-sdn [--list NAME] [--max-size BYTES] [--timeout 10m] FILE|URL...
   kycflow watchlist list
   kycflow watchlist eval [flags]    matcher quality and speed on a generated list (see --help)
   kycflow watchlist generate [--entities N] [--seed S] [--out FILE]

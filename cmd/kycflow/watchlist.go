@@ -10,6 +10,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -72,6 +73,9 @@ func watchlistImport(ctx context.Context, cfg config, args []string) error {
 	fs := flag.NewFlagSet("watchlist import", flag.ContinueOnError)
 	format := fs.String("format", "", "ftm, eu-fsf, eu-xml or ofac-sdn")
 	list := fs.String("list", "", "list name (default by format: opensanctions, eu_fsf, us_ofac_sdn)")
+	var dl download
+	fs.Int64Var(&dl.maxBytes, "max-size", 2<<30, "largest list file a URL may deliver, in bytes (default 2 GiB); a larger download is refused")
+	fs.DurationVar(&dl.timeout, "timeout", 10*time.Minute, "longest a URL's download may take")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
@@ -82,7 +86,7 @@ func watchlistImport(ctx context.Context, cfg config, args []string) error {
 	if *list == "" {
 		*list = def
 	}
-	paths, cleanup, err := fetchAll(ctx, fs.Args())
+	paths, cleanup, err := dl.fetchAll(ctx, fs.Args())
 	defer cleanup()
 	if err != nil {
 		return err
@@ -162,44 +166,85 @@ func watchlistImport(ctx context.Context, cfg config, args []string) error {
 	return nil
 }
 
+// download fetches list files from URLs, bounded in size and time: lists
+// are large, but a server that sends without end, or never answers, must
+// not fill the disk or hang the import.
+type download struct {
+	maxBytes int64
+	timeout  time.Duration
+	// dial is the dialer (tests inject one that only reaches loopback).
+	dial func(ctx context.Context, network, addr string) (net.Conn, error)
+}
+
+func (d download) client() *http.Client {
+	dial := d.dial
+	if dial == nil {
+		dial = (&net.Dialer{Timeout: 10 * time.Second}).DialContext
+	}
+	return &http.Client{
+		Timeout: d.timeout,
+		Transport: &http.Transport{
+			Proxy:                 http.ProxyFromEnvironment,
+			DialContext:           dial,
+			TLSHandshakeTimeout:   10 * time.Second,
+			ResponseHeaderTimeout: 30 * time.Second,
+		},
+	}
+}
+
 // fetchAll downloads URLs to temporary files; paths pass through.
-func fetchAll(ctx context.Context, args []string) ([]string, func(), error) {
+func (d download) fetchAll(ctx context.Context, args []string) ([]string, func(), error) {
 	var tmp []string
 	cleanup := func() {
 		for _, p := range tmp {
 			os.Remove(p)
 		}
 	}
+	client := d.client()
 	out := make([]string, 0, len(args))
 	for _, a := range args {
 		if !strings.HasPrefix(a, "http://") && !strings.HasPrefix(a, "https://") {
 			out = append(out, a)
 			continue
 		}
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, a, nil)
-		if err != nil {
-			return nil, cleanup, err
-		}
-		resp, err := http.DefaultClient.Do(req)
+		path, err := d.fetch(ctx, client, a, &tmp)
 		if err != nil {
 			return nil, cleanup, fmt.Errorf("download %s: %w", a, err)
 		}
-		f, err := os.CreateTemp("", "kycflow-list-*-"+filepath.Base(req.URL.Path))
-		if err == nil {
-			tmp = append(tmp, f.Name())
-			_, err = io.Copy(f, resp.Body)
-			f.Close()
-		}
-		resp.Body.Close()
-		if err == nil && resp.StatusCode != http.StatusOK {
-			err = fmt.Errorf("HTTP %d", resp.StatusCode)
-		}
-		if err != nil {
-			return nil, cleanup, fmt.Errorf("download %s: %w", a, err)
-		}
-		out = append(out, f.Name())
+		out = append(out, path)
 	}
 	return out, cleanup, nil
+}
+
+func (d download) fetch(ctx context.Context, client *http.Client, u string, tmp *[]string) (string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return "", err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return "", fmt.Errorf("HTTP %d", resp.StatusCode)
+	}
+	if resp.ContentLength > d.maxBytes {
+		return "", fmt.Errorf("%d bytes is over the %d-byte limit (--max-size)", resp.ContentLength, d.maxBytes)
+	}
+	f, err := os.CreateTemp("", "kycflow-list-*-"+filepath.Base(req.URL.Path))
+	if err != nil {
+		return "", err
+	}
+	*tmp = append(*tmp, f.Name())
+	n, err := io.Copy(f, io.LimitReader(resp.Body, d.maxBytes+1))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil && n > d.maxBytes {
+		err = fmt.Errorf("more than the %d-byte limit (--max-size)", d.maxBytes)
+	}
+	return f.Name(), err
 }
 
 // ofacFiles finds sdn.csv, alt.csv and add.csv: given as three files, one

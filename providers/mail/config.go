@@ -1,6 +1,7 @@
 package mail
 
 import (
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"net/mail"
@@ -14,14 +15,12 @@ const (
 	// on the same host or network, or the dev sink on loopback. Default
 	// port 25.
 	TLSNone = "none"
-	// TLSStartTLS (the default) upgrades with STARTTLS when the server
-	// offers it and carries on in plain text when it does not. This stops
-	// passive eavesdropping only: an active attacker can strip the offer.
-	// Default port 587.
+	// TLSStartTLS (the default) upgrades with STARTTLS and fails
+	// (temporarily, so the send is retried) when the server does not offer
+	// it or the handshake fails: never plain text, so an attacker who strips
+	// the offer learns nothing. Default port 587.
 	TLSStartTLS = "starttls"
-	// TLSStartTLSRequired upgrades with STARTTLS and fails (temporarily)
-	// when the server does not offer it or the handshake fails. Default
-	// port 587.
+	// TLSStartTLSRequired is the former name of TLSStartTLS, still accepted.
 	TLSStartTLSRequired = "starttls-required"
 	// TLSImplicit speaks TLS from the first byte (SMTPS, RFC 8314).
 	// Default port 465.
@@ -40,9 +39,8 @@ const DefaultTimeout = 30 * time.Second
 // or, failing that, LOGIN when the server advertises them, and otherwise the
 // strongest of SCRAM-SHA-256, SCRAM-SHA-1, NTLM and CRAM-MD5 it offers.
 // go-mail refuses to send PLAIN or LOGIN credentials over an unencrypted
-// connection except to localhost, 127.0.0.1 or ::1, so with TLS "none" (or
-// "starttls" against a server without STARTTLS) authentication to a remote
-// host fails instead of leaking the password.
+// connection except to localhost, 127.0.0.1 or ::1, so with TLS "none"
+// authentication to a remote host fails instead of leaking the password.
 type Config struct {
 	Host     string // SMTP server host name or IP; required
 	Port     int    // 0: the TLS mode's default port (25, 587 or 465)
@@ -54,9 +52,13 @@ type Config struct {
 	// Its domain also names the Message-ID.
 	From string
 
-	// TLS is one of "none", "starttls", "starttls-required" or "tls" (see
-	// the TLS* constants); empty means "starttls".
+	// TLS is one of "none", "starttls" or "tls" (see the TLS* constants);
+	// empty means "starttls". "none" must be asked for.
 	TLS string
+
+	// RootCAs are the certificate authorities the server's certificate is
+	// verified against; nil: the system's.
+	RootCAs *x509.CertPool
 
 	// Timeout bounds each of the two phases of a send: connecting (dial,
 	// greeting, STARTTLS, AUTH) and transmitting (MAIL, RCPT, DATA); 0 means
@@ -77,16 +79,14 @@ func (c Config) normalize() (Config, *mail.Address, error) {
 	}
 
 	switch strings.ToLower(strings.TrimSpace(c.TLS)) {
-	case "", TLSStartTLS:
+	case "", TLSStartTLS, TLSStartTLSRequired:
 		c.TLS = TLSStartTLS
 	case TLSNone:
 		c.TLS = TLSNone
-	case TLSStartTLSRequired:
-		c.TLS = TLSStartTLSRequired
 	case TLSImplicit:
 		c.TLS = TLSImplicit
 	default:
-		errs = append(errs, fmt.Errorf("mail: Config.TLS %q is not one of none, starttls, starttls-required, tls", c.TLS))
+		errs = append(errs, fmt.Errorf("mail: Config.TLS %q is not one of none, starttls, tls", c.TLS))
 	}
 
 	switch {

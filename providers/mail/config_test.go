@@ -20,7 +20,7 @@ func TestNewValidatesConfig(t *testing.T) {
 		{"auth", func(c *mail.Config) { c.Username, c.Password = "u", "p" }, ""},
 		{"no host", func(c *mail.Config) { c.Host = " " }, "Config.Host is required"},
 		{"host with port", func(c *mail.Config) { c.Host = "smtp://smtp.example.com" }, "Config.Host"},
-		{"bad TLS", func(c *mail.Config) { c.TLS = "ssl" }, `Config.TLS "ssl" is not one of none, starttls, starttls-required, tls`},
+		{"bad TLS", func(c *mail.Config) { c.TLS = "ssl" }, `Config.TLS "ssl" is not one of none, starttls, tls`},
 		{"bad port", func(c *mail.Config) { c.Port = 70000 }, "Config.Port 70000"},
 		{"no from", func(c *mail.Config) { c.From = "" }, "Config.From is required"},
 		{"bad from", func(c *mail.Config) { c.From = "kycflow" }, `Config.From "kycflow" is not an e-mail address`},

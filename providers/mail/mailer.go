@@ -47,7 +47,7 @@ func New(cfg Config) (*Mailer, error) {
 		from:      from,
 		zone:      zone,
 		templates: tpls,
-		tlsConfig: &tls.Config{ServerName: cfg.Host, MinVersion: tls.VersionTLS12},
+		tlsConfig: &tls.Config{ServerName: cfg.Host, MinVersion: tls.VersionTLS12, RootCAs: cfg.RootCAs},
 	}, nil
 }
 
@@ -165,12 +165,12 @@ func (m *Mailer) client(ctx context.Context, stops *[]func() bool) (*gomail.Clie
 		return tc, nil
 	}
 
-	policy := gomail.TLSOpportunistic
-	switch m.cfg.TLS {
-	case TLSNone, TLSImplicit: // implicit: already encrypted, no STARTTLS on top
+	// STARTTLS is mandatory: a server that does not offer it (or an
+	// attacker who strips the offer) gets nothing, and the send fails
+	// temporarily, to be retried.
+	policy := gomail.TLSMandatory
+	if m.cfg.TLS == TLSNone || implicitTLS { // implicit: already encrypted, no STARTTLS on top
 		policy = gomail.NoTLS
-	case TLSStartTLSRequired:
-		policy = gomail.TLSMandatory
 	}
 	opts := []gomail.Option{
 		gomail.WithPort(m.cfg.Port),

@@ -2,6 +2,7 @@ package mail_test
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"io"
 	"mime"
@@ -41,6 +42,9 @@ func mailerFor(t *testing.T, addr string, cfg kmail.Config) *kmail.Mailer {
 	}
 	cfg.Host = host
 	cfg.Port, _ = strconv.Atoi(port)
+	if cfg.TLS == "" {
+		cfg.TLS = kmail.TLSNone // the sink on loopback, plain unless a test says otherwise
+	}
 	if cfg.From == "" {
 		cfg.From = "kycflow <no-reply@kycflow.local>"
 	}
@@ -168,15 +172,34 @@ func TestSendLinkWithAuth(t *testing.T) {
 	}
 }
 
-func TestSendLinkStartTLSRequired(t *testing.T) {
-	s := startSink(t)
-	m := mailerFor(t, s.Addr(), kmail.Config{TLS: kmail.TLSStartTLSRequired})
-	err := m.SendLink(testCtx(t), linkMail())
+// STARTTLS is mandatory in "starttls" mode, tried against the mail
+// catcher both ways: without the offer nothing is sent (a temporary error,
+// so the check's activity retries); with it the mail goes over TLS.
+func TestSendLinkStartTLSMandatory(t *testing.T) {
+	cert, pool, err := sink.SelfSigned()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := startSink(t, sink.WithSTARTTLS(&tls.Config{Certificates: []tls.Certificate{cert}}))
+	s.SetSTARTTLS(false)
+	m := mailerFor(t, s.Addr(), kmail.Config{TLS: kmail.TLSStartTLS, RootCAs: pool, Username: "user", Password: "secret"})
+	err = m.SendLink(testCtx(t), linkMail())
 	if err == nil || kmail.IsPermanent(err) || !strings.Contains(err.Error(), "STARTTLS") {
 		t.Fatalf("SendLink to a server without STARTTLS: %v, want a temporary STARTTLS error", err)
 	}
 	if n := len(s.Messages()); n != 0 {
 		t.Fatalf("%d messages caught in plain text, want 0", n)
+	}
+	// The default mode is the same.
+	if err := mailerFor(t, s.Addr(), kmail.Config{TLS: " "}).SendLink(testCtx(t), linkMail()); err == nil {
+		t.Fatal("the default TLS mode sent without STARTTLS")
+	}
+	s.SetSTARTTLS(true)
+	if err := m.SendLink(testCtx(t), linkMail()); err != nil {
+		t.Fatalf("SendLink with STARTTLS offered: %v", err)
+	}
+	if msgs := s.Messages(); len(msgs) != 1 || !msgs[0].TLS {
+		t.Fatalf("caught %+v, want one message over TLS", msgs)
 	}
 }
 

@@ -2,14 +2,9 @@ package mail
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"io"
-	"math/big"
 	"net"
 	"strings"
 	"sync"
@@ -18,6 +13,8 @@ import (
 
 	"github.com/emersion/go-sasl"
 	"github.com/emersion/go-smtp"
+
+	"github.com/kycflow/kycflow/providers/mail/sink"
 )
 
 // The sink speaks plain SMTP only, so the TLS paths are tested here against
@@ -28,32 +25,11 @@ import (
 // trusts it.
 func selfSigned(t *testing.T) (tls.Certificate, *x509.CertPool) {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	cert, pool, err := sink.SelfSigned()
 	if err != nil {
 		t.Fatal(err)
 	}
-	tmpl := &x509.Certificate{
-		SerialNumber:          big.NewInt(1),
-		Subject:               pkix.Name{CommonName: "test smtp"},
-		IPAddresses:           []net.IP{net.IPv4(127, 0, 0, 1)},
-		NotBefore:             time.Now().Add(-time.Hour),
-		NotAfter:              time.Now().Add(time.Hour),
-		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
-		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool := x509.NewCertPool()
-	pool.AddCert(cert)
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, pool
+	return cert, pool
 }
 
 // delivery is what tlsServer saw of one message.
@@ -133,7 +109,7 @@ func TestSendLinkOverTLS(t *testing.T) {
 		user     string
 	}{
 		{TLSStartTLS, false, ""},
-		{TLSStartTLSRequired, false, "user"},
+		{TLSStartTLS, false, "user"},
 		{TLSImplicit, true, "user"},
 	} {
 		t.Run(tc.mode, func(t *testing.T) {

@@ -11,14 +11,15 @@ import (
 // backend makes a session per SMTP connection.
 type backend struct{ sink *Sink }
 
-func (b backend) NewSession(*smtp.Conn) (smtp.Session, error) {
-	return &session{sink: b.sink}, nil
+func (b backend) NewSession(c *smtp.Conn) (smtp.Session, error) {
+	return &session{sink: b.sink, conn: c}, nil
 }
 
 // session collects one transaction's envelope and hands the message to the
 // sink on DATA.
 type session struct {
 	sink *Sink
+	conn *smtp.Conn
 	from string
 	to   []string
 }
@@ -50,7 +51,8 @@ func (s *session) Data(r io.Reader) error {
 	if _, err := buf.ReadFrom(r); err != nil {
 		return err // go-smtp answers 552 for too large, 554 otherwise
 	}
-	s.sink.add(s.from, append([]string(nil), s.to...), buf.Bytes())
+	_, overTLS := s.conn.TLSConnectionState()
+	s.sink.add(s.from, append([]string(nil), s.to...), buf.Bytes(), overTLS)
 	return nil
 }
 

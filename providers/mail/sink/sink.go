@@ -2,8 +2,10 @@
 // delivering it: the local mail catcher of `kycflow dev` (with a web page,
 // see Handler) and the SMTP server of tests.
 //
-// It speaks plain SMTP only (no STARTTLS, no implicit TLS), meant for
-// loopback. It accepts any sender and recipient. It offers AUTH PLAIN and
+// It speaks plain SMTP, meant for loopback, and offers STARTTLS when started
+// WithSTARTTLS (switchable at run time with SetSTARTTLS, to test a client
+// against a server that offers it and one that does not). It accepts any
+// sender and recipient. It offers AUTH PLAIN and
 // LOGIN, without TLS, and accepts any credentials, so a client configured
 // with a user name and password works against it unchanged. Caught messages
 // are kept in memory, the newest DefaultCapacity of them.
@@ -11,10 +13,12 @@ package sink
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/emersion/go-smtp"
@@ -44,6 +48,7 @@ type Message struct {
 	Raw      []byte    `json:"-"`        // the message as received (after SMTP dot-unstuffing)
 	Text     string    `json:"text"`     // the first text/plain part, decoded to UTF-8
 	HTML     string    `json:"html"`     // the first text/html part, decoded to UTF-8
+	TLS      bool      `json:"tls"`      // the message came over TLS (after STARTTLS)
 
 	// ParseError says why the content could not be fully parsed; Raw is
 	// still kept so a broken message can be inspected.
@@ -59,6 +64,12 @@ type options struct {
 	deferRcpt     func(string) bool
 	now           func() time.Time
 	serverTimeout time.Duration
+	tls           *tls.Config
+}
+
+// WithSTARTTLS offers STARTTLS with config (its certificate) from the start.
+func WithSTARTTLS(config *tls.Config) Option {
+	return func(o *options) { o.tls = config }
 }
 
 // WithCapacity keeps at most n messages (n >= 1) instead of DefaultCapacity.
@@ -83,11 +94,16 @@ func WithDeferRecipient(deferRcpt func(addr string) bool) Option {
 // Sink is a running SMTP server that keeps what it receives. It is safe for
 // concurrent use.
 type Sink struct {
-	opts   options
-	server *smtp.Server
-	ln     net.Listener
-	done   chan struct{} // closed by Close
-	once   sync.Once
+	opts options
+	// plain and secure serve the same backend; secure offers STARTTLS. Each
+	// accepted connection goes to one of them, as offerTLS says.
+	plain, secure *smtp.Server
+	toPlain       *chanListener
+	toSecure      *chanListener
+	offerTLS      atomic.Bool
+	ln            net.Listener
+	done          chan struct{} // closed by Close
+	once          sync.Once
 
 	mu       sync.Mutex
 	messages []Message     // oldest first; at most opts.capacity
@@ -116,17 +132,74 @@ func Start(addr string, opts ...Option) (*Sink, error) {
 		nextID:  1,
 		arrived: make(chan struct{}),
 	}
-	srv := smtp.NewServer(backend{s})
-	srv.Domain = "localhost"
-	srv.AllowInsecureAuth = true // plain SMTP only, and credentials are not checked anyway
-	srv.MaxMessageBytes = MaxMessageBytes
-	srv.MaxRecipients = 100
-	srv.ReadTimeout = o.serverTimeout
-	srv.WriteTimeout = o.serverTimeout
-	s.server = srv
-	go func() { _ = srv.Serve(ln) }() // returns when Close closes the listener
+	newServer := func() *smtp.Server {
+		srv := smtp.NewServer(backend{s})
+		srv.Domain = "localhost"
+		srv.AllowInsecureAuth = true // credentials are not checked anyway
+		srv.MaxMessageBytes = MaxMessageBytes
+		srv.MaxRecipients = 100
+		srv.ReadTimeout = o.serverTimeout
+		srv.WriteTimeout = o.serverTimeout
+		return srv
+	}
+	s.plain, s.secure = newServer(), newServer()
+	s.secure.TLSConfig = o.tls
+	s.offerTLS.Store(o.tls != nil)
+	s.toPlain, s.toSecure = newChanListener(ln.Addr()), newChanListener(ln.Addr())
+	go func() { _ = s.plain.Serve(s.toPlain) }()
+	go func() { _ = s.secure.Serve(s.toSecure) }()
+	go s.accept()
 	return s, nil
 }
+
+// SetSTARTTLS turns the STARTTLS offer on or off for new connections (on
+// needs WithSTARTTLS).
+func (s *Sink) SetSTARTTLS(on bool) { s.offerTLS.Store(on && s.opts.tls != nil) }
+
+// accept hands each connection to the server that offers what is asked now;
+// it returns when Close closes the listener.
+func (s *Sink) accept() {
+	for {
+		c, err := s.ln.Accept()
+		if err != nil {
+			return
+		}
+		to := s.toPlain
+		if s.offerTLS.Load() {
+			to = s.toSecure
+		}
+		select {
+		case to.conns <- c:
+		case <-s.done:
+			c.Close()
+			return
+		}
+	}
+}
+
+// chanListener is a net.Listener fed with connections by Sink.accept.
+type chanListener struct {
+	addr   net.Addr
+	conns  chan net.Conn
+	closed chan struct{}
+	once   sync.Once
+}
+
+func newChanListener(addr net.Addr) *chanListener {
+	return &chanListener{addr: addr, conns: make(chan net.Conn), closed: make(chan struct{})}
+}
+
+func (l *chanListener) Accept() (net.Conn, error) {
+	select {
+	case c := <-l.conns:
+		return c, nil
+	case <-l.closed:
+		return nil, net.ErrClosed
+	}
+}
+
+func (l *chanListener) Close() error   { l.once.Do(func() { close(l.closed) }); return nil }
+func (l *chanListener) Addr() net.Addr { return l.addr }
 
 // Addr returns the host:port the sink listens on, e.g. "127.0.0.1:41234".
 func (s *Sink) Addr() string { return s.ln.Addr().String() }
@@ -137,7 +210,7 @@ func (s *Sink) Close() error {
 	var err error
 	s.once.Do(func() {
 		close(s.done)
-		err = s.server.Close()
+		err = errors.Join(s.ln.Close(), s.plain.Close(), s.secure.Close())
 	})
 	return err
 }
@@ -195,13 +268,13 @@ func (s *Sink) Wait(ctx context.Context, match func(Message) bool) (Message, err
 
 // add stores a received message, dropping the oldest beyond capacity, and
 // wakes every Wait.
-func (s *Sink) add(from string, to []string, raw []byte) {
+func (s *Sink) add(from string, to []string, raw []byte, overTLS bool) {
 	received := s.opts.now()
 	m := parse(raw)
 	if m.Date.IsZero() {
 		m.Date = received
 	}
-	m.From, m.To, m.Received = from, to, received
+	m.From, m.To, m.Received, m.TLS = from, to, received, overTLS
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
