@@ -432,3 +432,31 @@ func TestRevokedKeyStaysRevoked(t *testing.T) {
 		t.Fatalf("revoked key: %v", err)
 	}
 }
+
+// A database migrated before the owner role existed has objects of the
+// superuser: migrate hands every one of them to the owner role.
+func TestMigrateHandsOverOldObjects(t *testing.T) {
+	admin := open(t, ownerDSN).DB()
+	for _, s := range []string{
+		`CREATE TABLE public.legacy_rows (id bigserial PRIMARY KEY)`,
+		`CREATE FUNCTION public.legacy_fn() RETURNS int LANGUAGE sql AS 'SELECT 1'`,
+		`ALTER FUNCTION public.authenticate(text, bytea) OWNER TO postgres`,
+	} {
+		if _, err := admin.Exec(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() { admin.Exec(`DROP TABLE public.legacy_rows; DROP FUNCTION public.legacy_fn()`) })
+	if err := store.Migrate(context.Background(), ownerDSN, store.RolePasswords{}); err != nil {
+		t.Fatal(err)
+	}
+	var owners []string
+	if err := admin.Select(&owners, `
+		SELECT pg_get_userbyid(relowner) FROM pg_class WHERE oid IN ('public.legacy_rows'::regclass, 'public.legacy_rows_id_seq'::regclass)
+		UNION ALL SELECT pg_get_userbyid(proowner) FROM pg_proc WHERE oid IN ('public.legacy_fn()'::regprocedure, 'public.authenticate(text,bytea)'::regprocedure)`); err != nil {
+		t.Fatal(err)
+	}
+	if len(owners) != 4 || slices.ContainsFunc(owners, func(o string) bool { return o != store.OwnerRole }) {
+		t.Fatalf("owners after migrate: %v", owners)
+	}
+}

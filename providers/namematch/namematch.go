@@ -148,7 +148,7 @@ func jaro[T byte | rune](a, b []T) float64 {
 	window := max(max(len(a), len(b))/2-1, 0)
 	// Names are short: flags on the stack when they fit.
 	var fa, fb [64]bool
-	matchedA, matchedB := fa[:0], fb[:0]
+	var matchedA, matchedB []bool
 	if len(a) <= 64 && len(b) <= 64 {
 		matchedA, matchedB = fa[:len(a)], fb[:len(b)]
 	} else {
