@@ -92,11 +92,13 @@ func notConfigured(provider, checkType string) error {
 // heartbeat reports liveness every two seconds until stop is called, so a
 // worker that dies during a provider call is noticed within the heartbeat
 // timeout (and a cancelled check's call is abandoned) instead of after
-// StartToClose.
+// StartToClose. Each beat carries the provider's last answer from earlier
+// attempts (see lastAnswer), so it survives into the next attempt.
 func heartbeat(ctx context.Context) (stop func()) {
 	if !activity.IsActivity(ctx) {
 		return func() {}
 	}
+	prev, known := previousAnswer(ctx)
 	done := make(chan struct{})
 	go func() {
 		t := time.NewTicker(2 * time.Second)
@@ -108,11 +110,63 @@ func heartbeat(ctx context.Context) (stop func()) {
 			case <-ctx.Done():
 				return
 			case <-t.C:
-				activity.RecordHeartbeat(ctx)
+				if known {
+					activity.RecordHeartbeat(ctx, prev)
+				} else {
+					activity.RecordHeartbeat(ctx)
+				}
 			}
 		}
 	}()
 	return func() { close(done) }
+}
+
+// previousAnswer is the provider's answer to an earlier attempt of this
+// activity, kept in its heartbeat details.
+func previousAnswer(ctx context.Context) (CheckError, bool) {
+	var ce CheckError
+	if !activity.IsActivity(ctx) || !activity.HasHeartbeatDetails(ctx) {
+		return ce, false
+	}
+	if err := activity.GetHeartbeatDetails(ctx, &ce); err != nil || ce.Code == "" {
+		return ce, false
+	}
+	return ce, true
+}
+
+// lastAnswer settles the error a provider activity returns, so that the
+// check's recorded error names the provider's last answer whatever ended
+// the retries (deferred with the activity's named error):
+//   - a provider error is remembered in the heartbeat details, where the
+//     next attempt and, after a timeout, the workflow find it;
+//   - an attempt cut off by the end of the retry window (its context's
+//     deadline, while waiting for its turn under the limits or for the
+//     provider) reports the last answer of an earlier attempt, or that the
+//     provider did not answer in time, instead of a bare deadline error.
+//
+// Cancellations and other errors pass through as they are.
+func lastAnswer(ctx context.Context, provider string, errp *error) {
+	err := *errp
+	if err == nil || !activity.IsActivity(ctx) {
+		return
+	}
+	var appErr *temporal.ApplicationError
+	if errors.As(err, &appErr) {
+		var ce CheckError
+		if appErr.Type() == ErrTypeProvider && appErr.HasDetails() && appErr.Details(&ce) == nil {
+			activity.RecordHeartbeat(ctx, ce)
+		}
+		return
+	}
+	if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return
+	}
+	ce, ok := previousAnswer(ctx)
+	if !ok {
+		ce = CheckError{Code: CodeProviderUnavailable, Message: "The provider did not answer in time.", Provider: provider, ProviderCode: "TIMEOUT"}
+	}
+	*errp = temporal.NewApplicationErrorWithOptions(ce.Provider+" "+ce.ProviderCode+": "+ce.Message, ErrTypeProvider,
+		temporal.ApplicationErrorOptions{Cause: err, Details: []any{ce}})
 }
 
 // loadOpen loads a check that still needs its provider answer. done is true

@@ -95,7 +95,8 @@ func (a *Activities) CoCOffline(ctx context.Context, in CoCInput) (OfflineResult
 // registered, active and its statutory or a trade name matches the business
 // name (namematch.Threshold). The register's address is written onto the
 // business.
-func (a *Activities) CoCCheck(ctx context.Context, in CoCInput) (CheckResult, error) {
+func (a *Activities) CoCCheck(ctx context.Context, in CoCInput) (_ CheckResult, err error) {
+	defer lastAnswer(ctx, "kvk", &err)
 	if a.KvK == nil {
 		return CheckResult{}, notConfigured("KvK", "coc")
 	}

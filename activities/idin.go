@@ -66,7 +66,8 @@ type IDINAddress struct {
 // when the record has one) is the customer's. The confirmed gender,
 // birthdate and address go onto the customer. A regular activity: the
 // broker is a network provider.
-func (a *Activities) IDINVerify(ctx context.Context, in LinkInput) (CheckResult, error) {
+func (a *Activities) IDINVerify(ctx context.Context, in LinkInput) (_ CheckResult, err error) {
+	defer lastAnswer(ctx, "idin", &err)
 	if a.IDIN == nil {
 		return CheckResult{}, notConfigured("iDIN", "idin")
 	}

@@ -31,7 +31,8 @@ type LinkResult struct {
 // is; otherwise a link is issued and mailed. A retried attempt issues a new
 // token, so only the link in the last mail works. Runs as a regular
 // activity: the mail server is a provider like any other.
-func (a *Activities) PrepareLink(ctx context.Context, in LinkInput) (LinkResult, error) {
+func (a *Activities) PrepareLink(ctx context.Context, in LinkInput) (_ LinkResult, err error) {
+	defer lastAnswer(ctx, "mail", &err)
 	if in.Check.Type == "idin" && a.IDIN == nil {
 		return LinkResult{}, notConfigured("iDIN", "idin")
 	}

@@ -95,7 +95,8 @@ func (a *Activities) vatRejected(ctx context.Context, ref store.CheckRef, n vies
 // VATCheck consults VIES: validated when VIES says the number is valid. The
 // name VIES returns (many member states withhold it) is scored against the
 // business name; it informs, it does not decide.
-func (a *Activities) VATCheck(ctx context.Context, in VATInput) (CheckResult, error) {
+func (a *Activities) VATCheck(ctx context.Context, in VATInput) (_ CheckResult, err error) {
+	defer lastAnswer(ctx, "vies", &err)
 	if a.VIES == nil {
 		return CheckResult{}, notConfigured("VIES", "vat")
 	}

@@ -16,7 +16,8 @@ type createBusinessRequest struct {
 	checks   []string // in request order
 }
 
-// parseCreateBusiness validates a create body: every rule of DESIGN §3.4.
+// parseCreateBusiness validates a create body: every rule of the create
+// endpoint (docs/openapi.yaml, docs/DECISIONS.md).
 // It touches no storage, so it is also the fuzz target.
 func parseCreateBusiness(body *object) (createBusinessRequest, error) {
 	var fe fieldErrors

@@ -17,7 +17,7 @@ type createCustomerRequest struct {
 	checks   []string
 }
 
-// parseCreateCustomer validates a create body against DESIGN §3.4 as of
+// parseCreateCustomer validates a create body (docs/openapi.yaml) as of
 // `today` (for the age rule). It touches no storage: the business_id's
 // tenant is checked by the store's foreign key.
 func parseCreateCustomer(body *object, today time.Time) (createCustomerRequest, error) {

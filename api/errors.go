@@ -1,7 +1,6 @@
 package api
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -151,8 +150,11 @@ func (s *Server) toAPIError(err error, c echo.Context) *apiError {
 		}
 	}
 	switch {
-	case errors.Is(err, context.Canceled) && c.Request().Context().Err() != nil:
-		return errClientGone // nobody is listening: no log, no 500
+	case c.Request().Context().Err() != nil:
+		// The client went away: whatever failed after that (a cancelled
+		// query, a transaction database/sql already rolled back) is no
+		// server error, and nobody is listening. Logged as 499.
+		return errClientGone
 	case errors.Is(err, store.ErrNotFound):
 		return errNotFound
 	case errors.Is(err, store.ErrUnknownTenant):

@@ -9,7 +9,7 @@ import (
 	"github.com/kycflow/kycflow/store"
 )
 
-// Keyset pages stay as fast deep in a large tenant as at the top (DESIGN §7:
+// Keyset pages stay as fast deep in a large tenant as at the top (the target
 // page 1 and a page 50 000 rows deep within 1.5× at 1 million rows).
 // Run: go test -run '^$' -bench BenchmarkListPage -benchtime 2000x ./store/
 

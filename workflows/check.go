@@ -216,6 +216,13 @@ func checkError(err error) *activities.CheckError {
 	}
 	var timeout *temporal.TimeoutError
 	if errors.As(err, &timeout) {
+		// The window ended between attempts: the last attempt's answer is in
+		// its heartbeat details (activities.lastAnswer).
+		var ce activities.CheckError
+		if timeout.HasLastHeartbeatDetails() && timeout.LastHeartbeatDetails(&ce) == nil && ce.Code != "" {
+			ce.Message += " Retries ran out; support can retry the check."
+			return &ce
+		}
 		return &activities.CheckError{Code: activities.CodeProviderUnavailable,
 			Message: "The provider step did not finish within its retry window; support can retry the check."}
 	}
