@@ -18,7 +18,7 @@ SUDO        := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # run with a spurious "context deadline exceeded" (go.dev/issue/75804).
 FUZZTIME    ?= 20000x
 
-.PHONY: run test deps postgres temporal chromium build unit lint vulncheck fuzz bench screenshots clean
+.PHONY: run test deps postgres temporal chromium build unit lint vulncheck histories fuzz bench screenshots clean
 
 run: deps build
 	./bin/kycflow dev
@@ -83,6 +83,12 @@ build:
 # running stack is `./bin/kycflow bench` — docs/BENCHMARKS.md has both.
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./providers/... ./store/
+
+# Workflow histories for the replay tests (workflows/replay_test.go): one per
+# distinct path the e2e suite's workflows take. Refresh them when a workflow
+# changes on purpose (behind a GetVersion gate), and keep the old ones.
+histories: deps chromium
+	KYCFLOW_RECORD_HISTORIES=$(CURDIR)/workflows/testdata/histories TEMPORAL_BIN=$(TEMPORAL) $(GO) test -count=1 ./api/e2e
 
 # Screenshots of the verification pages (desktop and phone width), taken by
 # the browser test in real Chromium.

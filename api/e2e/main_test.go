@@ -223,6 +223,11 @@ func run(m *testing.M) int {
 	}
 	env.sandboxT = tenant{id: st.ID.String(), host: "sandbox.test", key: key}
 	code := m.Run()
+	if dir := os.Getenv("KYCFLOW_RECORD_HISTORIES"); dir != "" && code == 0 {
+		if err := recordHistories(ctx, dir); err != nil {
+			return fail("record histories", err)
+		}
+	}
 	if code != 0 {
 		if b, err := os.ReadFile(filepath.Join(dir, "services.log")); err == nil && len(b) > 0 {
 			fmt.Fprintf(os.Stderr, "--- last service log lines ---\n%s\n", tail(b, 4000))

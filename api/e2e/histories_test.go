@@ -1,0 +1,74 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/api/workflowservice/v1"
+	"google.golang.org/protobuf/encoding/protojson"
+
+	"github.com/kycflow/kycflow/workflows"
+)
+
+// recordHistories writes, into dir, one history of each distinct path the
+// suite's workflows took (workflow type, check type, final status and the
+// kinds of events on the way), for the replay tests in workflows
+// (`make histories` refreshes them). Histories hold ids and verdicts only.
+func recordHistories(ctx context.Context, dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	var token []byte
+	n := 0
+	for {
+		page, err := env.client.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Namespace: "default", NextPageToken: token})
+		if err != nil {
+			return err
+		}
+		for _, ex := range page.Executions {
+			var h historypb.History
+			kinds := map[string]bool{}
+			it := env.client.GetWorkflowHistory(ctx, ex.Execution.WorkflowId, ex.Execution.RunId, false, 0)
+			for it.HasNext() {
+				e, err := it.Next()
+				if err != nil {
+					return err
+				}
+				h.Events = append(h.Events, e)
+				kinds[strings.TrimPrefix(e.EventType.String(), "EVENT_TYPE_")] = true
+			}
+			checkType, status := "", ""
+			if sa := ex.SearchAttributes.GetIndexedFields(); sa != nil {
+				checkType, status = string(sa[workflows.SACheckType.GetName()].GetData()), string(sa[workflows.SACheckStatus.GetName()].GetData())
+			}
+			var ks []string
+			for k := range kinds {
+				ks = append(ks, k)
+			}
+			slices.Sort(ks)
+			key := fmt.Sprintf("%s|%s|%s|%s|%s", ex.Type.Name, checkType, status, ex.Status, strings.Join(ks, ","))
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			raw, err := protojson.Marshal(&h)
+			if err != nil {
+				return err
+			}
+			n++
+			name := fmt.Sprintf("%03d-%s-%s-%s.json", n, strings.ToLower(ex.Type.Name), strings.Trim(strings.ToLower(checkType+"-"+status), `"-`), strings.ToLower(strings.TrimPrefix(ex.Status.String(), "WORKFLOW_EXECUTION_STATUS_")))
+			if err := os.WriteFile(filepath.Join(dir, strings.ReplaceAll(name, `"`, "")), raw, 0o644); err != nil {
+				return err
+			}
+		}
+		if token = page.NextPageToken; len(token) == 0 {
+			return nil
+		}
+	}
+}
