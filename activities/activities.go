@@ -15,6 +15,7 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/kycflow/kycflow/check"
 	"github.com/kycflow/kycflow/providers/idin"
 	"github.com/kycflow/kycflow/providers/kvk"
 	"github.com/kycflow/kycflow/providers/vies"
@@ -50,42 +51,27 @@ const (
 	// ErrTypeGone: the check or its subject no longer exists (deleted).
 	ErrTypeGone = "CheckGone"
 	// ErrTypeProvider: a provider call failed; the error's details hold the
-	// CheckError to record when the check fails.
+	// check.Error to record when the check fails.
 	ErrTypeProvider = "ProviderError"
 	// ErrTypeNotConfigured: the check type's provider is not configured.
-	ErrTypeNotConfigured = "provider_not_configured"
+	ErrTypeNotConfigured = check.CodeProviderNotConfigured
 )
-
-// Codes of CheckError.
-const (
-	CodeProviderUnavailable = "provider_unavailable" // retryable failures outlasted the retry window
-	CodeProviderError       = "provider_error"       // the provider refused the request for good
-)
-
-// CheckError is the `error` object of a check record. Provider and
-// ProviderCode name the provider and its own error code when one failed.
-type CheckError struct {
-	Code         string `json:"code"`
-	Message      string `json:"message"`
-	Provider     string `json:"provider,omitempty"`
-	ProviderCode string `json:"provider_code,omitempty"`
-}
 
 // ProviderError is a failed provider call as the workflow sees it: retried
 // (after retryAfter when the provider said so) unless final. The message is
 // written for tenants; the raw cause stays in the workflow history and logs.
 func ProviderError(provider, code, message string, final bool, retryAfter time.Duration, cause error) error {
-	ce := CheckError{Code: CodeProviderUnavailable, Message: message, Provider: provider, ProviderCode: code}
+	ce := check.Error{Code: check.CodeProviderUnavailable, Message: message, Provider: provider, ProviderCode: code}
 	if final {
-		ce.Code = CodeProviderError
+		ce.Code = check.CodeProviderError
 	}
 	return temporal.NewApplicationErrorWithOptions(provider+" "+code+": "+message, ErrTypeProvider,
 		temporal.ApplicationErrorOptions{NonRetryable: final, Cause: cause, Details: []any{ce}, NextRetryDelay: retryAfter})
 }
 
-func notConfigured(provider, checkType string) error {
+func notConfigured(provider string, checkType check.Type) error {
 	return temporal.NewNonRetryableApplicationError(
-		provider+" is not configured on this worker, so "+checkType+" checks cannot run; support can retry the check once it is.",
+		provider+" is not configured on this worker, so "+string(checkType)+" checks cannot run; support can retry the check once it is.",
 		ErrTypeNotConfigured, nil)
 }
 
@@ -123,8 +109,8 @@ func heartbeat(ctx context.Context) (stop func()) {
 
 // previousAnswer is the provider's answer to an earlier attempt of this
 // activity, kept in its heartbeat details.
-func previousAnswer(ctx context.Context) (CheckError, bool) {
-	var ce CheckError
+func previousAnswer(ctx context.Context) (check.Error, bool) {
+	var ce check.Error
 	if !activity.IsActivity(ctx) || !activity.HasHeartbeatDetails(ctx) {
 		return ce, false
 	}
@@ -152,7 +138,7 @@ func lastAnswer(ctx context.Context, provider string, errp *error) {
 	}
 	var appErr *temporal.ApplicationError
 	if errors.As(err, &appErr) {
-		var ce CheckError
+		var ce check.Error
 		if appErr.Type() == ErrTypeProvider && appErr.HasDetails() && appErr.Details(&ce) == nil {
 			activity.RecordHeartbeat(ctx, ce)
 		}
@@ -163,7 +149,7 @@ func lastAnswer(ctx context.Context, provider string, errp *error) {
 	}
 	ce, ok := previousAnswer(ctx)
 	if !ok {
-		ce = CheckError{Code: CodeProviderUnavailable, Message: "The provider did not answer in time.", Provider: provider, ProviderCode: "TIMEOUT"}
+		ce = check.Error{Code: check.CodeProviderUnavailable, Message: "The provider did not answer in time.", Provider: provider, ProviderCode: "TIMEOUT"}
 	}
 	*errp = temporal.NewApplicationErrorWithOptions(ce.Provider+" "+ce.ProviderCode+": "+ce.Message, ErrTypeProvider,
 		temporal.ApplicationErrorOptions{Cause: err, Details: []any{ce}})
@@ -173,13 +159,13 @@ func lastAnswer(ctx context.Context, provider string, errp *error) {
 // when the check has already finished or been cancelled: a retried attempt
 // (say, after a worker died between the write and its report) then returns
 // the recorded outcome without calling the provider again.
-func (a *Activities) loadOpen(ctx context.Context, ref store.CheckRef) (cs store.CheckWithSubject, done bool, err error) {
+func (a *Activities) loadOpen(ctx context.Context, ref check.Ref) (cs store.CheckWithSubject, done bool, err error) {
 	cs, err = a.Store.LoadCheck(ctx, ref)
 	if err != nil {
 		return cs, false, wrap(err, "load check")
 	}
 	switch cs.Check.Status {
-	case store.StatusQueued, store.StatusRunning, store.StatusAwaitingInput:
+	case check.Queued, check.Running, check.AwaitingInput:
 		return cs, false, nil
 	}
 	return cs, true, nil
@@ -192,17 +178,17 @@ func recorded(cs store.CheckWithSubject) CheckResult {
 
 // SetStatusInput asks for a status change of a check.
 type SetStatusInput struct {
-	Check store.CheckRef
+	Check check.Ref
 	// Status is the new status; From the statuses it may replace.
-	Status string
-	From   []string
-	Error  *CheckError
+	Status check.Status
+	From   []check.Status
+	Error  *check.Error
 }
 
 // SetStatusResult tells whether the change took effect and the status now.
 type SetStatusResult struct {
 	Applied bool
-	Status  string
+	Status  check.Status
 }
 
 // SetStatus writes a status change (idempotent: see store.CheckUpdate).
@@ -223,19 +209,19 @@ func (a *Activities) SetStatus(ctx context.Context, in SetStatusInput) (SetStatu
 }
 
 // complete records a finished check with the provider's data.
-func (a *Activities) complete(ctx context.Context, ref store.CheckRef, validated *bool, data any) (CheckResult, error) {
+func (a *Activities) complete(ctx context.Context, ref check.Ref, validated *bool, data any) (CheckResult, error) {
 	return a.completeWith(ctx, ref, validated, data, nil, nil)
 }
 
 // completeWith records a finished check and, in the same transaction, what
 // the provider told about the subject: an address, a verified identity.
-func (a *Activities) completeWith(ctx context.Context, ref store.CheckRef, validated *bool, data any, addr *store.Address, id *store.Identity) (CheckResult, error) {
+func (a *Activities) completeWith(ctx context.Context, ref check.Ref, validated *bool, data any, addr *store.Address, id *store.Identity) (CheckResult, error) {
 	b, err := json.Marshal(data)
 	if err != nil {
 		return CheckResult{}, err
 	}
 	applied, status, err := a.Store.UpdateCheck(ctx, ref, store.CheckUpdate{
-		Status: store.StatusCompleted, From: []string{store.StatusQueued, store.StatusRunning, store.StatusAwaitingInput},
+		Status: check.Completed, From: []check.Status{check.Running, check.AwaitingInput},
 		Validated: validated, Data: b, Address: addr, Identity: id,
 	})
 	if err != nil {
@@ -248,7 +234,7 @@ func (a *Activities) completeWith(ctx context.Context, ref store.CheckRef, valid
 // only, never the provider's data.
 type CheckResult struct {
 	Applied   bool
-	Status    string
+	Status    check.Status
 	Validated *bool
 }
 

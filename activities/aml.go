@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/text/language"
 
+	"github.com/kycflow/kycflow/check"
 	"github.com/kycflow/kycflow/providers/sanctions"
 	"github.com/kycflow/kycflow/store"
 )
@@ -26,7 +27,7 @@ type Screener interface {
 
 // AMLInput names the aml check to run.
 type AMLInput struct {
-	Check store.CheckRef
+	Check check.Ref
 }
 
 // ReasonWatchlistHit: a listed entity scored at or above the threshold.
@@ -102,7 +103,7 @@ func (a *Activities) AMLScreen(ctx context.Context, in AMLInput) (CheckResult, e
 		if len(vs) > 0 {
 			return CheckResult{}, fmt.Errorf("%d watchlists imported but not loaded by this worker yet", len(vs))
 		}
-		return CheckResult{}, notConfigured("A watchlist (kycflow watchlist import)", "aml")
+		return CheckResult{}, notConfigured("A watchlist (kycflow watchlist import)", check.AML)
 	}
 	validated := d.Reason == nil
 	return a.complete(ctx, in.Check, &validated, d)

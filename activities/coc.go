@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/kycflow/kycflow/check"
 	"github.com/kycflow/kycflow/providers/eu"
 	"github.com/kycflow/kycflow/providers/kvk"
 	"github.com/kycflow/kycflow/providers/namematch"
@@ -14,7 +15,7 @@ import (
 
 // CoCInput names the coc check to run.
 type CoCInput struct {
-	Check store.CheckRef
+	Check check.Ref
 }
 
 // Outcomes of coc and vat checks (data.outcome).
@@ -98,7 +99,7 @@ func (a *Activities) CoCOffline(ctx context.Context, in CoCInput) (OfflineResult
 func (a *Activities) CoCCheck(ctx context.Context, in CoCInput) (_ CheckResult, err error) {
 	defer lastAnswer(ctx, "kvk", &err)
 	if a.KvK == nil {
-		return CheckResult{}, notConfigured("KvK", "coc")
+		return CheckResult{}, notConfigured("KvK", check.CoC)
 	}
 	cs, done, err := a.loadOpen(ctx, in.Check)
 	if err != nil || done {

@@ -3,13 +3,13 @@ package activities
 import (
 	"context"
 
+	"github.com/kycflow/kycflow/check"
 	"github.com/kycflow/kycflow/providers/iban"
-	"github.com/kycflow/kycflow/store"
 )
 
 // IBANInput names the check to run.
 type IBANInput struct {
-	Check store.CheckRef
+	Check check.Ref
 }
 
 // IBANData is the `data` of an iban check.

@@ -8,10 +8,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kycflow/kycflow/check"
 	"github.com/kycflow/kycflow/providers/idin"
 	"github.com/kycflow/kycflow/providers/namematch"
 	"github.com/kycflow/kycflow/store"
 )
+
+// idinProvider names the iDIN broker in recorded errors.
+var idinProvider = check.IDIN.Spec().Provider
 
 // IDINSubmission is the idin link's submission: the bank transaction the
 // person returned from, then (kept by IDINVerify, as the broker discloses
@@ -67,9 +71,9 @@ type IDINAddress struct {
 // birthdate and address go onto the customer. A regular activity: the
 // broker is a network provider.
 func (a *Activities) IDINVerify(ctx context.Context, in LinkInput) (_ CheckResult, err error) {
-	defer lastAnswer(ctx, "idin", &err)
+	defer lastAnswer(ctx, idinProvider, &err)
 	if a.IDIN == nil {
-		return CheckResult{}, notConfigured("iDIN", "idin")
+		return CheckResult{}, notConfigured("iDIN", check.IDIN)
 	}
 	cs, done, err := a.loadOpen(ctx, in.Check)
 	if err != nil || done {
@@ -93,7 +97,7 @@ func (a *Activities) IDINVerify(ctx context.Context, in LinkInput) (_ CheckResul
 		}
 		if !res.Status.Final() {
 			// The person is back but the bank has not settled yet: ask again.
-			return CheckResult{}, ProviderError("idin", "PENDING", "The bank has not confirmed the transaction yet.", false, 2*time.Second, nil)
+			return CheckResult{}, ProviderError(idinProvider, "PENDING", "The bank has not confirmed the transaction yet.", false, 2*time.Second, nil)
 		}
 		sub.Result = &res
 		raw, err := json.Marshal(sub)
@@ -219,7 +223,7 @@ func idinError(ctx context.Context, err error) error {
 	}
 	var ie *idin.Error
 	if !errors.As(err, &ie) {
-		return ProviderError("idin", "UNKNOWN", "The iDIN broker call failed.", false, 0, err)
+		return ProviderError(idinProvider, "UNKNOWN", "The iDIN broker call failed.", false, 0, err)
 	}
 	msg := "The iDIN broker could not be reached or gave an unusable answer."
 	if !ie.Retryable {
@@ -229,5 +233,5 @@ func idinError(ctx context.Context, err error) error {
 	if code == "" {
 		code = "HTTP_" + strconv.Itoa(ie.Status)
 	}
-	return ProviderError("idin", code, msg, !ie.Retryable, ie.RetryAfter, err)
+	return ProviderError(idinProvider, code, msg, !ie.Retryable, ie.RetryAfter, err)
 }

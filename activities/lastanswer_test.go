@@ -10,6 +10,8 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
+
+	"github.com/kycflow/kycflow/check"
 )
 
 // probe is an activity whose attempt fails as mode says, its error settled
@@ -36,7 +38,7 @@ func probe(ctx context.Context, mode string) (err error) {
 // also when the last attempt was cut off by the end of the window.
 func TestLastAnswer(t *testing.T) {
 	var suite testsuite.WorkflowTestSuite
-	answer := func(details any, mode string) (*temporal.ApplicationError, CheckError) {
+	answer := func(details any, mode string) (*temporal.ApplicationError, check.Error) {
 		env := suite.NewTestActivityEnvironment()
 		env.RegisterActivityWithOptions(probe, activity.RegisterOptions{Name: "probe"})
 		if details != nil {
@@ -47,20 +49,20 @@ func TestLastAnswer(t *testing.T) {
 		if !errors.As(err, &appErr) {
 			t.Fatalf("%s: %v is no application error", mode, err)
 		}
-		var ce CheckError
+		var ce check.Error
 		if appErr.HasDetails() {
 			appErr.Details(&ce)
 		}
 		return appErr, ce
 	}
-	unavailable := CheckError{Code: CodeProviderUnavailable, Message: "The member state's VAT service is unavailable to VIES.", Provider: "vies", ProviderCode: "MS_UNAVAILABLE"}
+	unavailable := check.Error{Code: check.CodeProviderUnavailable, Message: "The member state's VAT service is unavailable to VIES.", Provider: "vies", ProviderCode: "MS_UNAVAILABLE"}
 
 	// An earlier attempt's answer wins over the deadline that cut this one.
 	if e, ce := answer(unavailable, "deadline"); e.Type() != ErrTypeProvider || ce != unavailable {
 		t.Errorf("deadline after an answer: %s %+v", e.Type(), ce)
 	}
 	// No earlier answer: the provider did not answer in time.
-	if e, ce := answer(nil, "deadline"); e.Type() != ErrTypeProvider || ce.Code != CodeProviderUnavailable || ce.Provider != "vies" || ce.ProviderCode != "TIMEOUT" {
+	if e, ce := answer(nil, "deadline"); e.Type() != ErrTypeProvider || ce.Code != check.CodeProviderUnavailable || ce.Provider != "vies" || ce.ProviderCode != "TIMEOUT" {
 		t.Errorf("deadline without an answer: %s %+v", e.Type(), ce)
 	}
 	// A provider's own answer and a cancellation pass through.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/kycflow/kycflow/check"
 	"github.com/kycflow/kycflow/providers/mail"
 	"github.com/kycflow/kycflow/store"
 )
@@ -16,7 +17,7 @@ type LinkMailer interface {
 
 // LinkInput names an idin or idscan check.
 type LinkInput struct {
-	Check store.CheckRef
+	Check check.Ref
 }
 
 // LinkResult is the state of the check's link the workflow acts on: when it
@@ -33,8 +34,8 @@ type LinkResult struct {
 // activity: the mail server is a provider like any other.
 func (a *Activities) PrepareLink(ctx context.Context, in LinkInput) (_ LinkResult, err error) {
 	defer lastAnswer(ctx, "mail", &err)
-	if in.Check.Type == "idin" && a.IDIN == nil {
-		return LinkResult{}, notConfigured("iDIN", "idin")
+	if in.Check.Type == check.IDIN && a.IDIN == nil {
+		return LinkResult{}, notConfigured("iDIN", check.IDIN)
 	}
 	cs, done, err := a.loadOpen(ctx, in.Check)
 	if err != nil || done {
@@ -63,7 +64,7 @@ func (a *Activities) PrepareLink(ctx context.Context, in LinkInput) (_ LinkResul
 	}
 	defer heartbeat(ctx)()
 	err = a.Mailer.SendLink(ctx, mail.LinkMail{To: cs.Customer.Email, Name: cs.Customer.Name, TenantName: tenant,
-		CheckType: in.Check.Type, URL: a.PublicURL + "/verify/" + token, ExpiresAt: l.ExpiresAt, Lang: langOf(cs.Customer)})
+		Purpose: mailPurpose(in.Check.Type), URL: a.PublicURL + "/verify/" + token, ExpiresAt: l.ExpiresAt, Lang: langOf(cs.Customer)})
 	if err != nil {
 		if ctx.Err() != nil {
 			return LinkResult{}, err
@@ -77,10 +78,18 @@ func (a *Activities) PrepareLink(ctx context.Context, in LinkInput) (_ LinkResul
 	return LinkResult{ExpiresAt: l.ExpiresAt}, nil
 }
 
+// mailPurpose is what the mail tells the person to do on the link.
+func mailPurpose(t check.Type) mail.Purpose {
+	if t == check.IDIN {
+		return mail.PurposeBank
+	}
+	return mail.PurposeDocument
+}
+
 // ExpireResult tells whether the check expired.
 type ExpireResult struct {
 	Applied bool
-	Status  string
+	Status  check.Status
 }
 
 // ExpireLink ends a check whose link expired unused (`expired`). When the

@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 	"go.temporal.io/sdk/activity"
 
+	"github.com/kycflow/kycflow/check"
 	"github.com/kycflow/kycflow/providers/sanctions"
 	"github.com/kycflow/kycflow/providers/watchlist"
 	"github.com/kycflow/kycflow/store"
@@ -171,14 +172,14 @@ func (a *Activities) rescreenOne(ctx context.Context, changed *sanctions.Index, 
 	if len(changed.Search(customerQuery(c), 1)) == 0 {
 		return false, false, nil
 	}
-	last, err := a.Store.LatestCheck(ctx, c.TenantID, c.ID, "aml")
+	last, err := a.Store.LatestCheck(ctx, c.TenantID, c.ID, check.AML)
 	if errors.Is(err, store.ErrNotFound) {
 		return false, true, nil // never screened: nothing to compare
 	}
 	if err != nil {
 		return false, true, wrap(err, "load aml check")
 	}
-	if last.Status != store.StatusCompleted || last.Data == nil {
+	if last.Status != check.Completed || last.Data == nil {
 		return false, true, nil // unfinished checks screen with the new list anyway
 	}
 	var before AMLData
@@ -189,7 +190,7 @@ func (a *Activities) rescreenOne(ctx context.Context, changed *sanctions.Index, 
 	if !ok || slices.Equal(before.HitIDs(), after.HitIDs()) {
 		return false, true, nil
 	}
-	if _, _, err := a.Store.QueueChecks(ctx, c.TenantID, store.KindCustomer, c.ID, []string{"aml"}); err != nil {
+	if _, _, err := a.Store.QueueChecks(ctx, c.TenantID, check.Customer, c.ID, []check.Type{check.AML}); err != nil {
 		return false, true, wrap(err, "queue aml check")
 	}
 	return true, true, nil

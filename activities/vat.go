@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/kycflow/kycflow/check"
 	"github.com/kycflow/kycflow/providers/eu"
 	"github.com/kycflow/kycflow/providers/namematch"
 	"github.com/kycflow/kycflow/providers/vies"
@@ -12,7 +13,7 @@ import (
 
 // VATInput names the vat check to run.
 type VATInput struct {
-	Check store.CheckRef
+	Check check.Ref
 }
 
 // VATData is the `data` of a vat check. VIES's own fields keep VIES's names
@@ -82,7 +83,7 @@ func (a *Activities) VATOffline(ctx context.Context, in VATInput) (OfflineResult
 }
 
 // vatRejected records an offline rejection.
-func (a *Activities) vatRejected(ctx context.Context, ref store.CheckRef, n vies.Number, ve *vies.ValidationError) (CheckResult, error) {
+func (a *Activities) vatRejected(ctx context.Context, ref check.Ref, n vies.Number, ve *vies.ValidationError) (CheckResult, error) {
 	d := VATData{Outcome: OutcomeRejectedOffline, Reason: ptr(string(ve.Reason)), Message: &ve.Message,
 		CountryCode: nonEmpty(n.CountryCode), VATNumber: nonEmpty(n.Number)}
 	validated := &no
@@ -98,7 +99,7 @@ func (a *Activities) vatRejected(ctx context.Context, ref store.CheckRef, n vies
 func (a *Activities) VATCheck(ctx context.Context, in VATInput) (_ CheckResult, err error) {
 	defer lastAnswer(ctx, "vies", &err)
 	if a.VIES == nil {
-		return CheckResult{}, notConfigured("VIES", "vat")
+		return CheckResult{}, notConfigured("VIES", check.VAT)
 	}
 	cs, done, err := a.loadOpen(ctx, in.Check)
 	if err != nil || done {

@@ -6,6 +6,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
+	"github.com/kycflow/kycflow/check"
 	"github.com/kycflow/kycflow/providers/eu"
 	"github.com/kycflow/kycflow/store"
 )
@@ -13,7 +14,7 @@ import (
 // createBusinessRequest is a validated business create request.
 type createBusinessRequest struct {
 	business store.Business
-	checks   []string // in request order
+	checks   []check.Type // in request order
 }
 
 // parseCreateBusiness validates a create body: every rule of the create
@@ -27,21 +28,21 @@ func parseCreateBusiness(body *object) (createBusinessRequest, error) {
 	vat := body.str("vat_number", &fe)
 	ibanNr := body.str("iban_number", &fe)
 
-	check(&fe, "name", name, required, maxLen(255))
-	check(&fe, "country_code", country, required, euCountry)
-	check(&fe, "coc_number", coc, required, cocDigits)
-	check(&fe, "vat_number", vat, maxLen(255))
-	check(&fe, "iban_number", ibanNr, maxLen(255))
-	set, order := checkTypes(body, businessCheckTypes, nil, &fe)
+	validateField(&fe, "name", name, required, maxLen(255))
+	validateField(&fe, "country_code", country, required, euCountry)
+	validateField(&fe, "coc_number", coc, required, cocDigits)
+	validateField(&fe, "vat_number", vat, maxLen(255))
+	validateField(&fe, "iban_number", ibanNr, maxLen(255))
+	set, order := checkTypes(body, check.Types(check.Business), nil, &fe)
 
-	if set["vat"] && !fe.has("vat_number") && isBlank(vat) {
+	if set[check.VAT] && !fe.has("vat_number") && isBlank(vat) {
 		fe.add("vat_number", msg("vat_number", "is required when checks.vat is true."))
 	}
-	if set["iban"] && !fe.has("iban_number") && isBlank(ibanNr) {
+	if set[check.IBAN] && !fe.has("iban_number") && isBlank(ibanNr) {
 		fe.add("iban_number", msg("iban_number", "is required when checks.iban is true."))
 	}
-	if set["coc"] && country != nil && *country == "NLD" {
-		check(&fe, "coc_number", coc, kvkDigits)
+	if set[check.CoC] && country != nil && *country == "NLD" {
+		validateField(&fe, "coc_number", coc, kvkDigits)
 	}
 	if !fe.empty() {
 		return createBusinessRequest{}, validationError(&fe)
@@ -87,19 +88,19 @@ func (s *Server) checkBusiness(c echo.Context) error {
 		return err
 	}
 	var fe fieldErrors
-	types := typeList(body, businessCheckTypes, &fe)
+	types := typeList(body, check.Types(check.Business), &fe)
 	for i, t := range types {
 		if fe.has("type." + itoa(i)) {
 			continue
 		}
 		if missing := businessInputMissing(b.Business, t); missing != "" {
-			fe.add("type."+itoa(i), "The "+t+" check needs the business's "+missing+".")
+			fe.add("type."+itoa(i), "The "+string(t)+" check needs the business's "+missing+".")
 		}
 	}
 	if !fe.empty() {
 		return validationError(&fe)
 	}
-	checks, _, err := s.store.QueueChecks(ctx, tenant, store.KindBusiness, id, types)
+	checks, _, err := s.store.QueueChecks(ctx, tenant, check.Business, id, types)
 	if err != nil {
 		return err
 	}
@@ -107,13 +108,13 @@ func (s *Server) checkBusiness(c echo.Context) error {
 }
 
 // businessInputMissing names the record field a check type cannot run without.
-func businessInputMissing(b store.Business, typ string) string {
+func businessInputMissing(b store.Business, typ check.Type) string {
 	switch {
-	case typ == "vat" && isBlank(b.VATNumber):
+	case typ == check.VAT && isBlank(b.VATNumber):
 		return "vat_number, which is not set"
-	case typ == "iban" && isBlank(b.IBAN):
+	case typ == check.IBAN && isBlank(b.IBAN):
 		return "iban_number, which is not set"
-	case typ == "coc" && b.CountryID == nlNumeric && !kvkNumber.MatchString(b.CoCNumber):
+	case typ == check.CoC && b.CountryID == nlNumeric && !kvkNumber.MatchString(b.CoCNumber):
 		return "coc_number to be an 8-digit KvK number (country NLD)"
 	}
 	return ""

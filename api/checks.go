@@ -8,18 +8,22 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/kycflow/kycflow/check"
 	"github.com/kycflow/kycflow/store"
 )
 
-// Check types per subject kind, in the order the seed API lists them.
-var (
-	businessCheckTypes = []string{"coc", "vat", "iban"}
-	customerCheckTypes = []string{"iban", "aml", "idin", "idscan"}
-)
-
 // queuedMessage is the seed API's message for a queued check.
-func queuedMessage(typ string) string {
-	return strings.ToUpper(typ) + " Check has been queued"
+func queuedMessage(typ check.Type) string {
+	return strings.ToUpper(string(typ)) + " Check has been queued"
+}
+
+// joinTypes lists types for a message.
+func joinTypes(types []check.Type) string {
+	s := make([]string, len(types))
+	for i, t := range types {
+		s[i] = string(t)
+	}
+	return strings.Join(s, ", ")
 }
 
 func queuedMessages(checks []store.Check) []string {
@@ -36,7 +40,7 @@ func queuedMessages(checks []store.Check) []string {
 // key that is no check type of the kind is an error rather than silently
 // nothing queued. It returns the types set to true, in the order the caller
 // sent them.
-func checkTypes(body *object, required, optional []string, fe *fieldErrors) (map[string]bool, []string) {
+func checkTypes(body *object, required, optional []check.Type, fe *fieldErrors) (map[check.Type]bool, []check.Type) {
 	obj := body.obj("checks", fe)
 	if obj == nil {
 		if !fe.has("checks") {
@@ -44,23 +48,25 @@ func checkTypes(body *object, required, optional []string, fe *fieldErrors) (map
 		}
 		return nil, nil
 	}
-	set := map[string]bool{}
-	for _, k := range slices.Concat(required, optional) {
+	set := map[check.Type]bool{}
+	for _, t := range slices.Concat(required, optional) {
+		k := string(t)
 		v := obj.boolean(k, fe)
-		if slices.Contains(required, k) {
-			check(fe, obj.name(k), v, present)
+		if slices.Contains(required, t) {
+			validateField(fe, obj.name(k), v, present)
 		}
 		if v != nil && *v {
-			set[k] = true
+			set[t] = true
 		}
 	}
-	var order []string
+	var order []check.Type
 	for _, k := range obj.keys {
+		t := check.Type(k)
 		switch {
-		case set[k]:
-			order = append(order, k)
-		case !slices.Contains(required, k) && !slices.Contains(optional, k):
-			fe.add(obj.name(k), msg(obj.name(k), "is not a check type here (one of "+strings.Join(slices.Concat(required, optional), ", ")+")."))
+		case set[t]:
+			order = append(order, t)
+		case !slices.Contains(required, t) && !slices.Contains(optional, t):
+			fe.add(obj.name(k), msg(obj.name(k), "is not a check type here (one of "+joinTypes(slices.Concat(required, optional))+")."))
 		}
 	}
 	return set, order
@@ -68,27 +74,30 @@ func checkTypes(body *object, required, optional []string, fe *fieldErrors) (map
 
 // typeList reads the check endpoint's `type` array: non-empty, known types
 // for the kind, no duplicates.
-func typeList(body *object, allowed []string, fe *fieldErrors) []string {
-	types, ok := body.strings("type", fe)
+func typeList(body *object, allowed []check.Type, fe *fieldErrors) []check.Type {
+	names, ok := body.strings("type", fe)
 	switch {
 	case fe.has("type"):
 		return nil
-	case len(types) == 0: // absent, null or []
+	case len(names) == 0: // absent, null or []
 		fe.add("type", msg("type", "is required."))
 		return nil
 	case !ok: // an element was not a string; named already
 		return nil
 	}
-	seen := map[string]bool{}
-	for i, t := range types {
+	types := make([]check.Type, len(names))
+	seen := map[check.Type]bool{}
+	for i, name := range names {
+		t := check.Type(name)
 		field := "type." + itoa(i)
 		switch {
 		case !slices.Contains(allowed, t):
-			fe.add(field, "The selected "+field+" is invalid: allowed are "+strings.Join(allowed, ", ")+".")
+			fe.add(field, "The selected "+field+" is invalid: allowed are "+joinTypes(allowed)+".")
 		case seen[t]:
 			fe.add(field, msg(field, "has a duplicate value."))
 		}
 		seen[t] = true
+		types[i] = t
 	}
 	return types
 }
@@ -101,7 +110,7 @@ func (s *Server) retryCheck(c echo.Context) error {
 	}
 	chk, err := s.store.RequestRetry(c.Request().Context(), principal(c).TenantID, id)
 	if errors.Is(err, store.ErrConflict) {
-		return newError(http.StatusConflict, "Only a failed check can be retried; this check is "+chk.Status+".")
+		return newError(http.StatusConflict, "Only a failed check can be retried; this check is "+string(chk.Status)+".")
 	}
 	if err != nil {
 		return err

@@ -8,18 +8,23 @@ import (
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
+	"github.com/kycflow/kycflow/check"
 	"github.com/kycflow/kycflow/providers/eu"
 	"github.com/kycflow/kycflow/store"
 )
 
 type createCustomerRequest struct {
 	customer store.Customer
-	checks   []string
+	checks   []check.Type
 }
 
 // parseCreateCustomer validates a create body (docs/openapi.yaml) as of
 // `today` (for the age rule). It touches no storage: the business_id's
 // tenant is checked by the store's foreign key.
+// seedCustomerChecks are the check types a customer create must name (the
+// seed API's, in its order); aml may be named too.
+var seedCustomerChecks = []check.Type{check.IDIN, check.IDScan, check.IBAN}
+
 func parseCreateCustomer(body *object, today time.Time) (createCustomerRequest, error) {
 	var fe fieldErrors
 	name := body.str("name", &fe)
@@ -43,23 +48,23 @@ func parseCreateCustomer(body *object, today time.Time) (createCustomerRequest, 
 			region = st.Alpha2
 		}
 	}
-	check(&fe, "name", name, required, maxLen(255))
-	check(&fe, "email", email, required, maxLen(255), emailFormat)
-	check(&fe, "country_code", country, required, euCountry)
-	set, order := checkTypes(body, []string{"idin", "idscan", "iban"}, []string{"aml"}, &fe)
-	check(&fe, "initials", initials, maxLen(255))
-	check(&fe, "firstname", first, maxLen(255))
-	check(&fe, "lastname", last, maxLen(255))
-	check(&fe, "business_id", businessID, uuidString)
-	check(&fe, "phone", phone, minLen(10), maxLen(32), phoneNumber(region))
-	check(&fe, "iban_number", ibanNr, maxLen(255))
-	if set["iban"] && !fe.has("iban_number") && ibanNr == nil {
+	validateField(&fe, "name", name, required, maxLen(255))
+	validateField(&fe, "email", email, required, maxLen(255), emailFormat)
+	validateField(&fe, "country_code", country, required, euCountry)
+	set, order := checkTypes(body, seedCustomerChecks, []check.Type{check.AML}, &fe)
+	validateField(&fe, "initials", initials, maxLen(255))
+	validateField(&fe, "firstname", first, maxLen(255))
+	validateField(&fe, "lastname", last, maxLen(255))
+	validateField(&fe, "business_id", businessID, uuidString)
+	validateField(&fe, "phone", phone, minLen(10), maxLen(32), phoneNumber(region))
+	validateField(&fe, "iban_number", ibanNr, maxLen(255))
+	if set[check.IBAN] && !fe.has("iban_number") && ibanNr == nil {
 		fe.add("iban_number", msg("iban_number", "is required when checks.iban is true."))
 	}
-	check(&fe, "address", address, maxLen(255))
-	check(&fe, "city", city, maxLen(255))
-	check(&fe, "postalcode", postal, maxLen(32))
-	check(&fe, "birthdate", birthdate, adultBirthdate(today))
+	validateField(&fe, "address", address, maxLen(255))
+	validateField(&fe, "city", city, maxLen(255))
+	validateField(&fe, "postalcode", postal, maxLen(32))
+	validateField(&fe, "birthdate", birthdate, adultBirthdate(today))
 	if !fe.empty() {
 		return createCustomerRequest{}, validationError(&fe)
 	}
@@ -131,16 +136,16 @@ func (s *Server) checkCustomer(c echo.Context) error {
 		return err
 	}
 	var fe fieldErrors
-	types := typeList(body, customerCheckTypes, &fe)
+	types := typeList(body, check.Types(check.Customer), &fe)
 	for i, t := range types {
-		if !fe.has("type."+itoa(i)) && t == "iban" && isBlank(cu.IBAN) {
+		if !fe.has("type."+itoa(i)) && t == check.IBAN && isBlank(cu.IBAN) {
 			fe.add("type."+itoa(i), "The iban check needs the customer's iban_number, which is not set.")
 		}
 	}
 	if !fe.empty() {
 		return validationError(&fe)
 	}
-	checks, links, err := s.store.QueueChecks(ctx, tenant, store.KindCustomer, id, types)
+	checks, links, err := s.store.QueueChecks(ctx, tenant, check.Customer, id, types)
 	if err != nil {
 		return err
 	}
@@ -150,10 +155,10 @@ func (s *Server) checkCustomer(c echo.Context) error {
 // linkURLs maps each queued idin/idscan check to its verification URL,
 // {PUBLIC_URL}/verify/{token}; null when the link goes out by mail instead
 // (the token exists only in that mail).
-func (s *Server) linkURLs(checks []store.Check, links map[string]string) map[string]*string {
-	urls := map[string]*string{}
+func (s *Server) linkURLs(checks []store.Check, links map[check.Type]string) map[check.Type]*string {
+	urls := map[check.Type]*string{}
 	for _, c := range checks {
-		if store.IsLinkType(c.Type) {
+		if c.Type.UsesLink() {
 			urls[c.Type] = nil
 			if token, ok := links[c.Type]; ok {
 				u := s.publicURL + "/verify/" + token
@@ -166,10 +171,16 @@ func (s *Server) linkURLs(checks []store.Check, links map[string]string) map[str
 
 // mailsQueued tells, per link type, whether a link mail was queued.
 func mailsQueued(checks []store.Check, mails bool) mailsJSON {
-	var m mailsJSON
+	m := mailsJSON{}
+	for _, t := range check.Types(check.Customer) {
+		if t.UsesLink() {
+			m[t] = false
+		}
+	}
 	for _, c := range checks {
-		m.IDIN = m.IDIN || (mails && c.Type == "idin")
-		m.IDScan = m.IDScan || (mails && c.Type == "idscan")
+		if c.Type.UsesLink() && mails {
+			m[c.Type] = true
+		}
 	}
 	return m
 }

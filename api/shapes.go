@@ -5,6 +5,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/kycflow/kycflow/check"
 	"github.com/kycflow/kycflow/store"
 )
 
@@ -53,15 +54,15 @@ func activeInt(b bool) int {
 }
 
 type checkJSON struct {
-	ID          uuid.UUID  `json:"id"`
-	Type        string     `json:"type"`
-	Status      string     `json:"status"`
-	Validated   *bool      `json:"validated"`
-	Data        store.JSON `json:"data"`
-	Error       store.JSON `json:"error"`
-	CreatedAt   Time       `json:"created_at"`
-	UpdatedAt   Time       `json:"updated_at"`
-	CompletedAt *Time      `json:"completed_at"`
+	ID          uuid.UUID    `json:"id"`
+	Type        check.Type   `json:"type"`
+	Status      check.Status `json:"status"`
+	Validated   *bool        `json:"validated"`
+	Data        store.JSON   `json:"data"`
+	Error       store.JSON   `json:"error"`
+	CreatedAt   Time         `json:"created_at"`
+	UpdatedAt   Time         `json:"updated_at"`
+	CompletedAt *Time        `json:"completed_at"`
 }
 
 func toCheck(c store.Check) *checkJSON {
@@ -72,7 +73,7 @@ func toCheck(c store.Check) *checkJSON {
 }
 
 // latest returns the check of a type, or nil (rendered null) when none exists.
-func latest(checks map[string]store.Check, typ string) *checkJSON {
+func latest(checks map[check.Type]store.Check, typ check.Type) *checkJSON {
 	c, ok := checks[typ]
 	if !ok {
 		return nil
@@ -108,7 +109,7 @@ func toBusiness(b store.BusinessWithChecks) businessJSON {
 		Addition: b.Addition, PostalCode: b.PostalCode, City: b.City, CountryID: b.CountryID, IBAN: b.IBAN,
 		CoCNumber: b.CoCNumber, VATNumber: b.VATNumber, IsActive: activeInt(b.IsActive), InactiveAt: optTime(b.InactiveAt),
 		CreatedAt: Time(b.CreatedAt), UpdatedAt: Time(b.UpdatedAt),
-		CoCCheck: latest(b.Checks, "coc"), IBANCheck: latest(b.Checks, "iban"), VATCheck: latest(b.Checks, "vat"),
+		CoCCheck: latest(b.Checks, check.CoC), IBANCheck: latest(b.Checks, check.IBAN), VATCheck: latest(b.Checks, check.VAT),
 	}
 }
 
@@ -182,35 +183,34 @@ func toCustomer(c store.CustomerWithChecks) customerJSON {
 		DocumentType: c.DocumentType, Phone: c.Phone, Address: c.Address, Street: c.Street, HouseNumber: c.HouseNumber,
 		Addition: c.Addition, PostalCode: c.PostalCode, City: c.City, CountryID: c.CountryID, IBAN: c.IBAN,
 		IsActive: activeInt(c.IsActive), InactiveAt: optTime(c.InactiveAt), CreatedAt: Time(c.CreatedAt), UpdatedAt: Time(c.UpdatedAt),
-		IBANCheck: latest(c.Checks, "iban"), AMLCheck: latest(c.Checks, "aml"),
-		IDINCheck: latest(c.Checks, "idin"), IDScanCheck: latest(c.Checks, "idscan"),
+		IBANCheck: latest(c.Checks, check.IBAN), AMLCheck: latest(c.Checks, check.AML),
+		IDINCheck: latest(c.Checks, check.IDIN), IDScanCheck: latest(c.Checks, check.IDScan),
 	}
 }
 
-type mailsJSON struct {
-	IDIN   bool `json:"idin"`
-	IDScan bool `json:"idscan"`
-}
+// mailsJSON tells, per link check type (every one always present), whether
+// a link mail was queued; JSON sorts the keys.
+type mailsJSON map[check.Type]bool
 
 type customerCreatedJSON struct {
-	ID         uuid.UUID          `json:"id"`
-	Initials   *string            `json:"initials"`
-	FirstName  *string            `json:"firstname"`
-	LastName   *string            `json:"lastname"`
-	Name       string             `json:"name"`
-	Email      string             `json:"email"`
-	IBAN       *string            `json:"iban_number"`
-	Phone      *string            `json:"phone"`
-	Address    *string            `json:"address"`
-	City       *string            `json:"city"`
-	PostalCode *string            `json:"postalcode"`
-	CountryID  int                `json:"country_id"`
-	Birthdate  *Date              `json:"birthdate"`
-	UpdatedAt  Time               `json:"updated_at"`
-	CreatedAt  Time               `json:"created_at"`
-	Messages   []string           `json:"messages"`
-	Mails      mailsJSON          `json:"mails"`
-	URLs       map[string]*string `json:"urls,omitempty"`
+	ID         uuid.UUID              `json:"id"`
+	Initials   *string                `json:"initials"`
+	FirstName  *string                `json:"firstname"`
+	LastName   *string                `json:"lastname"`
+	Name       string                 `json:"name"`
+	Email      string                 `json:"email"`
+	IBAN       *string                `json:"iban_number"`
+	Phone      *string                `json:"phone"`
+	Address    *string                `json:"address"`
+	City       *string                `json:"city"`
+	PostalCode *string                `json:"postalcode"`
+	CountryID  int                    `json:"country_id"`
+	Birthdate  *Date                  `json:"birthdate"`
+	UpdatedAt  Time                   `json:"updated_at"`
+	CreatedAt  Time                   `json:"created_at"`
+	Messages   []string               `json:"messages"`
+	Mails      mailsJSON              `json:"mails"`
+	URLs       map[check.Type]*string `json:"urls,omitempty"`
 }
 
 type customerItemJSON struct {
@@ -234,8 +234,8 @@ type businessChecksQueuedJSON struct {
 }
 
 type customerChecksQueuedJSON struct {
-	Messages []string           `json:"messages"`
-	URLs     map[string]*string `json:"urls"`
+	Messages []string               `json:"messages"`
+	URLs     map[check.Type]*string `json:"urls"`
 }
 
 type messageJSON struct {

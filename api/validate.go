@@ -25,9 +25,9 @@ func msg(field, rest string) string {
 
 func itoa(i int) string { return strconv.Itoa(i) }
 
-// check runs ozzo rules on one field unless it already has an error (a
+// validateField runs ozzo rules on one field unless it already has an error (a
 // wrong JSON type), recording the first failing rule's message.
-func check(fe *fieldErrors, field string, value any, rules ...validation.Rule) {
+func validateField(fe *fieldErrors, field string, value any, rules ...validation.Rule) {
 	if fe.has(field) {
 		return
 	}

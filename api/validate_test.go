@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kycflow/kycflow/check"
 )
 
 func parse(t *testing.T, body string) *object {
@@ -39,7 +41,7 @@ func TestCreateBusinessValid(t *testing.T) {
 		t.Fatalf("business: %+v", req.business)
 	}
 	// Checks in the order the caller sent them.
-	if strings.Join(req.checks, ",") != "iban,coc" {
+	if joinTypes(req.checks) != "iban, coc" {
 		t.Fatalf("checks order: %v", req.checks)
 	}
 	// coc number as a JSON number, and outside NLD any 6–20 digits.
@@ -127,7 +129,7 @@ func TestCreateCustomerValid(t *testing.T) {
 	if *c.Phone != "+31612345678" || c.Mails || *c.Street != "Damrak" || *c.HouseNumber != "1" || *c.Addition != "A" {
 		t.Fatalf("customer: phone %v mails %v street %v %v %v", *c.Phone, c.Mails, *c.Street, *c.HouseNumber, *c.Addition)
 	}
-	if strings.Join(req.checks, ",") != "idscan,aml,iban" {
+	if joinTypes(req.checks) != "idscan, aml, iban" {
 		t.Fatalf("checks: %v", req.checks)
 	}
 	// mails defaults to true.
@@ -183,7 +185,7 @@ func TestTypeList(t *testing.T) {
 	}
 	for _, c := range cases {
 		var fe fieldErrors
-		typeList(parse(t, c.body), businessCheckTypes, &fe)
+		typeList(parse(t, c.body), check.Types(check.Business), &fe)
 		for f, frag := range c.want {
 			if len(fe.msgs[f]) == 0 || !strings.Contains(fe.msgs[f][0], frag) {
 				t.Errorf("%s: %s: got %v, want %q", c.body, f, fe.msgs, frag)
@@ -191,7 +193,7 @@ func TestTypeList(t *testing.T) {
 		}
 	}
 	var fe fieldErrors
-	if got := typeList(parse(t, `{"type":["vat","coc"]}`), businessCheckTypes, &fe); !fe.empty() || strings.Join(got, ",") != "vat,coc" {
+	if got := typeList(parse(t, `{"type":["vat","coc"]}`), check.Types(check.Business), &fe); !fe.empty() || joinTypes(got) != "vat, coc" {
 		t.Fatalf("valid list: %v %v", got, fe.msgs)
 	}
 }

@@ -6,6 +6,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
+
+	"github.com/kycflow/kycflow/check"
 )
 
 const businessCols = `id, tenant_id, name, address, street, housenumber, addition, postalcode, city, country_id,
@@ -14,12 +16,12 @@ const businessCols = `id, tenant_id, name, address, street, housenumber, additio
 // BusinessWithChecks is a business and the newest check of each type.
 type BusinessWithChecks struct {
 	Business
-	Checks map[string]Check
+	Checks map[check.Type]Check
 }
 
 // CreateBusiness stores a business and queues its checks in one transaction.
 // b.ID, timestamps and TenantID are set here.
-func (s *Store) CreateBusiness(ctx context.Context, tenantID uuid.UUID, b Business, checkTypes []string) (Business, []Check, error) {
+func (s *Store) CreateBusiness(ctx context.Context, tenantID uuid.UUID, b Business, checkTypes []check.Type) (Business, []Check, error) {
 	b.ID, b.TenantID, b.IsActive = NewID(), tenantID, true
 	b.CreatedAt = now()
 	b.UpdatedAt = b.CreatedAt
@@ -31,7 +33,7 @@ func (s *Store) CreateBusiness(ctx context.Context, tenantID uuid.UUID, b Busine
 		if err != nil {
 			return err
 		}
-		checks, err = insertChecks(ctx, tx, lead, args, tenantID, KindBusiness, b.ID, checkTypes, b.CreatedAt)
+		checks, err = insertChecks(ctx, tx, lead, args, tenantID, check.Business, b.ID, checkTypes, b.CreatedAt)
 		if err != nil {
 			return fmt.Errorf("insert business: %w", err)
 		}
@@ -51,7 +53,7 @@ func (s *Store) GetBusiness(ctx context.Context, tenantID, id uuid.UUID) (Busine
 			return err
 		}
 		var err error
-		out.Checks, err = latestChecks(ctx, tx, tenantID, KindBusiness, id)
+		out.Checks, err = latestChecks(ctx, tx, tenantID, check.Business, id)
 		return err
 	})
 	return out, err
@@ -71,11 +73,11 @@ func (s *Store) ListBusinesses(ctx context.Context, tenantID uuid.UUID, q PageQu
 // DeleteBusiness erases a business and its checks, cancels its unfinished
 // workflows, unlinks its customers (by the foreign key) and writes an audit row.
 func (s *Store) DeleteBusiness(ctx context.Context, p Principal, id uuid.UUID) error {
-	return s.deleteSubject(ctx, p, KindBusiness, id)
+	return s.deleteSubject(ctx, p, check.Business, id)
 }
 
 // deleteSubject is the shared erase path of businesses and customers.
-func (s *Store) deleteSubject(ctx context.Context, p Principal, kind string, id uuid.UUID) error {
+func (s *Store) deleteSubject(ctx context.Context, p Principal, kind check.Kind, id uuid.UUID) error {
 	err := s.inTenant(ctx, p.TenantID, func(tx *sqlx.Tx) error {
 		var one int
 		if err := tx.GetContext(ctx, &one, `SELECT 1 FROM `+subjectTable(kind)+` WHERE tenant_id = $1 AND id = $2 FOR UPDATE`, p.TenantID, id); err != nil {

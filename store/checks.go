@@ -11,21 +11,23 @@ import (
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
+
+	"github.com/kycflow/kycflow/check"
 )
 
 const checkCols = `id, tenant_id, business_id, customer_id, type, status, validated, data, error, created_at, updated_at, completed_at`
 
 // subjectTable is the table holding subjects of this kind.
-func subjectTable(kind string) string {
-	if kind == KindCustomer {
+func subjectTable(kind check.Kind) string {
+	if kind == check.Customer {
 		return "customers"
 	}
 	return "businesses"
 }
 
 // subjectColumn is the checks column that points at a subject of this kind.
-func subjectColumn(kind string) string {
-	if kind == KindCustomer {
+func subjectColumn(kind check.Kind) string {
+	if kind == check.Customer {
 		return "customer_id"
 	}
 	return "business_id"
@@ -34,7 +36,7 @@ func subjectColumn(kind string) string {
 // insertChecks queues new checks on a subject: check rows plus outbox
 // starts. With a lead statement (the subject's own INSERT, bound to
 // leadArgs), all of it is one statement: one round trip for a create.
-func insertChecks(ctx context.Context, tx *sqlx.Tx, lead string, leadArgs []any, tenantID uuid.UUID, kind string, subjectID uuid.UUID, types []string, at time.Time) ([]Check, error) {
+func insertChecks(ctx context.Context, tx *sqlx.Tx, lead string, leadArgs []any, tenantID uuid.UUID, kind check.Kind, subjectID uuid.UUID, types []check.Type, at time.Time) ([]Check, error) {
 	if len(types) == 0 {
 		if lead == "" {
 			return nil, nil
@@ -46,8 +48,8 @@ func insertChecks(ctx context.Context, tx *sqlx.Tx, lead string, leadArgs []any,
 	ids := make([]string, len(types))
 	payloads := make([]string, len(types))
 	for i, t := range types {
-		c := Check{ID: NewID(), TenantID: tenantID, Type: t, Status: StatusQueued, CreatedAt: at, UpdatedAt: at}
-		if kind == KindCustomer {
+		c := Check{ID: NewID(), TenantID: tenantID, Type: t, Status: check.Queued, CreatedAt: at, UpdatedAt: at}
+		if kind == check.Customer {
 			c.CustomerID = &subjectID
 		} else {
 			c.BusinessID = &subjectID
@@ -59,12 +61,12 @@ func insertChecks(ctx context.Context, tx *sqlx.Tx, lead string, leadArgs []any,
 		checks[i], ids[i], payloads[i] = c, c.ID.String(), string(p)
 	}
 	var businessID, customerID *uuid.UUID
-	if kind == KindCustomer {
+	if kind == check.Customer {
 		customerID = &subjectID
 	} else {
 		businessID = &subjectID
 	}
-	args := append(leadArgs, pq.Array(ids), pq.Array(types), pq.Array(payloads), tenantID, businessID, customerID, at)
+	args := append(leadArgs, pq.Array(ids), pq.Array(strs(types)), pq.Array(payloads), tenantID, businessID, customerID, at)
 	n := func(i int) string { return fmt.Sprintf("$%d", len(leadArgs)+i) }
 	q := "WITH "
 	if lead != "" {
@@ -84,7 +86,7 @@ func insertChecks(ctx context.Context, tx *sqlx.Tx, lead string, leadArgs []any,
 
 // cancelUnfinished marks the subject's unfinished checks (of the given types,
 // or all when types is nil) cancelled and queues their workflows' cancellation.
-func cancelUnfinished(ctx context.Context, tx *sqlx.Tx, tenantID uuid.UUID, kind string, subjectID uuid.UUID, types []string, at time.Time) error {
+func cancelUnfinished(ctx context.Context, tx *sqlx.Tx, tenantID uuid.UUID, kind check.Kind, subjectID uuid.UUID, types []check.Type, at time.Time) error {
 	q := `WITH c AS (
 			UPDATE checks SET status = 'cancelled', updated_at = $3, completed_at = $3
 			WHERE tenant_id = $1 AND ` + subjectColumn(kind) + ` = $2 AND status = ANY($4)
@@ -98,16 +100,16 @@ func cancelUnfinished(ctx context.Context, tx *sqlx.Tx, tenantID uuid.UUID, kind
 			'subject_kind', $6::text, 'subject_id', $2::uuid, 'type', c.type) FROM c`
 	var typesArg any
 	if types != nil {
-		typesArg = pq.Array(types)
+		typesArg = pq.Array(strs(types))
 	}
-	if _, err := tx.ExecContext(ctx, q, tenantID, subjectID, at, pq.Array(unfinished), typesArg, kind); err != nil {
+	if _, err := tx.ExecContext(ctx, q, tenantID, subjectID, at, pq.Array(strs(check.Unfinished)), typesArg, kind); err != nil {
 		return fmt.Errorf("cancel unfinished checks: %w", err)
 	}
 	return nil
 }
 
 // latestChecks returns the newest check of each type on a subject.
-func latestChecks(ctx context.Context, tx *sqlx.Tx, tenantID uuid.UUID, kind string, subjectID uuid.UUID) (map[string]Check, error) {
+func latestChecks(ctx context.Context, tx *sqlx.Tx, tenantID uuid.UUID, kind check.Kind, subjectID uuid.UUID) (map[check.Type]Check, error) {
 	var cs []Check
 	// Cancelled checks were superseded, so they rank last: ids come from the
 	// api processes' clocks, which may disagree by a few milliseconds.
@@ -116,7 +118,7 @@ func latestChecks(ctx context.Context, tx *sqlx.Tx, tenantID uuid.UUID, kind str
 	if err != nil {
 		return nil, fmt.Errorf("latest checks: %w", err)
 	}
-	m := make(map[string]Check, len(cs))
+	m := make(map[check.Type]Check, len(cs))
 	for _, c := range cs {
 		m[c.Type] = c
 	}
@@ -127,14 +129,14 @@ func latestChecks(ctx context.Context, tx *sqlx.Tx, tenantID uuid.UUID, kind str
 // an unfinished one of the same type. For a customer who gets no mails, the
 // idin/idscan checks' links are issued here and returned (type → token).
 // ErrNotFound when the subject is not the tenant's.
-func (s *Store) QueueChecks(ctx context.Context, tenantID uuid.UUID, kind string, subjectID uuid.UUID, types []string) ([]Check, map[string]string, error) {
+func (s *Store) QueueChecks(ctx context.Context, tenantID uuid.UUID, kind check.Kind, subjectID uuid.UUID, types []check.Type) ([]Check, map[check.Type]string, error) {
 	var out []Check
-	var links map[string]string
+	var links map[check.Type]string
 	err := s.inTenant(ctx, tenantID, func(tx *sqlx.Tx) error {
 		// The lock orders concurrent check requests on one record, so each
 		// supersedes the one before it.
 		q := `SELECT true FROM businesses WHERE tenant_id = $1 AND id = $2 FOR UPDATE`
-		if kind == KindCustomer {
+		if kind == check.Customer {
 			q = `SELECT mails FROM customers WHERE tenant_id = $1 AND id = $2 FOR UPDATE`
 		}
 		var mails bool
@@ -170,7 +172,7 @@ type CheckWithSubject struct {
 
 // LoadCheck reads a check and its subject. ErrNotFound when either is gone
 // (deleted records take their checks with them).
-func (s *Store) LoadCheck(ctx context.Context, ref CheckRef) (CheckWithSubject, error) {
+func (s *Store) LoadCheck(ctx context.Context, ref check.Ref) (CheckWithSubject, error) {
 	var out CheckWithSubject
 	err := s.inTenant(ctx, ref.TenantID, func(tx *sqlx.Tx) error {
 		row := struct {
@@ -206,8 +208,8 @@ func (s *Store) GetCheck(ctx context.Context, tenantID, checkID uuid.UUID) (Chec
 // idempotent: From lists the statuses the change applies to, so a step that
 // is retried after a crash, or arrives after a cancellation, changes nothing.
 type CheckUpdate struct {
-	Status    string
-	From      []string
+	Status    check.Status
+	From      []check.Status
 	Validated *bool
 	Data      JSON
 	Error     JSON
@@ -238,18 +240,23 @@ type Address struct {
 // UpdateCheck applies a status change, reporting whether it took effect and
 // the check's status afterwards. A check that no longer exists reports
 // ErrNotFound.
-func (s *Store) UpdateCheck(ctx context.Context, ref CheckRef, u CheckUpdate) (applied bool, status string, err error) {
+func (s *Store) UpdateCheck(ctx context.Context, ref check.Ref, u CheckUpdate) (applied bool, status check.Status, err error) {
+	for _, from := range u.From {
+		if !check.CanMove(from, u.Status) {
+			return false, "", fmt.Errorf("check %s: illegal status move %s → %s", ref.CheckID, from, u.Status)
+		}
+	}
 	err = s.inTenant(ctx, ref.TenantID, func(tx *sqlx.Tx) error {
 		at := now()
 		var completed *time.Time
 		switch u.Status {
-		case StatusCompleted, StatusExpired, StatusCancelled:
+		case check.Completed, check.Expired, check.Cancelled:
 			completed = &at
 		}
 		err := tx.GetContext(ctx, &status, `UPDATE checks SET status = $3, validated = $4, data = COALESCE($5, data),
 				error = $6, updated_at = $7, completed_at = $8
 			WHERE tenant_id = $1 AND id = $2 AND status = ANY($9) RETURNING status`,
-			ref.TenantID, ref.CheckID, u.Status, u.Validated, u.Data, u.Error, at, completed, pq.Array(u.From))
+			ref.TenantID, ref.CheckID, u.Status, u.Validated, u.Data, u.Error, at, completed, pq.Array(strs(u.From)))
 		if err == nil {
 			applied = true
 			if a := u.Address; a != nil {
@@ -258,7 +265,7 @@ func (s *Store) UpdateCheck(ctx context.Context, ref CheckRef, u CheckUpdate) (a
 					WHERE tenant_id = $1 AND id = $2`,
 					ref.TenantID, ref.SubjectID, a.Address, a.Street, a.HouseNumber, a.Addition, a.PostalCode, a.City, at)
 			}
-			if id := u.Identity; id != nil && err == nil && ref.SubjectKind == KindCustomer {
+			if id := u.Identity; id != nil && err == nil && ref.SubjectKind == check.Customer {
 				_, err = tx.ExecContext(ctx, `UPDATE customers SET gender = COALESCE($3, gender),
 						birthdate = COALESCE($4, birthdate), nationality_id = COALESCE($5, nationality_id),
 						document_number = COALESCE($6, document_number), document_type = COALESCE($7, document_type),
@@ -286,10 +293,10 @@ func (s *Store) RequestRetry(ctx context.Context, tenantID, checkID uuid.UUID) (
 		if err := tx.GetContext(ctx, &c, `SELECT `+checkCols+` FROM checks WHERE tenant_id = $1 AND id = $2 FOR UPDATE`, tenantID, checkID); err != nil {
 			return err
 		}
-		if c.Status != StatusFailed {
+		if c.Status != check.Failed {
 			return ErrConflict // c tells the caller the status it is in
 		}
-		c.Status, c.UpdatedAt = StatusQueued, now()
+		c.Status, c.UpdatedAt = check.Queued, now()
 		if _, err := tx.ExecContext(ctx, `UPDATE checks SET status = $3, updated_at = $4 WHERE tenant_id = $1 AND id = $2`,
 			tenantID, checkID, c.Status, c.UpdatedAt); err != nil {
 			return err
@@ -307,4 +314,13 @@ func (s *Store) CheckTenant(ctx context.Context, checkID uuid.UUID) (uuid.UUID, 
 	var id uuid.UUID
 	err := s.db.GetContext(ctx, &id, `SELECT tenant_id FROM checks WHERE id = $1`, checkID)
 	return id, classify(err)
+}
+
+// strs turns a slice of domain words into the []string lib/pq sends as an array.
+func strs[T ~string](xs []T) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = string(x)
+	}
+	return out
 }

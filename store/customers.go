@@ -8,6 +8,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
+
+	"github.com/kycflow/kycflow/check"
 )
 
 const customerCols = `id, tenant_id, business_id, notes, initials, firstname, lastname, name, email, gender, birthdate,
@@ -20,18 +22,18 @@ var ErrBusinessNotFound = errors.New("business not found")
 // CustomerWithChecks is a customer and the newest check of each type.
 type CustomerWithChecks struct {
 	Customer
-	Checks map[string]Check
+	Checks map[check.Type]Check
 }
 
 // CreateCustomer stores a customer and queues its checks in one transaction;
 // when the customer gets no mails, the idin/idscan links are issued with them
 // and returned (type → token).
-func (s *Store) CreateCustomer(ctx context.Context, tenantID uuid.UUID, c Customer, checkTypes []string) (Customer, []Check, map[string]string, error) {
+func (s *Store) CreateCustomer(ctx context.Context, tenantID uuid.UUID, c Customer, checkTypes []check.Type) (Customer, []Check, map[check.Type]string, error) {
 	c.ID, c.TenantID, c.IsActive = NewID(), tenantID, true
 	c.CreatedAt = now()
 	c.UpdatedAt = c.CreatedAt
 	var checks []Check
-	var links map[string]string
+	var links map[check.Type]string
 	err := s.inTenant(ctx, tenantID, func(tx *sqlx.Tx) error {
 		lead, args, err := tx.BindNamed(`INSERT INTO customers (`+customerCols+`) VALUES (:id, :tenant_id, :business_id,
 			:notes, :initials, :firstname, :lastname, :name, :email, :gender, :birthdate, :nationality_id, :document_number,
@@ -40,7 +42,7 @@ func (s *Store) CreateCustomer(ctx context.Context, tenantID uuid.UUID, c Custom
 		if err != nil {
 			return err
 		}
-		checks, err = insertChecks(ctx, tx, lead, args, tenantID, KindCustomer, c.ID, checkTypes, c.CreatedAt)
+		checks, err = insertChecks(ctx, tx, lead, args, tenantID, check.Customer, c.ID, checkTypes, c.CreatedAt)
 		// The composite foreign key admits only a business of the same tenant.
 		var pqErr *pq.Error
 		if errors.As(err, &pqErr) && pqErr.Code == "23503" && pqErr.Constraint == "customers_tenant_id_business_id_fkey" {
@@ -68,7 +70,7 @@ func (s *Store) GetCustomer(ctx context.Context, tenantID, id uuid.UUID) (Custom
 			return err
 		}
 		var err error
-		out.Checks, err = latestChecks(ctx, tx, tenantID, KindCustomer, id)
+		out.Checks, err = latestChecks(ctx, tx, tenantID, check.Customer, id)
 		return err
 	})
 	return out, err
@@ -93,7 +95,7 @@ func (s *Store) ListCustomers(ctx context.Context, tenantID uuid.UUID, businessI
 // DeleteCustomer erases a customer and its checks, cancels its unfinished
 // workflows and writes an audit row.
 func (s *Store) DeleteCustomer(ctx context.Context, p Principal, id uuid.UUID) error {
-	return s.deleteSubject(ctx, p, KindCustomer, id)
+	return s.deleteSubject(ctx, p, check.Customer, id)
 }
 
 // ActiveCustomers pages through a tenant's active customers in id order,
@@ -108,7 +110,7 @@ func (s *Store) ActiveCustomers(ctx context.Context, tenantID, after uuid.UUID, 
 }
 
 // LatestCheck is the newest check of a type on a customer; ErrNotFound when none.
-func (s *Store) LatestCheck(ctx context.Context, tenantID, customerID uuid.UUID, typ string) (Check, error) {
+func (s *Store) LatestCheck(ctx context.Context, tenantID, customerID uuid.UUID, typ check.Type) (Check, error) {
 	var c Check
 	err := s.inTenant(ctx, tenantID, func(tx *sqlx.Tx) error {
 		return tx.GetContext(ctx, &c, `SELECT `+checkCols+` FROM checks WHERE tenant_id = $1 AND customer_id = $2 AND type = $3

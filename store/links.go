@@ -12,6 +12,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
+
+	"github.com/kycflow/kycflow/check"
 )
 
 // Link is a verification link of an idin or idscan check, without its token
@@ -20,7 +22,7 @@ type Link struct {
 	CheckID    uuid.UUID  `db:"check_id"`
 	TenantID   uuid.UUID  `db:"tenant_id"`
 	CustomerID uuid.UUID  `db:"customer_id"`
-	Type       string     `db:"type"`
+	Type       check.Type `db:"type"`
 	CreatedAt  time.Time  `db:"created_at"`
 	ExpiresAt  time.Time  `db:"expires_at"`
 	UsedAt     *time.Time `db:"used_at"`
@@ -29,9 +31,6 @@ type Link struct {
 }
 
 const linkCols = `check_id, tenant_id, customer_id, type, created_at, expires_at, used_at, revoked_at, submission`
-
-// IsLinkType reports whether checks of this type are verified through a link.
-func IsLinkType(t string) bool { return t == "idin" || t == "idscan" }
 
 // LinkState is what a link's holder may do with it.
 type LinkState string
@@ -45,15 +44,15 @@ const (
 )
 
 // State decides what the link allows, given its check's status, at now.
-func (l Link) State(checkStatus string, now time.Time) LinkState {
+func (l Link) State(checkStatus check.Status, now time.Time) LinkState {
 	switch {
 	case l.UsedAt != nil:
 		return LinkUsed
-	case l.RevokedAt != nil || checkStatus == StatusCancelled:
+	case l.RevokedAt != nil || checkStatus == check.Cancelled:
 		return LinkRevoked
-	case !now.Before(l.ExpiresAt) || checkStatus == StatusExpired:
+	case !now.Before(l.ExpiresAt) || checkStatus == check.Expired:
 		return LinkExpired
-	case checkStatus == StatusCompleted:
+	case checkStatus == check.Completed:
 		return LinkUsed
 	}
 	return LinkOpen
@@ -75,10 +74,10 @@ func hashToken(token string) []byte {
 // insertLinks issues a link for each idin/idscan check among checks, in the
 // transaction that queues them, and returns check type → token. The expiry
 // is the tenant's link_ttl from now.
-func insertLinks(ctx context.Context, tx *sqlx.Tx, tenantID, customerID uuid.UUID, checks []Check, at time.Time) (map[string]string, error) {
-	var out map[string]string
+func insertLinks(ctx context.Context, tx *sqlx.Tx, tenantID, customerID uuid.UUID, checks []Check, at time.Time) (map[check.Type]string, error) {
+	var out map[check.Type]string
 	for _, c := range checks {
-		if !IsLinkType(c.Type) {
+		if !c.Type.UsesLink() {
 			continue
 		}
 		token, hash := newToken()
@@ -88,7 +87,7 @@ func insertLinks(ctx context.Context, tx *sqlx.Tx, tenantID, customerID uuid.UUI
 			return nil, fmt.Errorf("issue %s link: %w", c.Type, err)
 		}
 		if out == nil {
-			out = map[string]string{}
+			out = map[check.Type]string{}
 		}
 		out[c.Type] = token
 	}
@@ -99,7 +98,7 @@ func insertLinks(ctx context.Context, tx *sqlx.Tx, tenantID, customerID uuid.UUI
 // has none, and returns the token with the link. A link already used or
 // revoked is returned as is with no token. Used to mail a link: a retried
 // mail step re-issues, so only the token in the last mail works.
-func (s *Store) IssueLink(ctx context.Context, ref CheckRef) (string, Link, error) {
+func (s *Store) IssueLink(ctx context.Context, ref check.Ref) (string, Link, error) {
 	var l Link
 	token, hash := newToken()
 	err := s.inTenant(ctx, ref.TenantID, func(tx *sqlx.Tx) error {
@@ -120,7 +119,7 @@ func (s *Store) IssueLink(ctx context.Context, ref CheckRef) (string, Link, erro
 }
 
 // GetLink reads a check's link; ErrNotFound when it has none.
-func (s *Store) GetLink(ctx context.Context, ref CheckRef) (Link, error) {
+func (s *Store) GetLink(ctx context.Context, ref check.Ref) (Link, error) {
 	var l Link
 	err := s.inTenant(ctx, ref.TenantID, func(tx *sqlx.Tx) error {
 		return tx.GetContext(ctx, &l, `SELECT `+linkCols+` FROM links WHERE tenant_id = $1 AND check_id = $2`, ref.TenantID, ref.CheckID)
@@ -224,7 +223,7 @@ func lockOpenLink(ctx context.Context, tx *sqlx.Tx, ids linkIDs, at time.Time) (
 
 // ExpireCheck marks an awaiting check `expired` when its link was not used;
 // applied is false when the person submitted in time (or the check moved on).
-func (s *Store) ExpireCheck(ctx context.Context, ref CheckRef) (applied bool, status string, err error) {
+func (s *Store) ExpireCheck(ctx context.Context, ref check.Ref) (applied bool, status check.Status, err error) {
 	err = s.inTenant(ctx, ref.TenantID, func(tx *sqlx.Tx) error {
 		at := now()
 		err := tx.GetContext(ctx, &status, `UPDATE checks SET status = 'expired', updated_at = $3, completed_at = $3
@@ -262,7 +261,7 @@ func (s *Store) SetLinkPending(ctx context.Context, token string, pending JSON) 
 
 // SetLinkSubmission replaces a used link's submission: the verify step keeps
 // a provider answer it cannot ask for twice (iDIN discloses data once).
-func (s *Store) SetLinkSubmission(ctx context.Context, ref CheckRef, submission JSON) error {
+func (s *Store) SetLinkSubmission(ctx context.Context, ref check.Ref, submission JSON) error {
 	return s.inTenant(ctx, ref.TenantID, func(tx *sqlx.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE links SET submission = $3 WHERE tenant_id = $1 AND check_id = $2`, ref.TenantID, ref.CheckID, submission)
 		if err != nil {

@@ -8,6 +8,8 @@ import (
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
+
+	"github.com/kycflow/kycflow/check"
 )
 
 // Outbox actions, carried to Temporal by the relay.
@@ -25,14 +27,14 @@ const OutboxNotifyChannel = "kycflow_outbox"
 
 // OutboxItem is one pending action for the relay.
 type OutboxItem struct {
-	ID       int64    `db:"id"`
-	Action   string   `db:"action"`
-	Ref      CheckRef `db:"-"`
-	Payload  []byte   `db:"payload"`
-	Attempts int      `db:"attempts"`
+	ID       int64     `db:"id"`
+	Action   string    `db:"action"`
+	Ref      check.Ref `db:"-"`
+	Payload  []byte    `db:"payload"`
+	Attempts int       `db:"attempts"`
 }
 
-func enqueue(ctx context.Context, tx *sqlx.Tx, ref CheckRef, action string) error {
+func enqueue(ctx context.Context, tx *sqlx.Tx, ref check.Ref, action string) error {
 	p, err := json.Marshal(ref)
 	if err != nil {
 		return err

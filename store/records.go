@@ -6,12 +6,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-)
 
-// Subject kinds: what a check is about.
-const (
-	KindBusiness = "business"
-	KindCustomer = "customer"
+	"github.com/kycflow/kycflow/check"
 )
 
 // Business is a stored business record.
@@ -68,52 +64,29 @@ type Customer struct {
 	UpdatedAt          time.Time  `db:"updated_at"`
 }
 
-// Check statuses.
-const (
-	StatusQueued        = "queued"
-	StatusRunning       = "running"
-	StatusAwaitingInput = "awaiting_input"
-	StatusCompleted     = "completed"
-	StatusFailed        = "failed"
-	StatusExpired       = "expired"
-	StatusCancelled     = "cancelled"
-)
-
-// unfinished statuses are those a newer check supersedes and a delete cancels.
-var unfinished = []string{StatusQueued, StatusRunning, StatusAwaitingInput, StatusFailed}
-
 // Check is one verification check of a business or a customer.
 type Check struct {
-	ID          uuid.UUID  `db:"id"`
-	TenantID    uuid.UUID  `db:"tenant_id"`
-	BusinessID  *uuid.UUID `db:"business_id"`
-	CustomerID  *uuid.UUID `db:"customer_id"`
-	Type        string     `db:"type"`
-	Status      string     `db:"status"`
-	Validated   *bool      `db:"validated"`
-	Data        JSON       `db:"data"`
-	Error       JSON       `db:"error"`
-	CreatedAt   time.Time  `db:"created_at"`
-	UpdatedAt   time.Time  `db:"updated_at"`
-	CompletedAt *time.Time `db:"completed_at"`
-}
-
-// CheckRef names a check by ids only: what workflows and the outbox carry.
-type CheckRef struct {
-	TenantID    uuid.UUID `json:"tenant_id"`
-	CheckID     uuid.UUID `json:"check_id"`
-	SubjectKind string    `json:"subject_kind"`
-	SubjectID   uuid.UUID `json:"subject_id"`
-	Type        string    `json:"type"`
+	ID          uuid.UUID    `db:"id"`
+	TenantID    uuid.UUID    `db:"tenant_id"`
+	BusinessID  *uuid.UUID   `db:"business_id"`
+	CustomerID  *uuid.UUID   `db:"customer_id"`
+	Type        check.Type   `db:"type"`
+	Status      check.Status `db:"status"`
+	Validated   *bool        `db:"validated"`
+	Data        JSON         `db:"data"`
+	Error       JSON         `db:"error"`
+	CreatedAt   time.Time    `db:"created_at"`
+	UpdatedAt   time.Time    `db:"updated_at"`
+	CompletedAt *time.Time   `db:"completed_at"`
 }
 
 // Ref returns the check's ids.
-func (c Check) Ref() CheckRef {
-	r := CheckRef{TenantID: c.TenantID, CheckID: c.ID, Type: c.Type, SubjectKind: KindBusiness}
+func (c Check) Ref() check.Ref {
+	r := check.Ref{TenantID: c.TenantID, CheckID: c.ID, Type: c.Type, SubjectKind: check.Business}
 	if c.BusinessID != nil {
 		r.SubjectID = *c.BusinessID
 	} else if c.CustomerID != nil {
-		r.SubjectKind, r.SubjectID = KindCustomer, *c.CustomerID
+		r.SubjectKind, r.SubjectID = check.Customer, *c.CustomerID
 	}
 	return r
 }

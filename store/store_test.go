@@ -3,9 +3,11 @@ package store_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/google/uuid"
+	"github.com/kycflow/kycflow/check"
 	"github.com/kycflow/kycflow/store"
 )
 
@@ -39,16 +41,16 @@ func TestRLSWithoutTenantSeesNothing(t *testing.T) {
 	ctx := context.Background()
 	admin, app := open(t, ownerDSN), open(t, appDSN)
 	tn := newTenant(t, admin, "rls.example")
-	b, _, err := app.CreateBusiness(ctx, tn.ID, store.Business{Name: "B", CountryID: 528, CoCNumber: "12345678", IBAN: ptr("NL91ABNA0417164300")}, []string{"iban"})
+	b, _, err := app.CreateBusiness(ctx, tn.ID, store.Business{Name: "B", CountryID: 528, CoCNumber: "12345678", IBAN: ptr("NL91ABNA0417164300")}, []check.Type{check.IBAN})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, _, _, err := app.CreateCustomer(ctx, tn.ID, store.Customer{Name: "C", Email: "c@example.com", CountryID: 528, BusinessID: &b.ID}, []string{"aml"})
+	c, _, _, err := app.CreateCustomer(ctx, tn.ID, store.Customer{Name: "C", Email: "c@example.com", CountryID: 528, BusinessID: &b.ID}, []check.Type{check.AML})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// A customer without mails gets links issued with the checks.
-	_, _, links, err := app.CreateCustomer(ctx, tn.ID, store.Customer{Name: "D", Email: "d@example.com", CountryID: 528}, []string{"idscan"})
+	_, _, links, err := app.CreateCustomer(ctx, tn.ID, store.Customer{Name: "D", Email: "d@example.com", CountryID: 528}, []check.Type{check.IDScan})
 	if err != nil || len(links["idscan"]) != 43 {
 		t.Fatalf("links %v %v", links, err)
 	}
@@ -152,11 +154,11 @@ func TestSupersedeAndRetry(t *testing.T) {
 	ctx := context.Background()
 	admin, app, worker := open(t, ownerDSN), open(t, appDSN), open(t, workerDSN)
 	tn := newTenant(t, admin, "supersede.example")
-	b, first, err := app.CreateBusiness(ctx, tn.ID, store.Business{Name: "B", CountryID: 528, CoCNumber: "12345678"}, []string{"coc", "vat"})
+	b, first, err := app.CreateBusiness(ctx, tn.ID, store.Business{Name: "B", CountryID: 528, CoCNumber: "12345678"}, []check.Type{check.CoC, check.VAT})
 	if err != nil {
 		t.Fatal(err)
 	}
-	second, _, err := app.QueueChecks(ctx, tn.ID, store.KindBusiness, b.ID, []string{"coc"})
+	second, _, err := app.QueueChecks(ctx, tn.ID, check.Business, b.ID, []check.Type{check.CoC})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,14 +166,14 @@ func TestSupersedeAndRetry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if old.Status != store.StatusCancelled || old.CompletedAt == nil {
+	if old.Status != check.Cancelled || old.CompletedAt == nil {
 		t.Fatalf("superseded check: %+v", old)
 	}
 	got, err := app.GetBusiness(ctx, tn.ID, b.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Checks["coc"].ID != second[0].ID || got.Checks["vat"].Status != store.StatusQueued {
+	if got.Checks["coc"].ID != second[0].ID || got.Checks["vat"].Status != check.Queued {
 		t.Fatalf("latest checks: %+v", got.Checks)
 	}
 	// Retry only from failed.
@@ -179,22 +181,33 @@ func TestSupersedeAndRetry(t *testing.T) {
 		t.Fatalf("retry of queued check: %v", err)
 	}
 	ref := second[0].Ref()
-	applied, status, err := worker.UpdateCheck(ctx, ref, store.CheckUpdate{Status: store.StatusFailed, From: []string{store.StatusQueued, store.StatusRunning}, Error: []byte(`{"code":"x"}`)})
-	if err != nil || !applied || status != store.StatusFailed {
+	// Only the moves the check's rules allow are written.
+	if _, _, err := worker.UpdateCheck(ctx, ref, store.CheckUpdate{Status: check.Failed, From: []check.Status{check.Queued}}); err == nil || !strings.Contains(err.Error(), "illegal status move queued → failed") {
+		t.Fatalf("illegal move: %v", err)
+	}
+	running := store.CheckUpdate{Status: check.Running, From: []check.Status{check.Queued, check.Failed}}
+	if applied, _, err := worker.UpdateCheck(ctx, ref, running); err != nil || !applied {
+		t.Fatalf("run: %v %v", applied, err)
+	}
+	applied, status, err := worker.UpdateCheck(ctx, ref, store.CheckUpdate{Status: check.Failed, From: []check.Status{check.Running}, Error: []byte(`{"code":"x"}`)})
+	if err != nil || !applied || status != check.Failed {
 		t.Fatalf("fail: %v %v %v", applied, status, err)
 	}
 	if _, err := app.RequestRetry(ctx, tn.ID, second[0].ID); err != nil {
 		t.Fatal(err)
 	}
+	if applied, _, err := worker.UpdateCheck(ctx, ref, running); err != nil || !applied {
+		t.Fatalf("run again: %v %v", applied, err)
+	}
 	// Idempotent completion: the second write changes nothing, and the
 	// subject's address is written with the first only.
-	done := store.CheckUpdate{Status: store.StatusCompleted, From: []string{store.StatusQueued, store.StatusRunning}, Validated: ptr(true), Data: []byte(`{"a":1}`),
+	done := store.CheckUpdate{Status: check.Completed, From: []check.Status{check.Running}, Validated: ptr(true), Data: []byte(`{"a":1}`),
 		Address: &store.Address{Address: ptr("Watermolenlaan 1 3447GT Woerden"), Street: ptr("Watermolenlaan"), HouseNumber: ptr("1"), PostalCode: ptr("3447GT"), City: ptr("Woerden")}}
 	if applied, _, err := worker.UpdateCheck(ctx, ref, done); err != nil || !applied {
 		t.Fatalf("complete: %v %v", applied, err)
 	}
 	done.Address = &store.Address{City: ptr("Elsewhere")}
-	if applied, status, err := worker.UpdateCheck(ctx, ref, done); err != nil || applied || status != store.StatusCompleted {
+	if applied, status, err := worker.UpdateCheck(ctx, ref, done); err != nil || applied || status != check.Completed {
 		t.Fatalf("second complete: %v %v %v", applied, status, err)
 	}
 	if got, err := app.GetBusiness(ctx, tn.ID, b.ID); err != nil || got.City == nil || *got.City != "Woerden" || *got.Street != "Watermolenlaan" || got.Addition != nil {

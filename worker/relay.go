@@ -14,6 +14,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/kycflow/kycflow/check"
 	"github.com/kycflow/kycflow/store"
 	"github.com/kycflow/kycflow/workflows"
 )
@@ -199,17 +200,17 @@ func (r *Relay) send(ctx context.Context, it store.OutboxItem) error {
 }
 
 // startOptions are the options every check workflow starts with.
-func startOptions(ref store.CheckRef, reuse enums.WorkflowIdReusePolicy) client.StartWorkflowOptions {
+func startOptions(ref check.Ref, reuse enums.WorkflowIdReusePolicy) client.StartWorkflowOptions {
 	return client.StartWorkflowOptions{
 		ID:                    workflows.WorkflowID(ref.CheckID),
 		TaskQueue:             workflows.TaskQueue,
 		WorkflowIDReusePolicy: reuse,
 		TypedSearchAttributes: temporal.NewSearchAttributes(
 			workflows.SATenantID.ValueSet(ref.TenantID.String()),
-			workflows.SASubjectKind.ValueSet(ref.SubjectKind),
+			workflows.SASubjectKind.ValueSet(string(ref.SubjectKind)),
 			workflows.SASubjectID.ValueSet(ref.SubjectID.String()),
-			workflows.SACheckType.ValueSet(ref.Type),
-			workflows.SACheckStatus.ValueSet(store.StatusQueued),
+			workflows.SACheckType.ValueSet(string(ref.Type)),
+			workflows.SACheckStatus.ValueSet(string(check.Queued)),
 		),
 	}
 }

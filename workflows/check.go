@@ -9,12 +9,12 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/kycflow/kycflow/activities"
-	"github.com/kycflow/kycflow/store"
+	"github.com/kycflow/kycflow/check"
 )
 
 // CheckInput is the workflow input: ids only, never personal data.
 type CheckInput struct {
-	Check store.CheckRef
+	Check check.Ref
 	// Retry bounds the provider step's retries; zero fields take the
 	// defaults. Set by the relay from the worker's configuration.
 	Retry ProviderRetry
@@ -65,7 +65,7 @@ func providerOptions(r ProviderRetry) workflow.ActivityOptions {
 
 // CheckResult is how the workflow ended.
 type CheckResult struct {
-	Status    string
+	Status    check.Status
 	Validated *bool
 }
 
@@ -85,8 +85,8 @@ var a *activities.Activities
 // again; waiting, it can still be cancelled, so CheckStatus follows a
 // supersession or deletion.
 func CheckWorkflow(ctx workflow.Context, in CheckInput) (CheckResult, error) {
-	status := store.StatusQueued
-	if err := workflow.SetQueryHandler(ctx, QueryStatus, func() (string, error) { return status, nil }); err != nil {
+	st, err := newState(ctx, in)
+	if err != nil {
 		return CheckResult{}, err
 	}
 	retries := &retryInbox{ch: workflow.GetSignalChannel(ctx, SignalRetry)}
@@ -95,46 +95,36 @@ func CheckWorkflow(ctx workflow.Context, in CheckInput) (CheckResult, error) {
 	ctx = workflow.WithLocalActivityOptions(ctx, storeOptions)
 
 	for {
-		res, err := setStatus(ctx, in, store.StatusRunning, []string{store.StatusQueued, store.StatusFailed}, nil)
+		applied, err := st.transition(ctx, check.Running, []check.Status{check.Queued, check.Failed}, nil)
 		if err != nil {
-			return endOnError(ctx, in, err)
+			return st.end(ctx, err)
 		}
-		if !res.Applied && res.Status != store.StatusRunning {
+		if !applied {
 			// Already finished (a repeated start) or cancelled before it began.
-			return CheckResult{Status: res.Status}, upsertStatus(ctx, res.Status)
-		}
-		status = store.StatusRunning
-		if err := upsertStatus(ctx, status); err != nil {
-			return CheckResult{}, err
+			return CheckResult{Status: st.status}, nil
 		}
 
-		out, err := runProvider(ctx, in, func(s string) { status = s })
+		out, err := runProvider(ctx, st)
 		if err == nil {
-			status = out.Status
-			return CheckResult{Status: out.Status, Validated: out.Validated}, upsertStatus(ctx, out.Status)
+			return CheckResult{Status: out.Status, Validated: out.Validated}, st.show(ctx, out.Status)
 		}
 		if temporal.IsCanceledError(err) || isType(err, activities.ErrTypeGone) {
-			return endOnError(ctx, in, err)
+			return st.end(ctx, err)
 		}
 
 		workflow.GetLogger(ctx).Warn("check failed", "CheckType", in.Check.Type, "Error", err)
-		res, err = setStatus(ctx, in, store.StatusFailed, []string{store.StatusRunning}, checkError(err))
+		applied, err = st.transition(ctx, check.Failed, []check.Status{check.Running}, checkError(err))
 		if err != nil {
-			return endOnError(ctx, in, err)
+			return st.end(ctx, err)
 		}
-		if !res.Applied { // cancelled meanwhile: the store has the last word
-			status = res.Status
-			return CheckResult{Status: status}, upsertStatus(ctx, status)
-		}
-		status = store.StatusFailed
-		if err := upsertStatus(ctx, status); err != nil {
-			return CheckResult{}, err
+		if !applied { // cancelled meanwhile: the store has the last word
+			return CheckResult{Status: st.status}, nil
 		}
 		if !retries.wait(ctx) {
 			if ctx.Err() != nil {
-				return endOnError(ctx, in, ctx.Err())
+				return st.end(ctx, ctx.Err())
 			}
-			return CheckResult{Status: status}, nil
+			return CheckResult{Status: st.status}, nil
 		}
 	}
 }
@@ -142,36 +132,37 @@ func CheckWorkflow(ctx workflow.Context, in CheckInput) (CheckResult, error) {
 // runProvider runs the check type's provider step: an offline local
 // activity that may settle the check alone, then the provider call as a
 // regular activity, retried durably through outages.
-func runProvider(ctx workflow.Context, in CheckInput, setQueryStatus func(string)) (activities.CheckResult, error) {
+func runProvider(ctx workflow.Context, st *state) (activities.CheckResult, error) {
+	in := st.in
 	var out activities.CheckResult
 	lctx := workflow.WithLocalActivityOptions(ctx, offlineOptions)
 	// Checks started before coc and vat had providers keep failing the old
 	// way when replayed.
-	if t := in.Check.Type; (t == "coc" || t == "vat") && workflow.GetVersion(ctx, "coc-vat-providers", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+	if t := in.Check.Type; (t == check.CoC || t == check.VAT) && workflow.GetVersion(ctx, "coc-vat-providers", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		return out, notConfigured(t)
 	}
 	// Likewise idscan and idin checks started before links existed.
-	if in.Check.Type == "idscan" && workflow.GetVersion(ctx, "idscan-links", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+	if in.Check.Type == check.IDScan && workflow.GetVersion(ctx, "idscan-links", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		return out, notConfigured(in.Check.Type)
 	}
-	if in.Check.Type == "idin" && workflow.GetVersion(ctx, "idin-links", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+	if in.Check.Type == check.IDIN && workflow.GetVersion(ctx, "idin-links", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		return out, notConfigured(in.Check.Type)
 	}
-	if in.Check.Type == "aml" && workflow.GetVersion(ctx, "aml-screening", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+	if in.Check.Type == check.AML && workflow.GetVersion(ctx, "aml-screening", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		return out, notConfigured(in.Check.Type)
 	}
 	switch in.Check.Type {
-	case "aml":
+	case check.AML:
 		err := workflow.ExecuteLocalActivity(lctx, a.AMLScreen, activities.AMLInput{Check: in.Check}).Get(ctx, &out)
 		return out, err
-	case "idscan", "idin":
-		return runLink(ctx, in, setQueryStatus)
-	case "iban":
+	case check.IDScan, check.IDIN:
+		return runLink(ctx, st)
+	case check.IBAN:
 		err := workflow.ExecuteLocalActivity(lctx, a.IBANCheck, activities.IBANInput{Check: in.Check}).Get(ctx, &out)
 		return out, err
-	case "coc":
+	case check.CoC:
 		return offlineThenProvider(ctx, in, a.CoCOffline, a.CoCCheck, activities.CoCInput{Check: in.Check})
-	case "vat":
+	case check.VAT:
 		return offlineThenProvider(ctx, in, a.VATOffline, a.VATCheck, activities.VATInput{Check: in.Check})
 	default:
 		return out, notConfigured(in.Check.Type)
@@ -191,23 +182,23 @@ func offlineThenProvider[I any](ctx workflow.Context, in CheckInput, offline, pr
 	return out, err
 }
 
-func notConfigured(checkType string) error {
+func notConfigured(checkType check.Type) error {
 	return temporal.NewNonRetryableApplicationError(
-		"No provider is configured for "+checkType+" checks yet.", activities.ErrTypeNotConfigured, nil)
+		"No provider is configured for "+string(checkType)+" checks yet.", activities.ErrTypeNotConfigured, nil)
 }
 
 // checkError is the `error` recorded when the provider step failed for good:
 // the provider's own error when there is one.
-func checkError(err error) *activities.CheckError {
+func checkError(err error) *check.Error {
 	var appErr *temporal.ApplicationError
 	if errors.As(err, &appErr) {
 		switch appErr.Type() {
 		case activities.ErrTypeNotConfigured:
-			return &activities.CheckError{Code: CodeProviderNotConfigured, Message: appErr.Message()}
+			return &check.Error{Code: CodeProviderNotConfigured, Message: appErr.Message()}
 		case activities.ErrTypeProvider:
-			var ce activities.CheckError
+			var ce check.Error
 			if appErr.HasDetails() && appErr.Details(&ce) == nil && ce.Code != "" {
-				if ce.Code == activities.CodeProviderUnavailable {
+				if ce.Code == check.CodeProviderUnavailable {
 					ce.Message += " Retries ran out; support can retry the check."
 				}
 				return &ce
@@ -218,15 +209,15 @@ func checkError(err error) *activities.CheckError {
 	if errors.As(err, &timeout) {
 		// The window ended between attempts: the last attempt's answer is in
 		// its heartbeat details (activities.lastAnswer).
-		var ce activities.CheckError
+		var ce check.Error
 		if timeout.HasLastHeartbeatDetails() && timeout.LastHeartbeatDetails(&ce) == nil && ce.Code != "" {
 			ce.Message += " Retries ran out; support can retry the check."
 			return &ce
 		}
-		return &activities.CheckError{Code: activities.CodeProviderUnavailable,
+		return &check.Error{Code: check.CodeProviderUnavailable,
 			Message: "The provider step did not finish within its retry window; support can retry the check."}
 	}
-	return &activities.CheckError{Code: CodeRetriesExhausted, Message: "The provider step failed after its retries; support can retry the check."}
+	return &check.Error{Code: CodeRetriesExhausted, Message: "The provider step failed after its retries; support can retry the check."}
 }
 
 // retryInbox receives retry signals, ignoring requests already honoured.
@@ -289,33 +280,22 @@ func (r *retryInbox) wait(ctx workflow.Context) bool {
 	}
 }
 
-// endOnError closes the workflow after cancellation or deletion: the store
-// already says `cancelled` (or the rows are gone), so only the search
-// attribute is brought in line.
-func endOnError(ctx workflow.Context, in CheckInput, err error) (CheckResult, error) {
+// end closes the workflow after cancellation or deletion: the store
+// already says `cancelled` (or the rows are gone), so only the workflow's
+// own status is brought in line.
+func (s *state) end(ctx workflow.Context, err error) (CheckResult, error) {
 	if temporal.IsCanceledError(err) || ctx.Err() != nil {
 		dctx, cancel := workflow.NewDisconnectedContext(ctx)
 		defer cancel()
-		_, _ = setStatus(dctx, in, store.StatusCancelled, []string{store.StatusQueued, store.StatusRunning, store.StatusAwaitingInput, store.StatusFailed}, nil)
-		_ = upsertStatus(dctx, store.StatusCancelled)
-		return CheckResult{Status: store.StatusCancelled}, nil
+		// Whatever the store answers (the rows may be gone), cancelled it is.
+		_, _ = s.write(dctx, check.Cancelled, check.Unfinished, nil)
+		_ = s.show(dctx, check.Cancelled)
+		return CheckResult{Status: check.Cancelled}, nil
 	}
 	if isType(err, activities.ErrTypeGone) {
-		return CheckResult{Status: store.StatusCancelled}, upsertStatus(ctx, store.StatusCancelled)
+		return CheckResult{Status: check.Cancelled}, s.show(ctx, check.Cancelled)
 	}
 	return CheckResult{}, err
-}
-
-func setStatus(ctx workflow.Context, in CheckInput, to string, from []string, cerr *activities.CheckError) (activities.SetStatusResult, error) {
-	var res activities.SetStatusResult
-	err := workflow.ExecuteLocalActivity(ctx, a.SetStatus, activities.SetStatusInput{
-		Check: in.Check, Status: to, From: from, Error: cerr,
-	}).Get(ctx, &res)
-	return res, err
-}
-
-func upsertStatus(ctx workflow.Context, status string) error {
-	return workflow.UpsertTypedSearchAttributes(ctx, SACheckStatus.ValueSet(status))
 }
 
 func isType(err error, typ string) bool {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,9 +15,10 @@ import (
 	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
 
 	"github.com/kycflow/kycflow/activities"
-	"github.com/kycflow/kycflow/store"
+	"github.com/kycflow/kycflow/check"
 )
 
 type checkSuite struct {
@@ -24,7 +26,7 @@ type checkSuite struct {
 	testsuite.WorkflowTestSuite
 	env      *testsuite.TestWorkflowEnvironment
 	in       CheckInput
-	statuses []string // CheckStatus search attribute values, in order
+	statuses []check.Status // CheckStatus search attribute values, in order
 	writes   []activities.SetStatusInput
 }
 
@@ -34,14 +36,14 @@ func (s *checkSuite) SetupTest() {
 	s.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
 	s.env = s.NewTestWorkflowEnvironment()
 	s.env.RegisterActivity(&activities.Activities{})
-	s.in = CheckInput{Check: store.CheckRef{TenantID: uuid.New(), CheckID: uuid.New(), SubjectKind: store.KindBusiness, SubjectID: uuid.New(), Type: "iban"}}
+	s.in = CheckInput{Check: check.Ref{TenantID: uuid.New(), CheckID: uuid.New(), SubjectKind: check.Business, SubjectID: uuid.New(), Type: "iban"}}
 	s.statuses, s.writes = nil, nil
 	s.env.OnUpsertTypedSearchAttributes(mock.Anything).Run(func(args mock.Arguments) {
 		if v, ok := args.Get(0).(temporal.SearchAttributes).GetKeyword(SACheckStatus); ok {
-			s.statuses = append(s.statuses, v)
+			s.statuses = append(s.statuses, check.Status(v))
 		}
 	}).Return(nil)
-	s.Require().NoError(s.env.SetTypedSearchAttributesOnStart(temporal.NewSearchAttributes(SACheckStatus.ValueSet(store.StatusQueued))))
+	s.Require().NoError(s.env.SetTypedSearchAttributesOnStart(temporal.NewSearchAttributes(SACheckStatus.ValueSet(string(check.Queued)))))
 }
 
 // storeAccepts records status writes and applies them.
@@ -60,8 +62,8 @@ func (s *checkSuite) result() CheckResult {
 	return r
 }
 
-func (s *checkSuite) writtenStatuses() []string {
-	var out []string
+func (s *checkSuite) writtenStatuses() []check.Status {
+	var out []check.Status
 	for _, w := range s.writes {
 		out = append(out, w.Status)
 	}
@@ -73,13 +75,13 @@ var yes = true
 func (s *checkSuite) TestIBANCompletes() {
 	s.storeAccepts()
 	s.env.OnActivity(a.IBANCheck, mock.Anything, activities.IBANInput{Check: s.in.Check}).
-		Return(activities.CheckResult{Applied: true, Status: store.StatusCompleted, Validated: &yes}, nil).Once()
+		Return(activities.CheckResult{Applied: true, Status: check.Completed, Validated: &yes}, nil).Once()
 	s.env.ExecuteWorkflow(CheckWorkflow, s.in)
 	r := s.result()
-	s.Equal(store.StatusCompleted, r.Status)
+	s.Equal(check.Completed, r.Status)
 	s.Equal(&yes, r.Validated)
-	s.Equal([]string{store.StatusRunning}, s.writtenStatuses())
-	s.Equal([]string{store.StatusRunning, store.StatusCompleted}, s.statuses)
+	s.Equal([]check.Status{check.Running}, s.writtenStatuses())
+	s.Equal([]check.Status{check.Running, check.Completed}, s.statuses)
 }
 
 // A check whose provider is not configured (aml before any list is
@@ -93,10 +95,10 @@ func (s *checkSuite) TestUnconfiguredProviderFailsThenCancelled() {
 	s.env.RegisterDelayedCallback(s.env.CancelWorkflow, time.Minute)
 	s.env.ExecuteWorkflow(CheckWorkflow, s.in)
 	r := s.result()
-	s.Equal(store.StatusCancelled, r.Status)
-	s.Equal([]string{store.StatusRunning, store.StatusFailed, store.StatusCancelled}, s.writtenStatuses())
+	s.Equal(check.Cancelled, r.Status)
+	s.Equal([]check.Status{check.Running, check.Failed, check.Cancelled}, s.writtenStatuses())
 	s.Equal(CodeProviderNotConfigured, s.writes[1].Error.Code)
-	s.Equal([]string{store.StatusRunning, store.StatusFailed, store.StatusCancelled}, s.statuses)
+	s.Equal([]check.Status{check.Running, check.Failed, check.Cancelled}, s.statuses)
 }
 
 // A retry signal delivered twice (the relay redelivering) retries once: the
@@ -112,16 +114,16 @@ func (s *checkSuite) TestDuplicateRetrySignalRetriesOnce() {
 	s.env.RegisterDelayedCallback(func() {
 		v, err := s.env.QueryWorkflow(QueryStatus)
 		s.NoError(err)
-		var status string
+		var status check.Status
 		s.NoError(v.Get(&status))
-		s.Equal(store.StatusFailed, status)
+		s.Equal(check.Failed, status)
 		s.env.CancelWorkflow()
 	}, 3*round)
 	s.env.ExecuteWorkflow(CheckWorkflow, s.in)
-	s.Equal(store.StatusCancelled, s.result().Status)
+	s.Equal(check.Cancelled, s.result().Status)
 	running := 0
 	for _, st := range s.writtenStatuses() {
-		if st == store.StatusRunning {
+		if st == check.Running {
 			running++
 		}
 	}
@@ -139,24 +141,24 @@ func (s *checkSuite) TestRetriesExhaustedThenSignalThenSuccess() {
 		if !healthy {
 			return activities.CheckResult{}, errors.New("database unavailable")
 		}
-		return activities.CheckResult{Applied: true, Status: store.StatusCompleted, Validated: &yes}, nil
+		return activities.CheckResult{Applied: true, Status: check.Completed, Validated: &yes}, nil
 	})
 	s.env.RegisterDelayedCallback(func() {
-		var status string
+		var status check.Status
 		v, err := s.env.QueryWorkflow(QueryStatus)
 		s.NoError(err)
 		s.NoError(v.Get(&status))
-		s.Equal(store.StatusFailed, status)
+		s.Equal(check.Failed, status)
 		healthy = true
 		s.env.SignalWorkflow(SignalRetry, RetryRequest{ID: "outbox-1"})
 	}, offlineOptions.ScheduleToCloseTimeout+time.Hour)
 	s.env.ExecuteWorkflow(CheckWorkflow, s.in)
 	r := s.result()
-	s.Equal(store.StatusCompleted, r.Status)
+	s.Equal(check.Completed, r.Status)
 	s.Greater(calls, 100) // retried through the hours, once a minute at most
-	s.Equal([]string{store.StatusRunning, store.StatusFailed, store.StatusRunning}, s.writtenStatuses())
+	s.Equal([]check.Status{check.Running, check.Failed, check.Running}, s.writtenStatuses())
 	s.Equal(CodeRetriesExhausted, s.writes[1].Error.Code)
-	s.Equal([]string{store.StatusRunning, store.StatusFailed, store.StatusRunning, store.StatusCompleted}, s.statuses)
+	s.Equal([]check.Status{check.Running, check.Failed, check.Running, check.Completed}, s.statuses)
 }
 
 func (s *checkSuite) TestFailedWithoutRetryEndsAfterWindow() {
@@ -164,7 +166,7 @@ func (s *checkSuite) TestFailedWithoutRetryEndsAfterWindow() {
 	s.env.OnActivity(a.IBANCheck, mock.Anything, mock.Anything).Return(activities.CheckResult{}, errors.New("boom"))
 	s.env.ExecuteWorkflow(CheckWorkflow, s.in)
 	r := s.result()
-	s.Equal(store.StatusFailed, r.Status)
+	s.Equal(check.Failed, r.Status)
 	s.GreaterOrEqual(s.env.Now().Sub(time.Time{}), RetryWindow) // the timer ran out
 }
 
@@ -174,17 +176,17 @@ func (s *checkSuite) TestCancelledWhileWaitingForRetry() {
 	s.env.RegisterDelayedCallback(s.env.CancelWorkflow, time.Hour)
 	s.env.ExecuteWorkflow(CheckWorkflow, s.in)
 	r := s.result()
-	s.Equal(store.StatusCancelled, r.Status)
-	s.Equal(store.StatusCancelled, s.writtenStatuses()[len(s.writes)-1])
-	s.Equal(store.StatusCancelled, s.statuses[len(s.statuses)-1])
+	s.Equal(check.Cancelled, r.Status)
+	s.Equal(check.Cancelled, s.writtenStatuses()[len(s.writes)-1])
+	s.Equal(check.Cancelled, s.statuses[len(s.statuses)-1])
 }
 
 // A start repeated after the check finished (the relay redelivering) does nothing.
 func (s *checkSuite) TestRepeatedStartOfFinishedCheck() {
-	s.env.OnActivity(a.SetStatus, mock.Anything, mock.Anything).Return(activities.SetStatusResult{Applied: false, Status: store.StatusCompleted}, nil)
+	s.env.OnActivity(a.SetStatus, mock.Anything, mock.Anything).Return(activities.SetStatusResult{Applied: false, Status: check.Completed}, nil)
 	s.env.ExecuteWorkflow(CheckWorkflow, s.in)
 	r := s.result()
-	s.Equal(store.StatusCompleted, r.Status)
+	s.Equal(check.Completed, r.Status)
 	s.env.AssertNotCalled(s.T(), "IBANCheck", mock.Anything, mock.Anything)
 }
 
@@ -195,5 +197,26 @@ func (s *checkSuite) TestDeletedSubjectEndsQuietly() {
 		temporal.NewNonRetryableApplicationError("gone", activities.ErrTypeGone, nil))
 	s.env.ExecuteWorkflow(CheckWorkflow, s.in)
 	r := s.result()
-	s.Equal(store.StatusCancelled, r.Status)
+	s.Equal(check.Cancelled, r.Status)
+}
+
+// A status move the check's rules do not allow is a bug: the workflow
+// task fails (and would be retried after a fix) instead of writing it.
+func TestIllegalTransitionPanics(t *testing.T) {
+	var ts testsuite.WorkflowTestSuite
+	env := ts.NewTestWorkflowEnvironment()
+	env.RegisterActivity(&activities.Activities{})
+	in := CheckInput{Check: check.Ref{TenantID: uuid.New(), CheckID: uuid.New(), SubjectKind: check.Customer, SubjectID: uuid.New(), Type: check.IDScan}}
+	env.ExecuteWorkflow(func(ctx workflow.Context) error {
+		st, err := newState(ctx, in)
+		if err != nil {
+			return err
+		}
+		_, err = st.transition(workflow.WithLocalActivityOptions(ctx, storeOptions), check.Completed, []check.Status{check.Queued}, nil)
+		return err
+	})
+	var panicErr *temporal.PanicError
+	if err := env.GetWorkflowError(); !errors.As(err, &panicErr) || !strings.Contains(panicErr.Error(), "illegal status move queued → completed") {
+		t.Fatalf("workflow error %v, want the illegal move's panic", err)
+	}
 }

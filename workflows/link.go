@@ -5,7 +5,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/kycflow/kycflow/activities"
-	"github.com/kycflow/kycflow/store"
+	"github.com/kycflow/kycflow/check"
 )
 
 // runLink runs an idin or idscan check: the person gets a link (from the
@@ -13,7 +13,8 @@ import (
 // verification-result signal until the link expires (`expired`), then the
 // submission is verified. The submission never enters the history: the
 // verify step reads it from the store.
-func runLink(ctx workflow.Context, in CheckInput, setQueryStatus func(string)) (activities.CheckResult, error) {
+func runLink(ctx workflow.Context, st *state) (activities.CheckResult, error) {
+	in := st.in
 	lin := activities.LinkInput{Check: in.Check}
 	var link activities.LinkResult
 	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, providerOptions(in.Retry)), a.PrepareLink, lin).Get(ctx, &link); err != nil {
@@ -21,16 +22,12 @@ func runLink(ctx workflow.Context, in CheckInput, setQueryStatus func(string)) (
 	}
 	lctx := workflow.WithLocalActivityOptions(ctx, storeOptions)
 	if !link.Used {
-		res, err := setStatus(lctx, in, store.StatusAwaitingInput, []string{store.StatusRunning}, nil)
+		applied, err := st.transition(lctx, check.AwaitingInput, []check.Status{check.Running}, nil)
 		if err != nil {
 			return activities.CheckResult{}, err
 		}
-		if !res.Applied && res.Status != store.StatusAwaitingInput {
-			return activities.CheckResult{Status: res.Status}, nil
-		}
-		setQueryStatus(store.StatusAwaitingInput)
-		if err := upsertStatus(ctx, store.StatusAwaitingInput); err != nil {
-			return activities.CheckResult{}, err
+		if !applied {
+			return activities.CheckResult{Status: st.status}, nil
 		}
 		ended, err := awaitSubmission(ctx, in, link)
 		if err != nil {
@@ -43,9 +40,9 @@ func runLink(ctx workflow.Context, in CheckInput, setQueryStatus func(string)) (
 	var out activities.CheckResult
 	var err error
 	switch in.Check.Type {
-	case "idscan":
+	case check.IDScan:
 		err = workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, offlineOptions), a.IDScanVerify, lin).Get(ctx, &out)
-	case "idin":
+	case check.IDIN:
 		err = workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, providerOptions(in.Retry)), a.IDINVerify, lin).Get(ctx, &out)
 	default:
 		err = notConfigured(in.Check.Type)
@@ -86,7 +83,7 @@ func awaitSubmission(ctx workflow.Context, in CheckInput, link activities.LinkRe
 			if err != nil {
 				return nil, err
 			}
-			if res.Applied || res.Status != store.StatusAwaitingInput {
+			if res.Applied || res.Status != check.AwaitingInput {
 				return &res, nil
 			}
 			// Submitted just in time: its signal is on the way.

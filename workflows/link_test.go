@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/mock"
 
 	"github.com/kycflow/kycflow/activities"
-	"github.com/kycflow/kycflow/store"
+	"github.com/kycflow/kycflow/check"
 )
 
 // linkIssued makes PrepareLink answer a link expiring in ttl.
@@ -23,20 +23,20 @@ func (s *checkSuite) TestLinkSubmittedThenVerified() {
 	s.storeAccepts()
 	s.linkIssued(7 * 24 * time.Hour)
 	s.env.OnActivity(a.IDScanVerify, mock.Anything, mock.Anything).
-		Return(activities.CheckResult{Applied: true, Status: store.StatusCompleted, Validated: &yes}, nil).Once()
+		Return(activities.CheckResult{Applied: true, Status: check.Completed, Validated: &yes}, nil).Once()
 	s.env.RegisterDelayedCallback(func() {
 		v, err := s.env.QueryWorkflow(QueryStatus)
 		s.NoError(err)
-		var status string
+		var status check.Status
 		s.NoError(v.Get(&status))
-		s.Equal(store.StatusAwaitingInput, status)
+		s.Equal(check.AwaitingInput, status)
 		s.env.SignalWorkflow(SignalVerification, VerificationResult{ID: "outbox-9"})
 	}, 48*time.Hour)
 	s.env.ExecuteWorkflow(CheckWorkflow, s.in)
 	r := s.result()
-	s.Equal(store.StatusCompleted, r.Status)
-	s.Equal([]string{store.StatusRunning, store.StatusAwaitingInput}, s.writtenStatuses())
-	s.Equal([]string{store.StatusRunning, store.StatusAwaitingInput, store.StatusCompleted}, s.statuses)
+	s.Equal(check.Completed, r.Status)
+	s.Equal([]check.Status{check.Running, check.AwaitingInput}, s.writtenStatuses())
+	s.Equal([]check.Status{check.Running, check.AwaitingInput, check.Completed}, s.statuses)
 }
 
 // Nobody uses the link: at its expiry the check is `expired`, by a durable
@@ -46,12 +46,12 @@ func (s *checkSuite) TestLinkExpires() {
 	s.linkIssued(7 * 24 * time.Hour)
 	start := s.env.Now()
 	s.env.OnActivity(a.ExpireLink, mock.Anything, mock.Anything).
-		Return(activities.ExpireResult{Applied: true, Status: store.StatusExpired}, nil).Once()
+		Return(activities.ExpireResult{Applied: true, Status: check.Expired}, nil).Once()
 	s.env.ExecuteWorkflow(CheckWorkflow, s.in)
 	r := s.result()
-	s.Equal(store.StatusExpired, r.Status)
+	s.Equal(check.Expired, r.Status)
 	s.GreaterOrEqual(s.env.Now().Sub(start), 7*24*time.Hour)
-	s.Equal([]string{store.StatusRunning, store.StatusAwaitingInput, store.StatusExpired}, s.statuses)
+	s.Equal([]check.Status{check.Running, check.AwaitingInput, check.Expired}, s.statuses)
 	s.env.AssertNotCalled(s.T(), "IDScanVerify", mock.Anything, mock.Anything)
 }
 
@@ -62,12 +62,12 @@ func (s *checkSuite) TestLinkSubmittedAtTheLastMoment() {
 	s.linkIssued(time.Hour)
 	s.env.OnActivity(a.ExpireLink, mock.Anything, mock.Anything).Return(func(context.Context, activities.LinkInput) (activities.ExpireResult, error) {
 		s.env.RegisterDelayedCallback(func() { s.env.SignalWorkflow(SignalVerification, VerificationResult{ID: "outbox-3"}) }, time.Second)
-		return activities.ExpireResult{Applied: false, Status: store.StatusAwaitingInput}, nil
+		return activities.ExpireResult{Applied: false, Status: check.AwaitingInput}, nil
 	}).Once()
 	s.env.OnActivity(a.IDScanVerify, mock.Anything, mock.Anything).
-		Return(activities.CheckResult{Applied: true, Status: store.StatusCompleted, Validated: &yes}, nil).Once()
+		Return(activities.CheckResult{Applied: true, Status: check.Completed, Validated: &yes}, nil).Once()
 	s.env.ExecuteWorkflow(CheckWorkflow, s.in)
-	s.Equal(store.StatusCompleted, s.result().Status)
+	s.Equal(check.Completed, s.result().Status)
 }
 
 // Superseded or deleted while waiting: cancelled.
@@ -76,6 +76,6 @@ func (s *checkSuite) TestLinkCancelledWhileWaiting() {
 	s.linkIssued(7 * 24 * time.Hour)
 	s.env.RegisterDelayedCallback(s.env.CancelWorkflow, time.Hour)
 	s.env.ExecuteWorkflow(CheckWorkflow, s.in)
-	s.Equal(store.StatusCancelled, s.result().Status)
-	s.Equal(store.StatusCancelled, s.statuses[len(s.statuses)-1])
+	s.Equal(check.Cancelled, s.result().Status)
+	s.Equal(check.Cancelled, s.statuses[len(s.statuses)-1])
 }

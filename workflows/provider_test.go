@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/mock"
 
 	"github.com/kycflow/kycflow/activities"
-	"github.com/kycflow/kycflow/store"
+	"github.com/kycflow/kycflow/check"
 )
 
 // msUnavailable is VIES's member-state outage as the vat activity reports it.
@@ -34,20 +34,20 @@ func (s *checkSuite) TestVATOutageStaysRunningThenCompletes() {
 		if s.env.Now().Sub(start) < 5*time.Hour {
 			return activities.CheckResult{}, msUnavailable()
 		}
-		return activities.CheckResult{Applied: true, Status: store.StatusCompleted, Validated: &yes}, nil
+		return activities.CheckResult{Applied: true, Status: check.Completed, Validated: &yes}, nil
 	})
 	s.env.RegisterDelayedCallback(func() {
 		v, err := s.env.QueryWorkflow(QueryStatus)
 		s.NoError(err)
-		var status string
+		var status check.Status
 		s.NoError(v.Get(&status))
-		s.Equal(store.StatusRunning, status, "mid-outage")
+		s.Equal(check.Running, status, "mid-outage")
 	}, 3*time.Hour)
 	s.env.ExecuteWorkflow(CheckWorkflow, s.in)
 	r := s.result()
-	s.Equal(store.StatusCompleted, r.Status)
-	s.Equal([]string{store.StatusRunning}, s.writtenStatuses()) // the activity wrote the result
-	s.Equal([]string{store.StatusRunning, store.StatusCompleted}, s.statuses)
+	s.Equal(check.Completed, r.Status)
+	s.Equal([]check.Status{check.Running}, s.writtenStatuses()) // the activity wrote the result
+	s.Equal([]check.Status{check.Running, check.Completed}, s.statuses)
 	took := s.env.Now().Sub(start)
 	s.GreaterOrEqual(took, 5*time.Hour)
 	s.Less(took, 5*time.Hour+DefaultRetryMaximum+time.Minute) // backoff capped at ten minutes
@@ -66,17 +66,17 @@ func (s *checkSuite) TestVATOutageOutlastsWindowThenRetry() {
 		if !healthy {
 			return activities.CheckResult{}, msUnavailable()
 		}
-		return activities.CheckResult{Applied: true, Status: store.StatusCompleted, Validated: &yes}, nil
+		return activities.CheckResult{Applied: true, Status: check.Completed, Validated: &yes}, nil
 	})
 	s.env.RegisterDelayedCallback(func() {
 		healthy = true
 		s.env.SignalWorkflow(SignalRetry, nil) // as sent from the Temporal UI
 	}, 6*time.Hour)
 	s.env.ExecuteWorkflow(CheckWorkflow, s.in)
-	s.Equal(store.StatusCompleted, s.result().Status)
-	s.Equal([]string{store.StatusRunning, store.StatusFailed, store.StatusRunning}, s.writtenStatuses())
+	s.Equal(check.Completed, s.result().Status)
+	s.Equal([]check.Status{check.Running, check.Failed, check.Running}, s.writtenStatuses())
 	e := s.writes[1].Error
-	s.Equal(activities.CodeProviderUnavailable, e.Code)
+	s.Equal(check.CodeProviderUnavailable, e.Code)
 	s.Equal("vies", e.Provider)
 	s.Equal("MS_UNAVAILABLE", e.ProviderCode)
 	s.Contains(e.Message, "unavailable")
@@ -94,9 +94,9 @@ func (s *checkSuite) TestVATFinalErrorNotRetried() {
 	})
 	s.env.RegisterDelayedCallback(s.env.CancelWorkflow, time.Hour)
 	s.env.ExecuteWorkflow(CheckWorkflow, s.in)
-	s.Equal(store.StatusCancelled, s.result().Status)
+	s.Equal(check.Cancelled, s.result().Status)
 	s.Equal(1, calls)
-	s.Equal(activities.CodeProviderError, s.writes[1].Error.Code)
+	s.Equal(check.CodeProviderError, s.writes[1].Error.Code)
 	s.Equal("INVALID_INPUT", s.writes[1].Error.ProviderCode)
 }
 
@@ -106,10 +106,10 @@ func (s *checkSuite) TestOfflineStepSettlesCheck() {
 	s.storeAccepts()
 	s.in.Check.Type = "coc"
 	s.env.OnActivity(a.CoCOffline, mock.Anything, mock.Anything).
-		Return(activities.OfflineResult{Done: true, Result: activities.CheckResult{Applied: true, Status: store.StatusCompleted}}, nil)
+		Return(activities.OfflineResult{Done: true, Result: activities.CheckResult{Applied: true, Status: check.Completed}}, nil)
 	s.env.ExecuteWorkflow(CheckWorkflow, s.in)
 	r := s.result()
-	s.Equal(store.StatusCompleted, r.Status)
+	s.Equal(check.Completed, r.Status)
 	s.Nil(r.Validated)
 	s.env.AssertNotCalled(s.T(), "CoCCheck", mock.Anything, mock.Anything)
 }

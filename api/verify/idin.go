@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/kycflow/kycflow/check"
 	"github.com/kycflow/kycflow/providers/idin"
 	"github.com/kycflow/kycflow/store"
 )
@@ -51,7 +52,7 @@ func (h *Handler) idinForm(w http.ResponseWriter, r *http.Request, lang string, 
 	// The form's answer redirects to the person's bank, whichever origin
 	// that is: form-action would block it (browsers apply it to redirects).
 	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'")
-	h.render(w, http.StatusOK, "idin", v)
+	h.render(w, http.StatusOK, string(check.IDIN), v)
 }
 
 // issuersTTL is how long the bank list is reused: it changes rarely, and
@@ -85,7 +86,7 @@ func (h *Handler) startIDIN(w http.ResponseWriter, r *http.Request) {
 		h.closed(w, r, lang, st, lv.TenantName)
 		return
 	}
-	if lv.Type != "idin" || h.IDIN == nil {
+	if lv.Type != check.IDIN || h.IDIN == nil {
 		h.message(w, r, http.StatusServiceUnavailable, lang, "…", t.UnavailableTitle, t.UnavailableBody, lv.TenantName)
 		return
 	}

@@ -19,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kycflow/kycflow/check"
 	"github.com/kycflow/kycflow/providers/idin"
 	"github.com/kycflow/kycflow/providers/mrz"
 	"github.com/kycflow/kycflow/store"
@@ -27,10 +28,11 @@ import (
 //go:embed templates/*.html
 var files embed.FS
 
+// pages are the page templates: a link check type's own page, and "message".
 var pages = map[string]*template.Template{
-	"idscan":  template.Must(template.ParseFS(files, "templates/layout.html", "templates/idscan.html")),
-	"message": template.Must(template.ParseFS(files, "templates/layout.html", "templates/message.html")),
-	"idin":    template.Must(template.ParseFS(files, "templates/layout.html", "templates/idin.html")),
+	string(check.IDScan): template.Must(template.ParseFS(files, "templates/layout.html", "templates/idscan.html")),
+	"message":            template.Must(template.ParseFS(files, "templates/layout.html", "templates/message.html")),
+	string(check.IDIN):   template.Must(template.ParseFS(files, "templates/layout.html", "templates/idin.html")),
 }
 
 // maxMRZ bounds a submission: an MRZ is at most 90 characters plus line
@@ -252,7 +254,7 @@ func (h *Handler) page(w http.ResponseWriter, r *http.Request) {
 		h.closed(w, r, lang, st, lv.TenantName)
 		return
 	}
-	if lv.Type == "idin" {
+	if lv.Type == check.IDIN {
 		h.idinForm(w, r, lang, lv)
 		return
 	}
@@ -270,17 +272,17 @@ func sprintf(text, tenant string) string {
 // form renders the link's input page.
 func (h *Handler) form(w http.ResponseWriter, r *http.Request, status int, lang string, lv store.LinkView, mrzText string, problems []string) {
 	v := h.newView(r, lang)
-	if lv.Type != "idscan" {
+	if lv.Type != check.IDScan {
 		h.message(w, r, http.StatusServiceUnavailable, lang, "…", v.T.UnavailableTitle, v.T.UnavailableBody, lv.TenantName)
 		return
 	}
 	v.Title, v.Intro = v.T.IDScanTitle, sprintf(v.T.IDScanIntro, lv.TenantName)
 	v.Action, v.MRZ, v.Errors = "/verify/"+r.PathValue("token")+"?lang="+lang, mrzText, problems
-	h.render(w, status, "idscan", v)
+	h.render(w, status, string(check.IDScan), v)
 }
 
-// check validates an MRZ for the person: nil when it may be submitted.
-func check(t texts, text string) []string {
+// mrzProblems validates an MRZ for the person: nil when it may be submitted.
+func mrzProblems(t texts, text string) []string {
 	if len(text) > maxMRZ {
 		return []string{t.Unreadable}
 	}
@@ -306,13 +308,13 @@ func (h *Handler) submitForm(w http.ResponseWriter, r *http.Request) {
 		h.closed(w, r, lang, st, lv.TenantName)
 		return
 	}
-	if lv.Type != "idscan" {
+	if lv.Type != check.IDScan {
 		h.form(w, r, http.StatusServiceUnavailable, lang, lv, "", nil)
 		return
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, 4096)
 	text := r.PostFormValue("mrz")
-	if problems := check(t, text); problems != nil {
+	if problems := mrzProblems(t, text); problems != nil {
 		h.form(w, r, http.StatusUnprocessableEntity, lang, lv, text, problems)
 		return
 	}
@@ -375,7 +377,7 @@ func (h *Handler) submitJSON(w http.ResponseWriter, r *http.Request) {
 		reply(http.StatusGone, map[string]string{"message": "This verification link is " + string(st) + ".", "state": string(st)})
 		return
 	}
-	if lv.Type != "idscan" {
+	if lv.Type != check.IDScan {
 		reply(http.StatusConflict, map[string]string{"message": "This link is not for an identity document."})
 		return
 	}

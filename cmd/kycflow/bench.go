@@ -15,6 +15,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/kycflow/kycflow/check"
 )
 
 // runBench is the load command behind docs/BENCHMARKS.md. It talks to a
@@ -32,17 +34,18 @@ func runBench(ctx context.Context, args []string) error {
 	dur := fs.Duration("duration", 10*time.Second, "how long to run (create, e2e)")
 	deep := fs.Int("deep", 0, "list: pages to walk before measuring (0: first page)")
 	n := fs.Int("n", 500, "list: requests to measure")
-	check := fs.String("check", "iban", "create, e2e: the check each business gets: iban, coc or vat")
+	checkName := fs.String("check", string(check.IBAN), "create, e2e: the check each business gets: iban, coc or vat")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
 	if *key == "" {
 		return errors.New("bench needs --key or KYCFLOW_API_KEY")
 	}
-	if *check != "iban" && *check != "coc" && *check != "vat" {
+	typ, ok := check.Parse(*checkName)
+	if !ok || !typ.AppliesTo(check.Business) {
 		return errUsage
 	}
-	b := &bencher{base: *base + "/api/v1", key: *key, check: *check,
+	b := &bencher{base: *base + "/api/v1", key: *key, check: typ,
 		http: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: *conc * 2}}}
 	switch *mode {
 	case "create":
@@ -51,7 +54,7 @@ func runBench(ctx context.Context, args []string) error {
 		// The pollers together ask about 200 times a second, whatever the
 		// concurrency: harder polling would starve the stack it measures.
 		b.poll = time.Duration(*conc) * 5 * time.Millisecond
-		return b.loop(ctx, *conc, *dur, *check+" check end to end", b.endToEnd)
+		return b.loop(ctx, *conc, *dur, string(typ)+" check end to end", b.endToEnd)
 	case "list":
 		return b.list(ctx, *deep, *n)
 	}
@@ -60,7 +63,7 @@ func runBench(ctx context.Context, args []string) error {
 
 type bencher struct {
 	base, key string
-	check     string // iban, coc or vat
+	check     check.Type // a business check
 	http      *http.Client
 	poll      time.Duration
 }
@@ -104,8 +107,17 @@ func (b *bencher) business() map[string]any {
 	return map[string]any{
 		"name": "Test BV Donald", "country_code": "NLD", "coc_number": "68750110",
 		"iban_number": "NL91ABNA0417164300", "vat_number": "NL854750137B01",
-		"checks": map[string]bool{"coc": b.check == "coc", "vat": b.check == "vat", "iban": b.check == "iban"},
+		"checks": b.checks(),
 	}
+}
+
+// checks asks for the check under test only.
+func (b *bencher) checks() map[check.Type]bool {
+	m := map[check.Type]bool{}
+	for _, t := range check.Types(check.Business) {
+		m[t] = t == b.check
+	}
+	return m
 }
 
 func (b *bencher) create(ctx context.Context) (string, error) {
@@ -126,7 +138,7 @@ func (b *bencher) endToEnd(ctx context.Context) (string, error) {
 			return "", err
 		}
 		var chk *struct{ Status string }
-		if err := json.Unmarshal(out[b.check+"_check"], &chk); err != nil {
+		if err := json.Unmarshal(out[string(b.check)+"_check"], &chk); err != nil {
 			return "", err
 		}
 		if chk != nil && chk.Status == "completed" {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/kycflow/kycflow/check"
 	"github.com/kycflow/kycflow/store"
 	"github.com/kycflow/kycflow/store/pgcluster"
 )
@@ -109,7 +110,7 @@ func TestAdminCommands(t *testing.T) {
 
 	// check retry: only a failed check, found by id or workflow id.
 	tid := uuid.MustParse(tenantID)
-	_, checks, err := app.CreateBusiness(ctx, tid, store.Business{Name: "B", CountryID: 528, CoCNumber: "12345678"}, []string{"coc"})
+	_, checks, err := app.CreateBusiness(ctx, tid, store.Business{Name: "B", CountryID: 528, CoCNumber: "12345678"}, []check.Type{check.CoC})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +118,7 @@ func TestAdminCommands(t *testing.T) {
 	if _, err := cli(t, "check", "retry", ref.CheckID.String()); err == nil || !strings.Contains(err.Error(), "only a failed check") {
 		t.Fatalf("retry of a queued check: %v", err)
 	}
-	if _, _, err := app.UpdateCheck(ctx, ref, store.CheckUpdate{Status: store.StatusFailed, From: []string{store.StatusQueued}}); err != nil {
+	if _, _, err := app.UpdateCheck(ctx, ref, store.CheckUpdate{Status: check.Failed, From: []check.Status{check.Queued}}); err != nil {
 		t.Fatal(err)
 	}
 	if out, err := cli(t, "check", "retry", "check-"+ref.CheckID.String()); err != nil || !strings.Contains(out, "queued") {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+
 	"context"
 	"errors"
 	"fmt"
@@ -10,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kycflow/kycflow/check"
 	"github.com/kycflow/kycflow/store"
 	"github.com/kycflow/kycflow/store/pgcluster"
 	"github.com/kycflow/kycflow/worker/devserver"
@@ -104,15 +107,16 @@ kycflow is running.
 Try it (KvK test company 68750110, its VAT number in the VIES sandbox):
   curl -s -X POST http://localhost:%[1]s/api/v1/businesses/create \
     -H 'Authorization: Bearer %[2]s' -H 'Content-Type: application/json' -H 'Accept: application/json' \
-    -d '{"name":"Test BV Donald","country_code":"NLD","coc_number":"68750110","vat_number":"NL854750137B01","iban_number":"NL91ABNA0417164300","checks":{"coc":true,"vat":true,"iban":true}}'
+    -d '{"name":"Test BV Donald","country_code":"NLD","coc_number":"68750110","vat_number":"NL854750137B01","iban_number":"NL91ABNA0417164300","checks":%[5]s}'
 
 A customer with an identity-document check (the link mail lands in the mail catcher):
   curl -s -X POST http://localhost:%[1]s/api/v1/customers/create \
     -H 'Authorization: Bearer %[2]s' -H 'Content-Type: application/json' -H 'Accept: application/json' \
-    -d '{"name":"Jan de Vries","email":"jan@example.nl","country_code":"NLD","birthdate":"1990-05-17","checks":{"idin":false,"idscan":true,"iban":false}}'
+    -d '{"name":"Jan de Vries","email":"jan@example.nl","country_code":"NLD","birthdate":"1990-05-17","checks":%[6]s}'
 
 Ctrl-C stops everything.
-`, port, key, dir, sandboxes.describe())
+`, port, key, dir, sandboxes.describe(),
+		checksJSON(check.Types(check.Business)...), checksJSON(check.IDScan))
 
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return serveAPI(gctx, cfg, s, log, true) })
@@ -153,6 +157,26 @@ func demoTenant(ctx context.Context, adminDSN, dir string) (string, error) {
 		return "", err
 	}
 	return key, os.WriteFile(keyFile, []byte(key+"\n"), 0o600)
+}
+
+// checksJSON is a create request's `checks` for the example lines: the
+// types given true, the seed API's others false.
+func checksJSON(on ...check.Type) string {
+	m := map[check.Type]bool{}
+	for _, t := range on {
+		m[t] = true
+	}
+	kind := check.Business
+	if !on[0].AppliesTo(check.Business) {
+		kind = check.Customer
+	}
+	for _, t := range check.Types(kind) {
+		if _, set := m[t]; !set && t != check.AML {
+			m[t] = false
+		}
+	}
+	b, _ := json.Marshal(m)
+	return string(b)
 }
 
 func portFree(addr string) error {

@@ -12,10 +12,13 @@ import (
 	"unicode"
 )
 
-// Check types for LinkMail.CheckType.
+// Purpose is what the person does on the link.
+type Purpose string
+
+// Purposes for LinkMail.Purpose.
 const (
-	CheckIDIN   = "idin"   // confirm identity with the person's bank (iDIN)
-	CheckIDScan = "idscan" // enter the MRZ of a passport or ID card
+	PurposeBank     Purpose = "bank"     // confirm identity with the person's bank (iDIN)
+	PurposeDocument Purpose = "document" // enter the MRZ of a passport or ID card
 )
 
 // Languages for LinkMail.Lang.
@@ -29,7 +32,7 @@ type LinkMail struct {
 	To         string    // recipient address, e.g. "jan@example.nl"; required by SendLink
 	Name       string    // the person's name for the greeting; may be empty
 	TenantName string    // the company asking for the check; required
-	CheckType  string    // "idin" or "idscan"
+	Purpose    Purpose   // PurposeBank or PurposeDocument
 	URL        string    // the single-use link, {PUBLIC_URL}/verify/{token}; absolute http(s)
 	ExpiresAt  time.Time // when the link stops working; required
 	Lang       string    // "en" or "nl"; empty or anything else means "en"
@@ -49,7 +52,7 @@ type langTemplates struct {
 type linkData struct {
 	Name       string
 	TenantName string
-	CheckType  string
+	Bank       bool // the link is for identification through the person's bank
 	URL        string
 	Expires    string // ExpiresAt in Europe/Amsterdam, worded for the language
 }
@@ -107,9 +110,8 @@ func (m *Mailer) linkData(lm LinkMail, lang string) (linkData, error) {
 	if tenant == "" {
 		errs = append(errs, errors.New("LinkMail.TenantName is required"))
 	}
-	check := strings.ToLower(strings.TrimSpace(lm.CheckType))
-	if check != CheckIDIN && check != CheckIDScan {
-		errs = append(errs, fmt.Errorf("LinkMail.CheckType %q is not idin or idscan", lm.CheckType))
+	if lm.Purpose != PurposeBank && lm.Purpose != PurposeDocument {
+		errs = append(errs, fmt.Errorf("LinkMail.Purpose %q is not %s or %s", lm.Purpose, PurposeBank, PurposeDocument))
 	}
 	if u, err := url.Parse(strings.TrimSpace(lm.URL)); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 		errs = append(errs, errors.New("LinkMail.URL is not an absolute http(s) URL"))
@@ -123,7 +125,7 @@ func (m *Mailer) linkData(lm LinkMail, lang string) (linkData, error) {
 	return linkData{
 		Name:       oneLine(lm.Name),
 		TenantName: tenant,
-		CheckType:  check,
+		Bank:       lm.Purpose == PurposeBank,
 		URL:        strings.TrimSpace(lm.URL),
 		Expires:    formatExpiry(lm.ExpiresAt.In(m.zone), lang),
 	}, nil

@@ -25,7 +25,7 @@ func linkMail() mail.LinkMail {
 		To:         "jan@example.nl",
 		Name:       "Jan de Vries",
 		TenantName: "Acme <b>&</b> Co",
-		CheckType:  mail.CheckIDIN,
+		Purpose:    mail.PurposeBank,
 		URL:        "https://kyc.example/verify/" + token + "?src=mail&v=1",
 		ExpiresAt:  time.Date(2026, 5, 17, 12, 30, 0, 0, time.UTC), // 14:30 summer time in Amsterdam
 		Lang:       mail.LangEN,
@@ -45,37 +45,38 @@ func TestRender(t *testing.T) {
 	m := newMailer(t)
 	const escapedURL = "https://kyc.example/verify/" + token + "?src=mail&amp;v=1"
 	for _, tc := range []struct {
-		lang, check string
-		subject     string
-		both        []string // in the text and, escaped as shown, in the HTML
-		html        []string
+		lang    string
+		purpose mail.Purpose
+		subject string
+		both    []string // in the text and, escaped as shown, in the HTML
+		html    []string
 	}{
 		{
-			mail.LangEN, mail.CheckIDIN, "Verify your identity for Acme <b>&</b> Co",
+			mail.LangEN, mail.PurposeBank, "Verify your identity for Acme <b>&</b> Co",
 			[]string{"Hello Jan de Vries,", "confirm your identity with your bank (iDIN)",
 				"17 May 2026 at 14:30 CEST (Amsterdam time, UTC+02:00)", "If you did not expect this e-mail, you can ignore it"},
 			[]string{`<html lang="en">`, ">Verify my identity</a>"},
 		},
 		{
-			mail.LangEN, mail.CheckIDScan, "Verify your identity for Acme <b>&</b> Co",
+			mail.LangEN, mail.PurposeDocument, "Verify your identity for Acme <b>&</b> Co",
 			[]string{"enter the machine-readable zone (MRZ) of your passport or ID card"},
 			[]string{`<html lang="en">`},
 		},
 		{
-			mail.LangNL, mail.CheckIDIN, "Bevestig uw identiteit voor Acme <b>&</b> Co",
+			mail.LangNL, mail.PurposeBank, "Bevestig uw identiteit voor Acme <b>&</b> Co",
 			[]string{"Beste Jan de Vries,", "bevestigt uw identiteit via uw bank (iDIN)",
 				"17 mei 2026 om 14:30 CEST (Nederlandse tijd, UTC+02:00)", "Dan kunt u hem negeren"},
 			[]string{`<html lang="nl">`, ">Identiteit bevestigen</a>"},
 		},
 		{
-			mail.LangNL, mail.CheckIDScan, "Bevestig uw identiteit voor Acme <b>&</b> Co",
+			mail.LangNL, mail.PurposeDocument, "Bevestig uw identiteit voor Acme <b>&</b> Co",
 			[]string{"machineleesbare zone (MRZ) van uw paspoort of identiteitskaart"},
 			[]string{`<html lang="nl">`},
 		},
 	} {
-		t.Run(tc.lang+"/"+tc.check, func(t *testing.T) {
+		t.Run(tc.lang+"/"+string(tc.purpose), func(t *testing.T) {
 			lm := linkMail()
-			lm.Lang, lm.CheckType = tc.lang, tc.check
+			lm.Lang, lm.Purpose = tc.lang, tc.purpose
 			subject, text, html, err := m.Render(lm)
 			if err != nil {
 				t.Fatal(err)
@@ -153,12 +154,12 @@ func TestRenderDetails(t *testing.T) {
 	})
 
 	t.Run("invalid", func(t *testing.T) {
-		lm := mail.LinkMail{CheckType: "passport", URL: "javascript:alert('" + token + "')"}
+		lm := mail.LinkMail{Purpose: "passport", URL: "javascript:alert('" + token + "')"}
 		_, _, _, err := m.Render(lm)
 		if !mail.IsPermanent(err) {
 			t.Fatalf("Render: %v, want a permanent error", err)
 		}
-		for _, field := range []string{"LinkMail.TenantName", `LinkMail.CheckType "passport"`, "LinkMail.URL", "LinkMail.ExpiresAt"} {
+		for _, field := range []string{"LinkMail.TenantName", `LinkMail.Purpose "passport"`, "LinkMail.URL", "LinkMail.ExpiresAt"} {
 			contains(t, "error", err.Error(), field)
 		}
 		if strings.Contains(err.Error(), token) {

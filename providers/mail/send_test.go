@@ -247,7 +247,7 @@ func TestSendLinkInvalidInputIsPermanent(t *testing.T) {
 		"bad address":  func(lm *kmail.LinkMail) { lm.To = "jan at example" },
 		"two addrs":    func(lm *kmail.LinkMail) { lm.To = "a@example.com, b@example.com" },
 		"no tenant":    func(lm *kmail.LinkMail) { lm.TenantName = "" },
-		"bad check":    func(lm *kmail.LinkMail) { lm.CheckType = "aml" },
+		"bad purpose":  func(lm *kmail.LinkMail) { lm.Purpose = "aml" },
 		"no expiry":    func(lm *kmail.LinkMail) { lm.ExpiresAt = time.Time{} },
 		"relative URL": func(lm *kmail.LinkMail) { lm.URL = "/verify/x" },
 	} {

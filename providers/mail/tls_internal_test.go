@@ -96,7 +96,7 @@ func startTLSServer(t *testing.T, cert tls.Certificate, implicit bool) (*tlsServ
 
 func testLinkMail() LinkMail {
 	return LinkMail{
-		To: "jan@example.nl", TenantName: "Acme", CheckType: CheckIDScan,
+		To: "jan@example.nl", TenantName: "Acme", Purpose: PurposeDocument,
 		URL: "https://kyc.example/verify/t0k", ExpiresAt: time.Now().Add(time.Hour),
 	}
 }
