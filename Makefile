@@ -49,7 +49,7 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz='^FuzzCreateCustomer$$' -fuzztime=$(FUZZTIME) ./api
 	$(GO) test -run='^$$' -fuzz='^FuzzCursor$$' -fuzztime=$(FUZZTIME) ./api
 	$(GO) test -run='^$$' -fuzz='^FuzzValidate$$' -fuzztime=$(FUZZTIME) ./providers/iban
-	$(GO) test -run='^$$' -fuzz='^FuzzValidate$$' -fuzztime=$(FUZZTIME) ./providers/vies
+	$(GO) test -run='^$$' -fuzz='^FuzzValidate$$' -fuzztime=$(FUZZTIME) ./providers/vatnum
 	$(GO) test -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZTIME) ./providers/mrz
 
 # Tests that need no services: quick feedback while editing.

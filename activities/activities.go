@@ -69,9 +69,12 @@ func ProviderError(provider, code, message string, final bool, retryAfter time.D
 		temporal.ApplicationErrorOptions{NonRetryable: final, Cause: cause, Details: []any{ce}, NextRetryDelay: retryAfter})
 }
 
-func notConfigured(provider string, checkType check.Type) error {
+// NotConfigured is the final error of a check whose provider (what) this
+// worker has no configuration for: the check is failed, and support retries
+// it once the provider is configured.
+func NotConfigured(what string, checkType check.Type) error {
 	return temporal.NewNonRetryableApplicationError(
-		provider+" is not configured on this worker, so "+string(checkType)+" checks cannot run; support can retry the check once it is.",
+		what+" is not configured on this worker, so "+string(checkType)+" checks cannot run; support can retry the check once it is.",
 		ErrTypeNotConfigured, nil)
 }
 

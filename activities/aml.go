@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/hex"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -28,52 +27,6 @@ type Screener interface {
 // AMLInput names the aml check to run.
 type AMLInput struct {
 	Check check.Ref
-}
-
-// ReasonWatchlistHit: a listed entity scored at or above the threshold.
-const ReasonWatchlistHit = "watchlist_hit"
-
-// AMLData is the `data` of an aml check.
-type AMLData struct {
-	Outcome    string  `json:"outcome"`
-	Reason     *string `json:"reason"`
-	Message    *string `json:"message"`
-	ScreenedAt string  `json:"screened_at"`
-	Threshold  float64 `json:"threshold"`
-	// HardConflict: hits contradicted by birth date or nationality were
-	// dropped, not only scored lower (the tenant's setting).
-	HardConflict bool      `json:"hard_conflict"`
-	Lists        []AMLList `json:"lists"`
-	Query        AMLQuery  `json:"query"`
-	Hits         []AMLHit  `json:"hits"`
-}
-
-// AMLList is a list version the screening used.
-type AMLList struct {
-	List        string `json:"list"`
-	Version     int64  `json:"version"`
-	ContentHash string `json:"content_hash"` // SHA-256 of the imported file(s)
-	ImportedAt  string `json:"imported_at"`
-}
-
-// AMLQuery is what was screened.
-type AMLQuery struct {
-	Name        string  `json:"name"`
-	BirthDate   *string `json:"birth_date"`
-	Nationality *string `json:"nationality"` // ISO 3166-1 alpha-2
-}
-
-// AMLHit is one listed entity resembling the customer, with why.
-type AMLHit struct {
-	EntityID       string   `json:"entity_id"`
-	MatchedName    string   `json:"matched_name"`
-	Score          float64  `json:"score"`
-	NameScore      float64  `json:"name_score"`
-	AboveThreshold bool     `json:"above_threshold"`
-	Schema         string   `json:"schema"`
-	Topics         []string `json:"topics"`
-	Programs       []string `json:"programs"`
-	Explanation    []string `json:"explanation"`
 }
 
 // amlLimit is how many hits a screening keeps.
@@ -103,55 +56,42 @@ func (a *Activities) AMLScreen(ctx context.Context, in AMLInput) (CheckResult, e
 		if len(vs) > 0 {
 			return CheckResult{}, fmt.Errorf("%d watchlists imported but not loaded by this worker yet", len(vs))
 		}
-		return CheckResult{}, notConfigured("A watchlist (kycflow watchlist import)", check.AML)
+		return CheckResult{}, NotConfigured("A watchlist (kycflow watchlist import)", check.AML)
 	}
 	validated := d.Reason == nil
 	return a.complete(ctx, in.Check, &validated, d)
 }
 
 // screen builds the check's data; false when no list is loaded.
-func (a *Activities) screen(c *store.Customer, set store.AMLSettings, now time.Time) (AMLData, bool) {
+func (a *Activities) screen(c *store.Customer, set store.AMLSettings, now time.Time) (check.AMLData, bool) {
 	if a.Screener == nil {
-		return AMLData{}, false
+		return check.AMLData{}, false
 	}
 	threshold := set.Threshold
 	q := customerQuery(c)
 	q.HardConflict = set.HardConflict
 	hits, versions := a.Screener.Screen(q, amlLimit)
 	if len(versions) == 0 {
-		return AMLData{}, false
+		return check.AMLData{}, false
 	}
-	d := AMLData{Outcome: OutcomeChecked, ScreenedAt: now.UTC().Format(time.RFC3339), Threshold: threshold, HardConflict: set.HardConflict,
-		Query: AMLQuery{Name: q.Name, BirthDate: nonEmpty(q.BirthDate), Nationality: nonEmpty(q.Nationality)}, Hits: []AMLHit{}}
+	d := check.AMLData{Outcome: check.OutcomeChecked, ScreenedAt: now.UTC().Format(time.RFC3339), Threshold: threshold, HardConflict: set.HardConflict,
+		Query: check.AMLQuery{Name: q.Name, BirthDate: nonEmpty(q.BirthDate), Nationality: nonEmpty(q.Nationality)}, Hits: []check.AMLHit{}}
 	for _, v := range versions {
-		d.Lists = append(d.Lists, AMLList{List: v.List, Version: v.ID, ContentHash: hex.EncodeToString(v.ContentHash), ImportedAt: v.ImportedAt.UTC().Format(time.RFC3339)})
+		d.Lists = append(d.Lists, check.AMLList{List: v.List, Version: v.ID, ContentHash: hex.EncodeToString(v.ContentHash), ImportedAt: v.ImportedAt.UTC().Format(time.RFC3339)})
 	}
 	for _, h := range hits {
-		hit := AMLHit{EntityID: h.EntityID, MatchedName: h.MatchedName, Score: round3(h.Score), NameScore: round3(h.NameScore),
+		hit := check.AMLHit{EntityID: h.EntityID, MatchedName: h.MatchedName, Score: round3(h.Score), NameScore: round3(h.NameScore),
 			AboveThreshold: h.Score >= threshold, Explanation: h.Explanation, Topics: []string{}, Programs: []string{}}
 		if h.Entity != nil {
 			hit.Schema, hit.Topics, hit.Programs = h.Entity.Schema, nonNil(h.Entity.Topics), nonNil(h.Entity.Programs)
 		}
 		d.Hits = append(d.Hits, hit)
 		if hit.AboveThreshold && d.Reason == nil {
-			d.Reason = ptr(ReasonWatchlistHit)
+			d.Reason = ptr(check.ReasonWatchlistHit)
 			d.Message = ptr("The customer resembles a listed entity (" + h.MatchedName + ", score " + strconv.FormatFloat(hit.Score, 'f', -1, 64) + "); review the hit.")
 		}
 	}
 	return d, true
-}
-
-// HitIDs are the entity ids of a screening's hits above its threshold,
-// sorted: what rescreening compares.
-func (d AMLData) HitIDs() []string {
-	var ids []string
-	for _, h := range d.Hits {
-		if h.AboveThreshold {
-			ids = append(ids, h.EntityID)
-		}
-	}
-	slices.Sort(ids)
-	return ids
 }
 
 // customerQuery is what a customer is screened with.

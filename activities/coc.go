@@ -18,54 +18,6 @@ type CoCInput struct {
 	Check check.Ref
 }
 
-// Outcomes of coc and vat checks (data.outcome).
-const (
-	OutcomeChecked            = "checked"             // the register was consulted
-	OutcomeUnsupportedCountry = "unsupported_country" // no register integrated: validated null
-	OutcomeRejectedOffline    = "rejected_offline"    // vat: failed the offline check, VIES not asked
-)
-
-// Reasons a coc check is not validated (data.reason).
-const (
-	ReasonNotRegistered = "not_registered"
-	ReasonInactive      = "inactive"
-	ReasonNameMismatch  = "name_mismatch"
-	ReasonInvalidNumber = "invalid_number"
-)
-
-// CoCData is the `data` of a coc check (see docs/openapi.yaml).
-type CoCData struct {
-	Outcome          string      `json:"outcome"`
-	Reason           *string     `json:"reason"`
-	Message          *string     `json:"message"`
-	KvKNumber        *string     `json:"kvk_number"`
-	RegisteredName   *string     `json:"registered_name"`
-	StatutoryName    *string     `json:"statutory_name"`
-	TradeNames       []string    `json:"trade_names"`
-	LegalForm        *string     `json:"legal_form"`
-	RegistrationDate *string     `json:"registration_date"`
-	Active           *bool       `json:"active"`
-	EndDate          *string     `json:"end_date"`
-	Address          *CoCAddress `json:"address"`
-	NameMatchScore   *float64    `json:"name_match_score"`
-	MatchedName      *string     `json:"matched_name"`
-}
-
-// CoCAddress is the register's address of the main branch. A shielded
-// address (indAfgeschermd) carries no street parts and is not copied onto
-// the business.
-type CoCAddress struct {
-	Type        string  `json:"type"` // KvK's: bezoekadres or correspondentieadres
-	Address     *string `json:"address"`
-	Street      *string `json:"street"`
-	HouseNumber *string `json:"housenumber"`
-	Addition    *string `json:"addition"`
-	PostalCode  *string `json:"postalcode"`
-	City        *string `json:"city"`
-	Country     *string `json:"country"`
-	Shielded    bool    `json:"shielded"`
-}
-
 // CoCOffline finishes coc checks that need no register call: a business
 // outside the Netherlands (no register integrated: validated null) or a
 // number that cannot be a KvK number. Runs as a local activity.
@@ -75,17 +27,17 @@ func (a *Activities) CoCOffline(ctx context.Context, in CoCInput) (OfflineResult
 		return OfflineResult{Done: done, Result: recorded(cs)}, err
 	}
 	b := cs.Business
-	if b.CountryID != nlNumeric {
+	if b.CountryID != eu.NetherlandsNumeric {
 		name := fmt.Sprintf("country %d", b.CountryID)
 		if st, ok := eu.ByNumeric(b.CountryID); ok {
 			name = st.Name
 		}
-		r, err := a.complete(ctx, in.Check, nil, CoCData{Outcome: OutcomeUnsupportedCountry,
+		r, err := a.complete(ctx, in.Check, nil, check.CoCData{Outcome: check.OutcomeUnsupportedCountry,
 			Message: ptr("No company register is integrated for " + name + "; the registration was not verified.")})
 		return OfflineResult{Done: true, Result: r}, err
 	}
 	if !kvk.ValidNumber(b.CoCNumber) {
-		r, err := a.complete(ctx, in.Check, &no, CoCData{Outcome: OutcomeChecked, Reason: ptr(ReasonInvalidNumber),
+		r, err := a.complete(ctx, in.Check, &no, check.CoCData{Outcome: check.OutcomeChecked, Reason: ptr(check.ReasonInvalidNumber),
 			Message: ptr("A KvK number has 8 digits.")})
 		return OfflineResult{Done: true, Result: r}, err
 	}
@@ -99,7 +51,7 @@ func (a *Activities) CoCOffline(ctx context.Context, in CoCInput) (OfflineResult
 func (a *Activities) CoCCheck(ctx context.Context, in CoCInput) (_ CheckResult, err error) {
 	defer lastAnswer(ctx, "kvk", &err)
 	if a.KvK == nil {
-		return CheckResult{}, notConfigured("KvK", check.CoC)
+		return CheckResult{}, NotConfigured("KvK", check.CoC)
 	}
 	cs, done, err := a.loadOpen(ctx, in.Check)
 	if err != nil || done {
@@ -113,16 +65,16 @@ func (a *Activities) CoCCheck(ctx context.Context, in CoCInput) (_ CheckResult, 
 	p, err := a.KvK.Profile(ctx, b.CoCNumber)
 	switch {
 	case errors.Is(err, kvk.ErrNotFound):
-		return a.complete(ctx, in.Check, &no, CoCData{Outcome: OutcomeChecked, KvKNumber: &b.CoCNumber,
-			Reason: ptr(ReasonNotRegistered), Message: ptr("The KvK has no registration under this number.")})
+		return a.complete(ctx, in.Check, &no, check.CoCData{Outcome: check.OutcomeChecked, KvKNumber: &b.CoCNumber,
+			Reason: ptr(check.ReasonNotRegistered), Message: ptr("The KvK has no registration under this number.")})
 	case errors.Is(err, kvk.ErrInvalidNumber):
-		return a.complete(ctx, in.Check, &no, CoCData{Outcome: OutcomeChecked, KvKNumber: &b.CoCNumber,
-			Reason: ptr(ReasonInvalidNumber), Message: ptr("The KvK does not accept this as a KvK number.")})
+		return a.complete(ctx, in.Check, &no, check.CoCData{Outcome: check.OutcomeChecked, KvKNumber: &b.CoCNumber,
+			Reason: ptr(check.ReasonInvalidNumber), Message: ptr("The KvK does not accept this as a KvK number.")})
 	case err != nil:
 		return CheckResult{}, kvkError(ctx, err)
 	}
 
-	d := CoCData{Outcome: OutcomeChecked, KvKNumber: &p.KvKNumber, RegisteredName: nonEmpty(p.Name),
+	d := check.CoCData{Outcome: check.OutcomeChecked, KvKNumber: &p.KvKNumber, RegisteredName: nonEmpty(p.Name),
 		StatutoryName: nonEmpty(p.StatutoryName), TradeNames: p.TradeNames, LegalForm: nonEmpty(p.LegalForm),
 		RegistrationDate: nonEmpty(p.RegistrationDate), Active: &p.Active, EndDate: nonEmpty(p.EndDate)}
 	if d.TradeNames == nil {
@@ -136,10 +88,10 @@ func (a *Activities) CoCCheck(ctx context.Context, in CoCInput) (_ CheckResult, 
 	validated := true
 	switch {
 	case !p.Active:
-		validated, d.Reason = false, ptr(ReasonInactive)
+		validated, d.Reason = false, ptr(check.ReasonInactive)
 		d.Message = ptr("The registration has ended" + when(p.EndDate) + ".")
 	case score < namematch.Threshold:
-		validated, d.Reason = false, ptr(ReasonNameMismatch)
+		validated, d.Reason = false, ptr(check.ReasonNameMismatch)
 		d.Message = ptr(fmt.Sprintf("No registered name matches %q (best: %q, score %.3f, needs %.2f).", b.Name, matched, score, namematch.Threshold))
 	}
 	var onto *store.Address
@@ -154,9 +106,9 @@ func (a *Activities) CoCCheck(ctx context.Context, in CoCInput) (_ CheckResult, 
 }
 
 // mainAddress picks the visiting address, else the first one given.
-func mainAddress(list []kvk.Address) (CoCAddress, bool) {
+func mainAddress(list []kvk.Address) (check.CoCAddress, bool) {
 	if len(list) == 0 {
-		return CoCAddress{}, false
+		return check.CoCAddress{}, false
 	}
 	ad := list[0]
 	for _, x := range list {
@@ -165,7 +117,7 @@ func mainAddress(list []kvk.Address) (CoCAddress, bool) {
 			break
 		}
 	}
-	return CoCAddress{Type: ad.Type, Address: nonEmpty(ad.Full), Street: nonEmpty(ad.Street),
+	return check.CoCAddress{Type: ad.Type, Address: nonEmpty(ad.Full), Street: nonEmpty(ad.Street),
 		HouseNumber: nonEmpty(ad.HouseNumber), Addition: nonEmpty(strings.TrimSpace(ad.HouseLetter + " " + ad.HouseNumberAddition)),
 		PostalCode: nonEmpty(ad.PostalCode), City: nonEmpty(ad.City), Country: nonEmpty(ad.Country), Shielded: ad.Shielded}, true
 }
@@ -187,9 +139,6 @@ func kvkError(ctx context.Context, err error) error {
 	}
 	return ProviderError("kvk", ke.Code, msg, !ke.Retryable, ke.RetryAfter, err)
 }
-
-// nlNumeric is the Netherlands' country_id: the KvK is its register.
-const nlNumeric = 528
 
 var no = false
 

@@ -12,19 +12,6 @@ type IBANInput struct {
 	Check check.Ref
 }
 
-// IBANData is the `data` of an iban check.
-type IBANData struct {
-	IBANMasked  string  `json:"iban_masked"`
-	CountryCode *string `json:"country_code"`
-	Country     *string `json:"country"`
-	BankCode    *string `json:"bank_code"`
-	BranchCode  *string `json:"branch_code"`
-	SEPA        bool    `json:"sepa"`
-	Valid       bool    `json:"valid"`
-	Reason      *string `json:"reason"`
-	Message     *string `json:"message"`
-}
-
 // IBANCheck validates the subject's IBAN offline (ISO 13616 registry and
 // mod-97) and records the result. Runs as a local activity.
 func (a *Activities) IBANCheck(ctx context.Context, in IBANInput) (CheckResult, error) {
@@ -40,7 +27,7 @@ func (a *Activities) IBANCheck(ctx context.Context, in IBANInput) (CheckResult, 
 		number = *cs.Customer.IBAN
 	}
 	r := iban.Validate(number)
-	d := IBANData{
+	d := check.IBANData{
 		IBANMasked: iban.Masked(number), SEPA: r.SEPA, Valid: r.Valid,
 		CountryCode: nonEmpty(r.CountryCode), Country: nonEmpty(r.CountryName),
 		BankCode: nonEmpty(r.BankCode), BranchCode: nonEmpty(r.BranchCode),

@@ -17,54 +17,6 @@ import (
 // idinProvider names the iDIN broker in recorded errors.
 var idinProvider = check.IDIN.Spec().Provider
 
-// IDINSubmission is the idin link's submission: the bank transaction the
-// person returned from, then (kept by IDINVerify, as the broker discloses
-// the data only once) the broker's result.
-type IDINSubmission struct {
-	TransactionID string       `json:"transaction_id"`
-	EntranceCode  string       `json:"entrance_code,omitempty"`
-	Returned      bool         `json:"returned,omitempty"`
-	Result        *idin.Result `json:"result,omitempty"`
-}
-
-// Reasons an idin check is not validated, besides the name and birthdate
-// mismatches.
-const (
-	ReasonBankCancelled = "bank_cancelled" // the person cancelled at the bank
-	ReasonBankExpired   = "bank_expired"   // the bank session timed out
-	ReasonBankFailure   = "bank_failure"   // the bank or broker reported a failure
-)
-
-// IDINData is the `data` of an idin check: what the bank confirmed.
-type IDINData struct {
-	Outcome        string       `json:"outcome"`
-	Reason         *string      `json:"reason"`
-	Message        *string      `json:"message"`
-	Status         string       `json:"status"` // the broker's transaction status
-	BIN            *string      `json:"bin"`
-	Initials       *string      `json:"initials"`
-	LastName       *string      `json:"last_name"`
-	LastNamePrefix *string      `json:"last_name_prefix"`
-	DateOfBirth    *string      `json:"date_of_birth"`
-	Gender         *string      `json:"gender"`
-	Address        *IDINAddress `json:"address"`
-	Is18OrOlder    *bool        `json:"is_18_or_older"`
-	NameMatchScore *float64     `json:"name_match_score"`
-	BirthdateMatch *bool        `json:"birthdate_match"`
-	IssuerID       *string      `json:"issuer_id"`
-	TransactionID  string       `json:"transaction_id"`
-}
-
-// IDINAddress is the address the bank has for the person.
-type IDINAddress struct {
-	Street      *string `json:"street"`
-	HouseNumber *string `json:"housenumber"`
-	Addition    *string `json:"addition"`
-	PostalCode  *string `json:"postalcode"`
-	City        *string `json:"city"`
-	CountryCode *string `json:"country_code"`
-}
-
 // IDINVerify asks the broker how the person's bank transaction ended and
 // decides the check: validated when the bank-confirmed name (and birthdate,
 // when the record has one) is the customer's. The confirmed gender,
@@ -73,7 +25,7 @@ type IDINAddress struct {
 func (a *Activities) IDINVerify(ctx context.Context, in LinkInput) (_ CheckResult, err error) {
 	defer lastAnswer(ctx, idinProvider, &err)
 	if a.IDIN == nil {
-		return CheckResult{}, notConfigured("iDIN", check.IDIN)
+		return CheckResult{}, NotConfigured("iDIN", check.IDIN)
 	}
 	cs, done, err := a.loadOpen(ctx, in.Check)
 	if err != nil || done {
@@ -83,7 +35,7 @@ func (a *Activities) IDINVerify(ctx context.Context, in LinkInput) (_ CheckResul
 	if err != nil {
 		return CheckResult{}, wrap(err, "load link")
 	}
-	var sub IDINSubmission
+	var sub check.IDINSubmission
 	if l.Submission != nil {
 		if err := json.Unmarshal(l.Submission, &sub); err != nil {
 			return CheckResult{}, wrap(err, "read submission")
@@ -116,8 +68,8 @@ func (a *Activities) IDINVerify(ctx context.Context, in LinkInput) (_ CheckResul
 
 // decideIDIN turns the bank's answer into the check's verdict and what goes
 // onto the customer (only when validated).
-func decideIDIN(res idin.Result, c *store.Customer) (IDINData, *store.Identity, *store.Address) {
-	d := IDINData{Outcome: OutcomeChecked, Status: string(res.Status), TransactionID: res.TransactionID, IssuerID: nonEmpty(res.IssuerID)}
+func decideIDIN(res idin.Result, c *store.Customer) (check.IDINData, *store.Identity, *store.Address) {
+	d := check.IDINData{Outcome: check.OutcomeChecked, Status: string(res.Status), TransactionID: res.TransactionID, IssuerID: nonEmpty(res.IssuerID)}
 	fail := func(reason, msg string) {
 		if d.Reason == nil {
 			d.Reason, d.Message = &reason, &msg
@@ -125,15 +77,15 @@ func decideIDIN(res idin.Result, c *store.Customer) (IDINData, *store.Identity, 
 	}
 	switch res.Status {
 	case idin.StatusCancelled:
-		fail(ReasonBankCancelled, "The person cancelled the identification at their bank.")
+		fail(check.ReasonBankCancelled, "The person cancelled the identification at their bank.")
 	case idin.StatusExpired:
-		fail(ReasonBankExpired, "The bank session expired before the person finished.")
+		fail(check.ReasonBankExpired, "The bank session expired before the person finished.")
 	case idin.StatusSuccess:
 		if res.Attributes == nil {
-			fail(ReasonBankFailure, "The bank confirmed the transaction but disclosed no identity.")
+			fail(check.ReasonBankFailure, "The bank confirmed the transaction but disclosed no identity.")
 		}
 	default:
-		fail(ReasonBankFailure, "The bank or broker reported a failure.")
+		fail(check.ReasonBankFailure, "The bank or broker reported a failure.")
 	}
 	if d.Reason != nil {
 		return d, nil, nil
@@ -142,21 +94,21 @@ func decideIDIN(res idin.Result, c *store.Customer) (IDINData, *store.Identity, 
 	d.BIN, d.Initials, d.LastName, d.LastNamePrefix = nonEmpty(at.BIN), nonEmpty(at.Initials), nonEmpty(at.LegalLastName), nonEmpty(at.LegalLastNamePrefix)
 	d.DateOfBirth, d.Gender, d.Is18OrOlder = nonEmpty(at.DateOfBirth), idinGender(at.Gender), at.Is18OrOlder
 	if at.Street != "" || at.PostalCode != "" || at.City != "" {
-		d.Address = &IDINAddress{Street: nonEmpty(at.Street), HouseNumber: nonEmpty(at.HouseNumber), Addition: nonEmpty(at.HouseNumberSuffix),
+		d.Address = &check.IDINAddress{Street: nonEmpty(at.Street), HouseNumber: nonEmpty(at.HouseNumber), Addition: nonEmpty(at.HouseNumberSuffix),
 			PostalCode: nonEmpty(at.PostalCode), City: nonEmpty(at.City), CountryCode: nonEmpty(at.CountryCode)}
 	}
 
 	score := bankNameScore(c, at.Initials, strings.TrimSpace(at.LegalLastNamePrefix+" "+at.LegalLastName))
 	d.NameMatchScore = &score
 	if score < namematch.Threshold {
-		fail(ReasonNameMismatch, "The name the bank confirmed does not match the customer's name.")
+		fail(check.ReasonNameMismatch, "The name the bank confirmed does not match the customer's name.")
 	}
 	birth, full := time.Parse(time.DateOnly, at.DateOfBirth)
 	if c.Birthdate != nil && full == nil {
 		same := c.Birthdate.Format(time.DateOnly) == at.DateOfBirth
 		d.BirthdateMatch = &same
 		if !same {
-			fail(ReasonBirthdateMismatch, "The date of birth the bank confirmed is not the customer's.")
+			fail(check.ReasonBirthdateMismatch, "The date of birth the bank confirmed is not the customer's.")
 		}
 	}
 	if d.Reason != nil {

@@ -12,63 +12,11 @@ import (
 	"golang.org/x/text/transform"
 	"golang.org/x/text/unicode/norm"
 
+	"github.com/kycflow/kycflow/check"
 	"github.com/kycflow/kycflow/providers/mrz"
 	"github.com/kycflow/kycflow/providers/namematch"
 	"github.com/kycflow/kycflow/store"
 )
-
-// IDScanSubmission is what the verification page stores for an idscan link.
-type IDScanSubmission struct {
-	MRZ string `json:"mrz"`
-}
-
-// Document types written to a customer's document_type (see openapi.yaml).
-const (
-	DocumentTypeOther    = 0
-	DocumentTypePassport = 1 // document code P…
-	DocumentTypeIDCard   = 2 // I…, A…, C…: identity cards and other official travel documents
-	DocumentTypeVisa     = 3 // V…
-)
-
-// Reasons an idscan check is not validated (data.reason), in the order they
-// are decided; ReasonNameMismatch (coc.go) comes before the birthdate.
-const (
-	ReasonUnreadable        = "unreadable"         // not an MRZ at all
-	ReasonCheckDigit        = "check_digit"        // a check digit does not hold
-	ReasonInvalidDocument   = "invalid_document"   // a field is malformed (bad date, character)
-	ReasonDocumentExpired   = "document_expired"   // past its expiry date
-	ReasonBirthdateMismatch = "birthdate_mismatch" // the document's date of birth is not the customer's
-)
-
-// IDScanData is the `data` of an idscan check.
-type IDScanData struct {
-	Outcome        string           `json:"outcome"`
-	Reason         *string          `json:"reason"`
-	Message        *string          `json:"message"`
-	Errors         []IDScanError    `json:"errors"`
-	Format         *string          `json:"format"`
-	DocumentCode   *string          `json:"document_code"`
-	DocumentType   *int             `json:"document_type"`
-	IssuingState   *string          `json:"issuing_state"`
-	DocumentNumber *string          `json:"document_number"`
-	Surname        *string          `json:"surname"`
-	GivenNames     *string          `json:"given_names"`
-	Nationality    *string          `json:"nationality"`
-	BirthDate      *string          `json:"birth_date"`
-	Sex            *string          `json:"sex"`
-	ExpiryDate     *string          `json:"expiry_date"`
-	Expired        *bool            `json:"expired"`
-	NameMatchScore *float64         `json:"name_match_score"`
-	BirthdateMatch *bool            `json:"birthdate_match"`
-	Corrections    []mrz.Correction `json:"corrections"`
-}
-
-// IDScanError is one problem found in the MRZ.
-type IDScanError struct {
-	Field   string `json:"field"`
-	Kind    string `json:"kind"`
-	Message string `json:"message"`
-}
 
 // IDScanVerify checks the MRZ the person submitted: every check digit holds,
 // the document has not expired, and its name and date of birth are the
@@ -83,7 +31,7 @@ func (a *Activities) IDScanVerify(ctx context.Context, in LinkInput) (CheckResul
 	if err != nil {
 		return CheckResult{}, wrap(err, "load link")
 	}
-	var sub IDScanSubmission
+	var sub check.IDScanSubmission
 	if l.Submission != nil {
 		if err := json.Unmarshal(l.Submission, &sub); err != nil {
 			return CheckResult{}, wrap(err, "read submission")
@@ -97,8 +45,8 @@ func (a *Activities) IDScanVerify(ctx context.Context, in LinkInput) (CheckResul
 
 // verifyMRZ decides an idscan check; the identity is what the document says
 // (nil when the MRZ cannot be trusted).
-func verifyMRZ(text string, c *store.Customer, now time.Time) (IDScanData, *store.Identity) {
-	d := IDScanData{Outcome: OutcomeChecked, Errors: []IDScanError{}, Corrections: []mrz.Correction{}}
+func verifyMRZ(text string, c *store.Customer, now time.Time) (check.IDScanData, *store.Identity) {
+	d := check.IDScanData{Outcome: check.OutcomeChecked, Errors: []check.IDScanError{}, Corrections: []mrz.Correction{}}
 	fail := func(reason, msg string) {
 		if d.Reason == nil {
 			d.Reason, d.Message = &reason, &msg
@@ -106,7 +54,7 @@ func verifyMRZ(text string, c *store.Customer, now time.Time) (IDScanData, *stor
 	}
 	doc, err := mrz.Parse(text)
 	if err != nil {
-		fail(ReasonUnreadable, "The submitted text is not a machine-readable zone.")
+		fail(check.ReasonUnreadable, "The submitted text is not a machine-readable zone.")
 		return d, nil
 	}
 	if doc.Corrections != nil {
@@ -129,28 +77,28 @@ func verifyMRZ(text string, c *store.Customer, now time.Time) (IDScanData, *stor
 	}
 
 	for _, e := range doc.Validate() {
-		d.Errors = append(d.Errors, IDScanError{Field: string(e.Field), Kind: string(e.Kind), Message: e.Error()})
+		d.Errors = append(d.Errors, check.IDScanError{Field: string(e.Field), Kind: string(e.Kind), Message: e.Error()})
 		if e.Kind == mrz.KindCheckDigit {
-			fail(ReasonCheckDigit, e.Error())
+			fail(check.ReasonCheckDigit, e.Error())
 		}
 	}
 	if len(d.Errors) > 0 {
-		fail(ReasonInvalidDocument, d.Errors[0].Message)
+		fail(check.ReasonInvalidDocument, d.Errors[0].Message)
 		return d, nil // nothing from a document that does not verify goes onto the record
 	}
 	if d.Expired != nil && *d.Expired {
-		fail(ReasonDocumentExpired, "The document expired on "+*d.ExpiryDate+".")
+		fail(check.ReasonDocumentExpired, "The document expired on "+*d.ExpiryDate+".")
 	}
 	score := personNameScore(c, doc.Surname, doc.GivenNames)
 	d.NameMatchScore = &score
 	if score < namematch.Threshold {
-		fail(ReasonNameMismatch, "The name on the document does not match the customer's name.")
+		fail(check.ReasonNameMismatch, "The name on the document does not match the customer's name.")
 	}
 	if c.Birthdate != nil && birthOK {
 		same := c.Birthdate.Format(time.DateOnly) == birth.Format(time.DateOnly)
 		d.BirthdateMatch = &same
 		if !same {
-			fail(ReasonBirthdateMismatch, "The date of birth on the document is not the customer's.")
+			fail(check.ReasonBirthdateMismatch, "The date of birth on the document is not the customer's.")
 		}
 	}
 	if d.Reason != nil {
@@ -190,13 +138,13 @@ func resolveExpiry(dt mrz.Date) (time.Time, bool) {
 func documentType(code string) int {
 	switch {
 	case strings.HasPrefix(code, "P"):
-		return DocumentTypePassport
+		return check.DocumentTypePassport
 	case strings.HasPrefix(code, "I"), strings.HasPrefix(code, "A"), strings.HasPrefix(code, "C"):
-		return DocumentTypeIDCard
+		return check.DocumentTypeIDCard
 	case strings.HasPrefix(code, "V"):
-		return DocumentTypeVisa
+		return check.DocumentTypeVisa
 	}
-	return DocumentTypeOther
+	return check.DocumentTypeOther
 }
 
 // gender is the record's value for an MRZ sex: male, female or unspecified.

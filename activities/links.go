@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kycflow/kycflow/check"
+	"github.com/kycflow/kycflow/providers/eu"
 	"github.com/kycflow/kycflow/providers/mail"
 	"github.com/kycflow/kycflow/store"
 )
@@ -35,7 +36,7 @@ type LinkResult struct {
 func (a *Activities) PrepareLink(ctx context.Context, in LinkInput) (_ LinkResult, err error) {
 	defer lastAnswer(ctx, "mail", &err)
 	if in.Check.Type == check.IDIN && a.IDIN == nil {
-		return LinkResult{}, notConfigured("iDIN", check.IDIN)
+		return LinkResult{}, NotConfigured("iDIN", check.IDIN)
 	}
 	cs, done, err := a.loadOpen(ctx, in.Check)
 	if err != nil || done {
@@ -49,7 +50,7 @@ func (a *Activities) PrepareLink(ctx context.Context, in LinkInput) (_ LinkResul
 		return LinkResult{}, wrap(err, "load link")
 	}
 	if a.Mailer == nil {
-		return LinkResult{}, notConfigured("Mail (SMTP)", in.Check.Type)
+		return LinkResult{}, NotConfigured("Mail (SMTP)", in.Check.Type)
 	}
 	token, l, err := a.Store.IssueLink(ctx, in.Check)
 	if err != nil {
@@ -105,7 +106,7 @@ func (a *Activities) ExpireLink(ctx context.Context, in LinkInput) (ExpireResult
 
 // langOf picks the mail and page language: Dutch for Dutch customers.
 func langOf(c *store.Customer) string {
-	if c.CountryID == nlNumeric {
+	if c.CountryID == eu.NetherlandsNumeric {
 		return "nl"
 	}
 	return "en"

@@ -182,7 +182,7 @@ func (a *Activities) rescreenOne(ctx context.Context, changed *sanctions.Index, 
 	if last.Status != check.Completed || last.Data == nil {
 		return false, true, nil // unfinished checks screen with the new list anyway
 	}
-	var before AMLData
+	var before check.AMLData
 	if err := json.Unmarshal(last.Data, &before); err != nil {
 		return false, true, nil
 	}

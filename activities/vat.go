@@ -7,6 +7,7 @@ import (
 	"github.com/kycflow/kycflow/check"
 	"github.com/kycflow/kycflow/providers/eu"
 	"github.com/kycflow/kycflow/providers/namematch"
+	"github.com/kycflow/kycflow/providers/vatnum"
 	"github.com/kycflow/kycflow/providers/vies"
 	"github.com/kycflow/kycflow/store"
 )
@@ -14,24 +15,6 @@ import (
 // VATInput names the vat check to run.
 type VATInput struct {
 	Check check.Ref
-}
-
-// VATData is the `data` of a vat check. VIES's own fields keep VIES's names
-// (valid, name, address, requestDate, requestIdentifier): the consultation
-// number is the legal evidence and is quoted as VIES wrote it.
-type VATData struct {
-	Outcome           string   `json:"outcome"`
-	Reason            *string  `json:"reason"`
-	Message           *string  `json:"message"`
-	CountryCode       *string  `json:"country_code"` // VIES prefix (EL for Greece)
-	VATNumber         *string  `json:"vat_number"`   // national part, compact
-	Valid             *bool    `json:"valid"`
-	Name              *string  `json:"name"`
-	Address           *string  `json:"address"`
-	RequestDate       *string  `json:"requestDate"`
-	RequestIdentifier *string  `json:"requestIdentifier"`
-	NameMatchScore    *float64 `json:"name_match_score"`
-	TestService       bool     `json:"test_service"`
 }
 
 // OfflineResult tells the workflow whether an offline step already finished
@@ -44,7 +27,7 @@ type OfflineResult struct {
 // vatNumber splits the business's VAT number for VIES. test is true for
 // VIES's test-service numbers on a sandbox tenant, which skip the offline
 // check and go to VIES's test service.
-func vatNumber(cs store.CheckWithSubject) (n vies.Number, test bool, err error) {
+func vatNumber(cs store.CheckWithSubject) (n vatnum.Number, test bool, err error) {
 	b := cs.Business
 	number, def := "", ""
 	if b.VATNumber != nil {
@@ -53,12 +36,12 @@ func vatNumber(cs store.CheckWithSubject) (n vies.Number, test bool, err error) 
 	if st, ok := eu.ByNumeric(b.CountryID); ok {
 		def = st.VAT
 	}
-	if tn, ok := vies.TestNumber(number, def); ok && cs.Sandbox {
+	if tn, ok := vatnum.TestServiceNumber(number, def); ok && cs.Sandbox {
 		return tn, true, nil
 	}
-	n, err = vies.Normalize(number, def)
+	n, err = vatnum.Normalize(number, def)
 	if err == nil {
-		err = vies.Check(n)
+		err = vatnum.Check(n)
 	}
 	return n, false, err
 }
@@ -74,7 +57,7 @@ func (a *Activities) VATOffline(ctx context.Context, in VATInput) (OfflineResult
 		return OfflineResult{Done: done, Result: recorded(cs)}, err
 	}
 	n, _, err := vatNumber(cs)
-	var ve *vies.ValidationError
+	var ve *vatnum.ValidationError
 	if !errors.As(err, &ve) {
 		return OfflineResult{}, nil
 	}
@@ -83,12 +66,12 @@ func (a *Activities) VATOffline(ctx context.Context, in VATInput) (OfflineResult
 }
 
 // vatRejected records an offline rejection.
-func (a *Activities) vatRejected(ctx context.Context, ref check.Ref, n vies.Number, ve *vies.ValidationError) (CheckResult, error) {
-	d := VATData{Outcome: OutcomeRejectedOffline, Reason: ptr(string(ve.Reason)), Message: &ve.Message,
+func (a *Activities) vatRejected(ctx context.Context, ref check.Ref, n vatnum.Number, ve *vatnum.ValidationError) (CheckResult, error) {
+	d := check.VATData{Outcome: check.OutcomeRejectedOffline, Reason: ptr(string(ve.Reason)), Message: &ve.Message,
 		CountryCode: nonEmpty(n.CountryCode), VATNumber: nonEmpty(n.Number)}
 	validated := &no
-	if ve.Reason == vies.ReasonUnknownCountry {
-		d.Outcome, d.Reason, validated = OutcomeUnsupportedCountry, nil, nil
+	if ve.Reason == vatnum.ReasonUnknownCountry {
+		d.Outcome, d.Reason, validated = check.OutcomeUnsupportedCountry, nil, nil
 	}
 	return a.complete(ctx, ref, validated, d)
 }
@@ -99,14 +82,14 @@ func (a *Activities) vatRejected(ctx context.Context, ref check.Ref, n vies.Numb
 func (a *Activities) VATCheck(ctx context.Context, in VATInput) (_ CheckResult, err error) {
 	defer lastAnswer(ctx, "vies", &err)
 	if a.VIES == nil {
-		return CheckResult{}, notConfigured("VIES", check.VAT)
+		return CheckResult{}, NotConfigured("VIES", check.VAT)
 	}
 	cs, done, err := a.loadOpen(ctx, in.Check)
 	if err != nil || done {
 		return recorded(cs), err
 	}
 	n, test, err := vatNumber(cs)
-	var ve *vies.ValidationError
+	var ve *vatnum.ValidationError
 	if errors.As(err, &ve) { // VATOffline ran first; only a changed record gets here
 		return a.vatRejected(ctx, in.Check, n, ve)
 	}
@@ -115,13 +98,13 @@ func (a *Activities) VATCheck(ctx context.Context, in VATInput) (_ CheckResult, 
 	if err != nil {
 		return CheckResult{}, err
 	}
-	res, err := a.VIES.Check(ctx, vies.Request{CountryCode: n.CountryCode, VATNumber: n.Number,
+	res, err := a.VIES.Consult(ctx, vies.Request{CountryCode: n.CountryCode, VATNumber: n.Number,
 		Requester: a.VIESRequester, TestService: test})
 	release()
 	if err != nil {
 		return CheckResult{}, viesError(ctx, err)
 	}
-	d := VATData{Outcome: OutcomeChecked, CountryCode: &n.CountryCode, VATNumber: &n.Number,
+	d := check.VATData{Outcome: check.OutcomeChecked, CountryCode: &n.CountryCode, VATNumber: &n.Number,
 		Valid: &res.Valid, Name: nonEmpty(res.Name), Address: nonEmpty(res.Address),
 		RequestDate: nonEmpty(res.RequestDate), RequestIdentifier: nonEmpty(res.RequestIdentifier), TestService: test}
 	if res.Name != "" {
@@ -130,7 +113,7 @@ func (a *Activities) VATCheck(ctx context.Context, in VATInput) (_ CheckResult, 
 		d.NameMatchScore = &score
 	}
 	if !res.Valid {
-		d.Reason = ptr(ReasonNotRegistered)
+		d.Reason = ptr(check.ReasonNotRegistered)
 		d.Message = ptr("VIES reports this VAT number as not valid for intra-EU trade.")
 	}
 	return a.complete(ctx, in.Check, &res.Valid, d)
@@ -165,5 +148,5 @@ func viesError(ctx context.Context, err error) error {
 	if !ok {
 		msg = "VIES could not be reached or gave an unusable answer (" + ve.Code + ")."
 	}
-	return ProviderError("vies", ve.Code, msg, !ve.Retryable(), 0, err)
+	return ProviderError("vies", ve.Code, msg, !ve.Retryable(), ve.RetryAfter, err)
 }

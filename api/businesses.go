@@ -8,6 +8,7 @@ import (
 
 	"github.com/kycflow/kycflow/check"
 	"github.com/kycflow/kycflow/providers/eu"
+	"github.com/kycflow/kycflow/providers/kvk"
 	"github.com/kycflow/kycflow/store"
 )
 
@@ -114,7 +115,7 @@ func businessInputMissing(b store.Business, typ check.Type) string {
 		return "vat_number, which is not set"
 	case typ == check.IBAN && isBlank(b.IBAN):
 		return "iban_number, which is not set"
-	case typ == check.CoC && b.CountryID == nlNumeric && !kvkNumber.MatchString(b.CoCNumber):
+	case typ == check.CoC && b.CountryID == eu.NetherlandsNumeric && !kvk.ValidNumber(b.CoCNumber):
 		return "coc_number to be an 8-digit KvK number (country NLD)"
 	}
 	return ""

@@ -14,6 +14,7 @@ import (
 	"github.com/nyaruka/phonenumbers"
 
 	"github.com/kycflow/kycflow/providers/eu"
+	"github.com/kycflow/kycflow/providers/kvk"
 )
 
 // Validation messages follow Laravel's wording (the seed API's ecosystem):
@@ -49,11 +50,15 @@ func rule(message string) error {
 }
 
 var (
-	required    = validation.Required.Error("The :attribute field is required.")
-	present     = validation.NotNil.Error("The :attribute field is required.") // for booleans: false is a value
-	cocDigits   = validation.Match(regexp.MustCompile(`^[0-9]{6,20}$`)).Error("The :attribute field must be between 6 and 20 digits.")
-	kvkNumber   = regexp.MustCompile(`^[0-9]{8}$`)
-	kvkDigits   = validation.Match(kvkNumber).Error("The :attribute field must be 8 digits (a KvK number) when checks.coc is true for NLD.")
+	required  = validation.Required.Error("The :attribute field is required.")
+	present   = validation.NotNil.Error("The :attribute field is required.") // for booleans: false is a value
+	cocDigits = validation.Match(regexp.MustCompile(`^[0-9]{6,20}$`)).Error("The :attribute field must be between 6 and 20 digits.")
+	kvkDigits = validation.By(func(v any) error {
+		if s, ok := v.(*string); ok && s != nil && !kvk.ValidNumber(*s) {
+			return rule("The :attribute field must be 8 digits (a KvK number) when checks.coc is true for NLD.")
+		}
+		return nil
+	})
 	emailFormat = is.EmailFormat.Error("The :attribute field must be a valid email address.")
 )
 
@@ -64,9 +69,6 @@ func maxLen(n int) validation.Rule {
 func minLen(n int) validation.Rule {
 	return validation.RuneLength(n, 0).Error(fmt.Sprintf("The :attribute field must be at least %d characters.", n))
 }
-
-// nlNumeric is the country_id of the Netherlands, whose register is the KvK.
-const nlNumeric = 528
 
 // euCountry accepts the alpha-3 code of an EU member state.
 var euCountry = validation.By(func(v any) error {

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -54,11 +53,11 @@ func insertChecks(ctx context.Context, tx *sqlx.Tx, lead string, leadArgs []any,
 		} else {
 			c.BusinessID = &subjectID
 		}
-		p, err := json.Marshal(c.Ref())
+		p, err := payload(c.Ref())
 		if err != nil {
 			return nil, err
 		}
-		checks[i], ids[i], payloads[i] = c, c.ID.String(), string(p)
+		checks[i], ids[i], payloads[i] = c, c.ID.String(), p
 	}
 	var businessID, customerID *uuid.UUID
 	if kind == check.Customer {
@@ -96,13 +95,12 @@ func cancelUnfinished(ctx context.Context, tx *sqlx.Tx, tenantID uuid.UUID, kind
 		l AS (UPDATE links SET revoked_at = $3
 			WHERE tenant_id = $1 AND check_id IN (SELECT id FROM c) AND used_at IS NULL AND revoked_at IS NULL)
 		INSERT INTO outbox (tenant_id, check_id, action, payload)
-		SELECT $1, c.id, 'cancel', json_build_object('tenant_id', $1::uuid, 'check_id', c.id,
-			'subject_kind', $6::text, 'subject_id', $2::uuid, 'type', c.type) FROM c`
+		SELECT $1, c.id, 'cancel', '{}' FROM c`
 	var typesArg any
 	if types != nil {
 		typesArg = pq.Array(strs(types))
 	}
-	if _, err := tx.ExecContext(ctx, q, tenantID, subjectID, at, pq.Array(strs(check.Unfinished)), typesArg, kind); err != nil {
+	if _, err := tx.ExecContext(ctx, q, tenantID, subjectID, at, pq.Array(strs(check.Unfinished)), typesArg); err != nil {
 		return fmt.Errorf("cancel unfinished checks: %w", err)
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 
@@ -29,18 +30,30 @@ const OutboxNotifyChannel = "kycflow_outbox"
 type OutboxItem struct {
 	ID       int64     `db:"id"`
 	Action   string    `db:"action"`
+	TenantID uuid.UUID `db:"tenant_id"`
+	CheckID  uuid.UUID `db:"check_id"`
+	// Ref is the check the action is about: the payload (the workflow's
+	// input, a check.Ref as JSON) with the row's own ids. A cancellation
+	// needs the ids only, and its payload is empty.
 	Ref      check.Ref `db:"-"`
 	Payload  []byte    `db:"payload"`
 	Attempts int       `db:"attempts"`
 }
 
-func enqueue(ctx context.Context, tx *sqlx.Tx, ref check.Ref, action string) error {
+// payload is the outbox payload of an action on ref: the one place it is
+// made (cancellations, queued in SQL, carry none).
+func payload(ref check.Ref) (string, error) {
 	p, err := json.Marshal(ref)
+	return string(p), err
+}
+
+func enqueue(ctx context.Context, tx *sqlx.Tx, ref check.Ref, action string) error {
+	p, err := payload(ref)
 	if err != nil {
 		return err
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO outbox (tenant_id, check_id, action, payload) VALUES ($1, $2, $3, $4)`,
-		ref.TenantID, ref.CheckID, action, string(p)); err != nil {
+		ref.TenantID, ref.CheckID, action, p); err != nil {
 		return fmt.Errorf("enqueue %s: %w", action, err)
 	}
 	return nil
@@ -57,7 +70,7 @@ func (s *Store) RelayBatch(ctx context.Context, limit int, deliver func([]Outbox
 	}
 	defer tx.Rollback() //nolint:errcheck
 	var items []OutboxItem
-	if err := tx.SelectContext(ctx, &items, `SELECT id, action, payload, attempts FROM outbox_claim($1)`, limit); err != nil {
+	if err := tx.SelectContext(ctx, &items, `SELECT id, tenant_id, check_id, action, payload, attempts FROM outbox_claim($1)`, limit); err != nil {
 		return 0, fmt.Errorf("claim outbox: %w", classify(err))
 	}
 	if len(items) == 0 {
@@ -72,6 +85,7 @@ func (s *Store) RelayBatch(ctx context.Context, limit int, deliver func([]Outbox
 			bad = append(bad, it.ID)
 			continue
 		}
+		it.Ref.TenantID, it.Ref.CheckID = it.TenantID, it.CheckID
 		good = append(good, it)
 	}
 	ok := deliver(good)

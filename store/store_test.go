@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+
 	"github.com/kycflow/kycflow/check"
 	"github.com/kycflow/kycflow/store"
 )

@@ -63,17 +63,11 @@ func providerOptions(r ProviderRetry) workflow.ActivityOptions {
 	}
 }
 
-// CheckResult is how the workflow ended.
-type CheckResult struct {
+// CheckWorkflowResult is how the workflow ended.
+type CheckWorkflowResult struct {
 	Status    check.Status
 	Validated *bool
 }
-
-// Error codes written to a check's `error`.
-const (
-	CodeProviderNotConfigured = activities.ErrTypeNotConfigured
-	CodeRetriesExhausted      = "retries_exhausted"
-)
 
 // a is only used for method values: activities are registered on the worker
 // and looked up by name, so the nil receiver is never called.
@@ -84,10 +78,10 @@ var a *activities.Activities
 // and the workflow waits up to RetryWindow for a `retry` signal, then tries
 // again; waiting, it can still be cancelled, so CheckStatus follows a
 // supersession or deletion.
-func CheckWorkflow(ctx workflow.Context, in CheckInput) (CheckResult, error) {
+func CheckWorkflow(ctx workflow.Context, in CheckInput) (CheckWorkflowResult, error) {
 	st, err := newState(ctx, in)
 	if err != nil {
-		return CheckResult{}, err
+		return CheckWorkflowResult{}, err
 	}
 	retries := &retryInbox{ch: workflow.GetSignalChannel(ctx, SignalRetry)}
 	// A retry that started this run (signal-with-start) is answered by the run itself.
@@ -101,12 +95,12 @@ func CheckWorkflow(ctx workflow.Context, in CheckInput) (CheckResult, error) {
 		}
 		if !applied {
 			// Already finished (a repeated start) or cancelled before it began.
-			return CheckResult{Status: st.status}, nil
+			return CheckWorkflowResult{Status: st.status}, nil
 		}
 
 		out, err := runProvider(ctx, st)
 		if err == nil {
-			return CheckResult{Status: out.Status, Validated: out.Validated}, st.show(ctx, out.Status)
+			return CheckWorkflowResult{Status: out.Status, Validated: out.Validated}, st.show(ctx, out.Status)
 		}
 		if temporal.IsCanceledError(err) || isType(err, activities.ErrTypeGone) {
 			return st.end(ctx, err)
@@ -118,13 +112,13 @@ func CheckWorkflow(ctx workflow.Context, in CheckInput) (CheckResult, error) {
 			return st.end(ctx, err)
 		}
 		if !applied { // cancelled meanwhile: the store has the last word
-			return CheckResult{Status: st.status}, nil
+			return CheckWorkflowResult{Status: st.status}, nil
 		}
 		if !retries.wait(ctx) {
 			if ctx.Err() != nil {
 				return st.end(ctx, ctx.Err())
 			}
-			return CheckResult{Status: st.status}, nil
+			return CheckWorkflowResult{Status: st.status}, nil
 		}
 	}
 }
@@ -139,17 +133,17 @@ func runProvider(ctx workflow.Context, st *state) (activities.CheckResult, error
 	// Checks started before coc and vat had providers keep failing the old
 	// way when replayed.
 	if t := in.Check.Type; (t == check.CoC || t == check.VAT) && workflow.GetVersion(ctx, "coc-vat-providers", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
-		return out, notConfigured(t)
+		return out, activities.NotConfigured("A provider", t)
 	}
 	// Likewise idscan and idin checks started before links existed.
 	if in.Check.Type == check.IDScan && workflow.GetVersion(ctx, "idscan-links", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
-		return out, notConfigured(in.Check.Type)
+		return out, activities.NotConfigured("A provider", in.Check.Type)
 	}
 	if in.Check.Type == check.IDIN && workflow.GetVersion(ctx, "idin-links", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
-		return out, notConfigured(in.Check.Type)
+		return out, activities.NotConfigured("A provider", in.Check.Type)
 	}
 	if in.Check.Type == check.AML && workflow.GetVersion(ctx, "aml-screening", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
-		return out, notConfigured(in.Check.Type)
+		return out, activities.NotConfigured("A provider", in.Check.Type)
 	}
 	switch in.Check.Type {
 	case check.AML:
@@ -165,7 +159,7 @@ func runProvider(ctx workflow.Context, st *state) (activities.CheckResult, error
 	case check.VAT:
 		return offlineThenProvider(ctx, in, a.VATOffline, a.VATCheck, activities.VATInput{Check: in.Check})
 	default:
-		return out, notConfigured(in.Check.Type)
+		return out, activities.NotConfigured("A provider", in.Check.Type)
 	}
 }
 
@@ -182,11 +176,6 @@ func offlineThenProvider[I any](ctx workflow.Context, in CheckInput, offline, pr
 	return out, err
 }
 
-func notConfigured(checkType check.Type) error {
-	return temporal.NewNonRetryableApplicationError(
-		"No provider is configured for "+string(checkType)+" checks yet.", activities.ErrTypeNotConfigured, nil)
-}
-
 // checkError is the `error` recorded when the provider step failed for good:
 // the provider's own error when there is one.
 func checkError(err error) *check.Error {
@@ -194,7 +183,7 @@ func checkError(err error) *check.Error {
 	if errors.As(err, &appErr) {
 		switch appErr.Type() {
 		case activities.ErrTypeNotConfigured:
-			return &check.Error{Code: CodeProviderNotConfigured, Message: appErr.Message()}
+			return &check.Error{Code: check.CodeProviderNotConfigured, Message: appErr.Message()}
 		case activities.ErrTypeProvider:
 			var ce check.Error
 			if appErr.HasDetails() && appErr.Details(&ce) == nil && ce.Code != "" {
@@ -217,7 +206,7 @@ func checkError(err error) *check.Error {
 		return &check.Error{Code: check.CodeProviderUnavailable,
 			Message: "The provider step did not finish within its retry window; support can retry the check."}
 	}
-	return &check.Error{Code: CodeRetriesExhausted, Message: "The provider step failed after its retries; support can retry the check."}
+	return &check.Error{Code: check.CodeRetriesExhausted, Message: "The provider step failed after its retries; support can retry the check."}
 }
 
 // retryInbox receives retry signals, ignoring requests already honoured.
@@ -283,19 +272,19 @@ func (r *retryInbox) wait(ctx workflow.Context) bool {
 // end closes the workflow after cancellation or deletion: the store
 // already says `cancelled` (or the rows are gone), so only the workflow's
 // own status is brought in line.
-func (s *state) end(ctx workflow.Context, err error) (CheckResult, error) {
+func (s *state) end(ctx workflow.Context, err error) (CheckWorkflowResult, error) {
 	if temporal.IsCanceledError(err) || ctx.Err() != nil {
 		dctx, cancel := workflow.NewDisconnectedContext(ctx)
 		defer cancel()
 		// Whatever the store answers (the rows may be gone), cancelled it is.
 		_, _ = s.write(dctx, check.Cancelled, check.Unfinished, nil)
 		_ = s.show(dctx, check.Cancelled)
-		return CheckResult{Status: check.Cancelled}, nil
+		return CheckWorkflowResult{Status: check.Cancelled}, nil
 	}
 	if isType(err, activities.ErrTypeGone) {
-		return CheckResult{Status: check.Cancelled}, s.show(ctx, check.Cancelled)
+		return CheckWorkflowResult{Status: check.Cancelled}, s.show(ctx, check.Cancelled)
 	}
-	return CheckResult{}, err
+	return CheckWorkflowResult{}, err
 }
 
 func isType(err error, typ string) bool {

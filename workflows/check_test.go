@@ -54,10 +54,10 @@ func (s *checkSuite) storeAccepts() {
 	})
 }
 
-func (s *checkSuite) result() CheckResult {
+func (s *checkSuite) result() CheckWorkflowResult {
 	s.True(s.env.IsWorkflowCompleted())
 	s.NoError(s.env.GetWorkflowError())
-	var r CheckResult
+	var r CheckWorkflowResult
 	s.NoError(s.env.GetWorkflowResult(&r))
 	return r
 }
@@ -97,7 +97,7 @@ func (s *checkSuite) TestUnconfiguredProviderFailsThenCancelled() {
 	r := s.result()
 	s.Equal(check.Cancelled, r.Status)
 	s.Equal([]check.Status{check.Running, check.Failed, check.Cancelled}, s.writtenStatuses())
-	s.Equal(CodeProviderNotConfigured, s.writes[1].Error.Code)
+	s.Equal(check.CodeProviderNotConfigured, s.writes[1].Error.Code)
 	s.Equal([]check.Status{check.Running, check.Failed, check.Cancelled}, s.statuses)
 }
 
@@ -157,7 +157,7 @@ func (s *checkSuite) TestRetriesExhaustedThenSignalThenSuccess() {
 	s.Equal(check.Completed, r.Status)
 	s.Greater(calls, 100) // retried through the hours, once a minute at most
 	s.Equal([]check.Status{check.Running, check.Failed, check.Running}, s.writtenStatuses())
-	s.Equal(CodeRetriesExhausted, s.writes[1].Error.Code)
+	s.Equal(check.CodeRetriesExhausted, s.writes[1].Error.Code)
 	s.Equal([]check.Status{check.Running, check.Failed, check.Running, check.Completed}, s.statuses)
 }
 

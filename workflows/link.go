@@ -45,7 +45,7 @@ func runLink(ctx workflow.Context, st *state) (activities.CheckResult, error) {
 	case check.IDIN:
 		err = workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, providerOptions(in.Retry)), a.IDINVerify, lin).Get(ctx, &out)
 	default:
-		err = notConfigured(in.Check.Type)
+		err = activities.NotConfigured("A provider", in.Check.Type)
 	}
 	return out, err
 }

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kycflow/kycflow/activities"
 	"go.temporal.io/api/enums/v1"
 
+	"github.com/kycflow/kycflow/activities"
 	kvksandbox "github.com/kycflow/kycflow/providers/kvk/sandbox"
 	"github.com/kycflow/kycflow/workflows"
 )

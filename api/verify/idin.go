@@ -14,14 +14,6 @@ import (
 	"github.com/kycflow/kycflow/store"
 )
 
-// idinPending is what an idin link keeps while the person is at their bank;
-// the worker's verify step reads the same JSON (activities.IDINSubmission).
-type idinPending struct {
-	TransactionID string `json:"transaction_id"`
-	EntranceCode  string `json:"entrance_code"`
-	Returned      bool   `json:"returned,omitempty"`
-}
-
 type issuerGroup struct {
 	Country string
 	Issuers []idin.Issuer
@@ -112,7 +104,7 @@ func (h *Handler) startIDIN(w http.ResponseWriter, r *http.Request) {
 		h.message(w, r, http.StatusServiceUnavailable, lang, "…", t.UnavailableTitle, t.BanksUnavailable, lv.TenantName)
 		return
 	}
-	raw, _ := json.Marshal(idinPending{TransactionID: trx.ID, EntranceCode: ec})
+	raw, _ := json.Marshal(check.IDINSubmission{TransactionID: trx.ID, EntranceCode: ec})
 	if err := h.Store.SetLinkPending(r.Context(), token, raw); err != nil {
 		h.submitFailed(w, r, lang, lv, err)
 		return
@@ -129,7 +121,7 @@ func (h *Handler) idinReturn(w http.ResponseWriter, r *http.Request) {
 	}
 	lang := language(r, &lv.Customer)
 	t := h.newView(r, lang).T
-	var pending idinPending
+	var pending check.IDINSubmission
 	if lv.Submission != nil {
 		json.Unmarshal(lv.Submission, &pending)
 	}

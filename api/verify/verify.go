@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/kycflow/kycflow/check"
+	"github.com/kycflow/kycflow/providers/eu"
 	"github.com/kycflow/kycflow/providers/idin"
 	"github.com/kycflow/kycflow/providers/mrz"
 	"github.com/kycflow/kycflow/store"
@@ -172,7 +173,7 @@ func language(r *http.Request, customer *store.Customer) string {
 			return "en"
 		}
 	}
-	if customer != nil && customer.CountryID == 528 {
+	if customer != nil && customer.CountryID == eu.NetherlandsNumeric {
 		return "nl"
 	}
 	return "en"
@@ -326,7 +327,7 @@ func (h *Handler) submitForm(w http.ResponseWriter, r *http.Request) {
 
 // submit stores the MRZ and signals the workflow; false when it answered.
 func (h *Handler) submit(w http.ResponseWriter, r *http.Request, lang string, lv store.LinkView, text string) bool {
-	raw, _ := json.Marshal(map[string]string{"mrz": text})
+	raw, _ := json.Marshal(check.IDScanSubmission{MRZ: text})
 	err := h.Store.SubmitLink(r.Context(), r.PathValue("token"), raw)
 	if err != nil {
 		h.submitFailed(w, r, lang, lv, err)
@@ -409,7 +410,7 @@ func (h *Handler) submitJSON(w http.ResponseWriter, r *http.Request) {
 		reply(http.StatusUnprocessableEntity, map[string]any{"message": "The MRZ does not verify.", "errors": fieldErrs})
 		return
 	}
-	raw, _ := json.Marshal(map[string]string{"mrz": *in.MRZ})
+	raw, _ := json.Marshal(check.IDScanSubmission{MRZ: *in.MRZ})
 	err = h.Store.SubmitLink(r.Context(), r.PathValue("token"), raw)
 	var closed *store.LinkClosedError
 	switch {

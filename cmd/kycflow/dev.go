@@ -1,9 +1,8 @@
 package main
 
 import (
-	"encoding/json"
-
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -12,11 +11,12 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/kycflow/kycflow/check"
 	"github.com/kycflow/kycflow/store"
 	"github.com/kycflow/kycflow/store/pgcluster"
 	"github.com/kycflow/kycflow/worker/devserver"
-	"golang.org/x/sync/errgroup"
 )
 
 // runDev starts the embedded stack: PostgreSQL and the Temporal dev server as

@@ -10,6 +10,7 @@ import (
 	"github.com/kycflow/kycflow/providers/idin"
 	"github.com/kycflow/kycflow/providers/kvk"
 	"github.com/kycflow/kycflow/providers/mail"
+	"github.com/kycflow/kycflow/providers/vatnum"
 	"github.com/kycflow/kycflow/providers/vies"
 	"github.com/kycflow/kycflow/store"
 )
@@ -42,7 +43,7 @@ func (c config) activities(s *store.Store) (*activities.Activities, error) {
 	a.IDIN = c.idinBroker()
 	a.VIES = &vies.Client{BaseURL: c.VIESBaseURL, HTTP: &http.Client{Timeout: c.VIESTimeout}}
 	if c.VIESRequester != "" {
-		n, err := vies.Validate(c.VIESRequester, "")
+		n, err := vatnum.Validate(c.VIESRequester, "")
 		if err != nil {
 			return nil, fmt.Errorf("VIES_REQUESTER %q: %w", c.VIESRequester, err)
 		}

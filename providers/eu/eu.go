@@ -12,6 +12,10 @@ type State struct {
 	VAT     string // VIES country prefix (Greece is EL, not GR)
 }
 
+// NetherlandsNumeric is the Netherlands' country_id: the country of the
+// Chamber of Commerce (KvK) register, of iDIN, and of Dutch-language pages.
+const NetherlandsNumeric = 528
+
 // states is sorted by Alpha3.
 var states = []State{
 	{"AUT", "AT", 40, "Austria", "AT"},

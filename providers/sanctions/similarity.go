@@ -2,9 +2,10 @@ package sanctions
 
 import (
 	"fmt"
-	"github.com/kycflow/kycflow/providers/namematch"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/kycflow/kycflow/providers/namematch"
 )
 
 // Token match kinds, for explanations.

@@ -14,6 +14,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/kycflow/kycflow/providers/internal/httpfail"
 )
 
 // DefaultBaseURL is VIES's REST API; the sandbox speaks the same protocol.
@@ -48,25 +50,6 @@ type Request struct {
 	TestService bool
 }
 
-// TestNumber recognises a number of VIES's test service (100, 200,
-// 201–601 after a country prefix, e.g. "DE301"). No real VAT number is that
-// short, so the offline check rejects them; they are for sandboxes.
-func TestNumber(vat, defaultCountry string) (Number, bool) {
-	s := vatClean(vat)
-	cc := vatCanonCountry(defaultCountry)
-	if len(s) >= 2 && vatIsLetter(s[0]) && vatIsLetter(s[1]) {
-		cc, s = vatCanonCountry(s[:2]), s[2:]
-	}
-	if _, ok := vatRules[cc]; !ok {
-		return Number{}, false
-	}
-	switch s {
-	case "100", "200", "201", "202", "300", "301", "302", "400", "401", "500", "501", "600", "601":
-		return Number{CountryCode: cc, Number: s}, true
-	}
-	return Number{}, false
-}
-
 // Result is VIES's answer. Name and Address are "" where VIES gives "---".
 type Result struct {
 	CountryCode       string `json:"countryCode"`
@@ -83,9 +66,11 @@ type Result struct {
 
 // Error is a VIES error code (`errorWrappers[].error`) or a transport failure.
 type Error struct {
-	Code    string // e.g. MS_UNAVAILABLE; HTTP_<status> or TRANSPORT when VIES gave none
+	Code    string // e.g. MS_UNAVAILABLE; HTTP_<status>, or TRANSPORT, TIMEOUT, TLS or CANCELED when VIES gave no answer
 	Message string
 	Status  int // HTTP status, 0 for transport failures
+	// RetryAfter is VIES's Retry-After hint, 0 when it gave none.
+	RetryAfter time.Duration
 }
 
 func (e *Error) Error() string {
@@ -104,9 +89,11 @@ var retryable = map[string]bool{
 }
 
 // Retryable tells whether asking again later may succeed: VIES's temporary
-// codes, HTTP 5xx and 429, and transport failures.
+// codes, the HTTP statuses and transport failures every provider client
+// retries (providers/internal/httpfail); not a certificate that does not
+// verify, nor a call its caller cancelled.
 func (e *Error) Retryable() bool {
-	return retryable[e.Code] || e.Code == "TRANSPORT" || e.Status >= 500 || e.Status == http.StatusTooManyRequests
+	return retryable[e.Code] || e.Code == "TRANSPORT" || httpfail.RetryableStatus(e.Status)
 }
 
 // IsRetryable reports whether err is a VIES error worth retrying.
@@ -135,8 +122,8 @@ type wireErrors struct {
 	} `json:"errorWrappers"`
 }
 
-// Check asks VIES about one number.
-func (c *Client) Check(ctx context.Context, r Request) (Result, error) {
+// Consult asks VIES about one number (a consultation).
+func (c *Client) Consult(ctx context.Context, r Request) (Result, error) {
 	w := wireRequest{CountryCode: r.CountryCode, VATNumber: r.VATNumber}
 	if r.Requester != nil {
 		w.RequesterMemberStateCode, w.RequesterNumber = r.Requester.MemberStateCode, r.Requester.Number
@@ -169,20 +156,23 @@ func (c *Client) Check(ctx context.Context, r Request) (Result, error) {
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
-		return Result{}, &Error{Code: "TRANSPORT", Message: err.Error()}
+		code, _ := httpfail.Transport(ctx.Err(), err)
+		return Result{}, &Error{Code: code, Message: err.Error()}
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if err != nil {
-		return Result{}, &Error{Code: "TRANSPORT", Message: err.Error(), Status: resp.StatusCode}
+		code, _ := httpfail.Transport(ctx.Err(), err)
+		return Result{}, &Error{Code: code, Message: err.Error(), Status: resp.StatusCode}
 	}
+	retryAfter := httpfail.RetryAfter(resp.Header)
 	// VIES reports its errors in an envelope, with HTTP 200 as often as not.
 	var we wireErrors
 	if json.Unmarshal(raw, &we) == nil && len(we.ErrorWrappers) > 0 {
-		return Result{}, &Error{Code: we.ErrorWrappers[0].Error, Message: we.ErrorWrappers[0].Message, Status: resp.StatusCode}
+		return Result{}, &Error{Code: we.ErrorWrappers[0].Error, Message: we.ErrorWrappers[0].Message, Status: resp.StatusCode, RetryAfter: retryAfter}
 	}
 	if resp.StatusCode != http.StatusOK {
-		return Result{}, &Error{Code: fmt.Sprintf("HTTP_%d", resp.StatusCode), Message: snippet(raw), Status: resp.StatusCode}
+		return Result{}, &Error{Code: fmt.Sprintf("HTTP_%d", resp.StatusCode), Message: snippet(raw), Status: resp.StatusCode, RetryAfter: retryAfter}
 	}
 	var out Result
 	if err := json.Unmarshal(raw, &out); err != nil {

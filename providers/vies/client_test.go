@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kycflow/kycflow/providers/vatnum"
 	"github.com/kycflow/kycflow/providers/vies"
 	"github.com/kycflow/kycflow/providers/vies/sandbox"
 )
@@ -20,18 +21,18 @@ func TestClientAgainstSandbox(t *testing.T) {
 	c := &vies.Client{BaseURL: srv.URL}
 	ctx := context.Background()
 
-	r, err := c.Check(ctx, vies.Request{CountryCode: "NL", VATNumber: "123456789B01", Requester: &vies.Requester{MemberStateCode: "NL", Number: "999999999B01"}})
+	r, err := c.Consult(ctx, vies.Request{CountryCode: "NL", VATNumber: "123456789B01", Requester: &vies.Requester{MemberStateCode: "NL", Number: "999999999B01"}})
 	if err != nil || !r.Valid || r.Name != "ACME B.V." || !strings.HasPrefix(r.RequestIdentifier, "WAPI") || r.RequestDate == "" {
 		t.Fatalf("registered number: %+v %v", r, err)
 	}
-	r, err = c.Check(ctx, vies.Request{CountryCode: "NL", VATNumber: "000000000B01"})
+	r, err = c.Consult(ctx, vies.Request{CountryCode: "NL", VATNumber: "000000000B01"})
 	if err != nil || r.Valid || r.Name != "" || r.RequestIdentifier != "" {
 		t.Fatalf("unknown number: %+v %v", r, err)
 	}
-	if r, err := c.Check(ctx, vies.Request{CountryCode: "DE", VATNumber: "100"}); err != nil || !r.Valid {
+	if r, err := c.Consult(ctx, vies.Request{CountryCode: "DE", VATNumber: "100"}); err != nil || !r.Valid {
 		t.Fatalf("test number 100: %+v %v", r, err)
 	}
-	if r, err := c.Check(ctx, vies.Request{CountryCode: "DE", VATNumber: "200"}); err != nil || r.Valid {
+	if r, err := c.Consult(ctx, vies.Request{CountryCode: "DE", VATNumber: "200"}); err != nil || r.Valid {
 		t.Fatalf("test number 200: %+v %v", r, err)
 	}
 	for number, want := range map[string]struct {
@@ -44,7 +45,7 @@ func TestClientAgainstSandbox(t *testing.T) {
 		"500": {"GLOBAL_MAX_CONCURRENT_REQ", true}, "501": {"GLOBAL_MAX_CONCURRENT_REQ_TIME", true},
 		"600": {"MS_MAX_CONCURRENT_REQ", true}, "601": {"MS_MAX_CONCURRENT_REQ_TIME", true},
 	} {
-		_, err := c.Check(ctx, vies.Request{CountryCode: "DE", VATNumber: number})
+		_, err := c.Consult(ctx, vies.Request{CountryCode: "DE", VATNumber: number})
 		var ve *vies.Error
 		if !errors.As(err, &ve) || ve.Code != want.code || ve.Retryable() != want.retryable || vies.IsRetryable(err) != want.retryable {
 			t.Errorf("test number %s: %v (retryable %v), want %s (retryable %v)", number, err, vies.IsRetryable(err), want.code, want.retryable)
@@ -53,11 +54,11 @@ func TestClientAgainstSandbox(t *testing.T) {
 
 	// An outage, then recovery.
 	sb.Fail("MS_UNAVAILABLE", time.Minute)
-	if _, err := c.Check(ctx, vies.Request{CountryCode: "NL", VATNumber: "123456789B01"}); !vies.IsRetryable(err) {
+	if _, err := c.Consult(ctx, vies.Request{CountryCode: "NL", VATNumber: "123456789B01"}); !vies.IsRetryable(err) {
 		t.Fatalf("during outage: %v", err)
 	}
 	sb.Recover()
-	if r, err := c.Check(ctx, vies.Request{CountryCode: "NL", VATNumber: "123456789B01"}); err != nil || !r.Valid {
+	if r, err := c.Consult(ctx, vies.Request{CountryCode: "NL", VATNumber: "123456789B01"}); err != nil || !r.Valid {
 		t.Fatalf("after outage: %+v %v", r, err)
 	}
 	if sb.Calls() < 15 {
@@ -69,7 +70,7 @@ func TestClientTransportFailureIsRetryable(t *testing.T) {
 	srv := httptest.NewServer(nil)
 	url := srv.URL
 	srv.Close() // nothing listens any more
-	_, err := (&vies.Client{BaseURL: url}).Check(context.Background(), vies.Request{CountryCode: "NL", VATNumber: "1"})
+	_, err := (&vies.Client{BaseURL: url}).Consult(context.Background(), vies.Request{CountryCode: "NL", VATNumber: "1"})
 	if !vies.IsRetryable(err) {
 		t.Fatalf("connection refused: %v", err)
 	}
@@ -80,21 +81,21 @@ func TestTestServiceAndDemoTraders(t *testing.T) {
 	srv := httptest.NewServer(sandbox.New(sandbox.DemoTraders).Handler())
 	defer srv.Close()
 	c := &vies.Client{BaseURL: srv.URL}
-	if r, err := c.Check(context.Background(), vies.Request{CountryCode: "NL", VATNumber: "100", TestService: true}); err != nil || !r.Valid {
+	if r, err := c.Consult(context.Background(), vies.Request{CountryCode: "NL", VATNumber: "100", TestService: true}); err != nil || !r.Valid {
 		t.Fatalf("test service 100: %+v %v", r, err)
 	}
 	for in, want := range map[string]string{"DE301": "DE/301", "nl 100": "NL/100", "301": "EL/301", "NL854750137B01": "", "XX100": "", "NL1000": ""} {
-		n, ok := vies.TestNumber(in, "GR")
+		n, ok := vatnum.TestServiceNumber(in, "GR")
 		if got := n.CountryCode + "/" + n.Number; ok != (want != "") || (ok && got != want) {
-			t.Errorf("TestNumber(%q) = %s %v, want %q", in, got, ok, want)
+			t.Errorf("TestServiceNumber(%q) = %s %v, want %q", in, got, ok, want)
 		}
 	}
 	for number, trader := range sandbox.DemoTraders {
-		n, err := vies.Validate(number, "")
+		n, err := vatnum.Validate(number, "")
 		if err != nil {
 			t.Fatalf("%s: %v", number, err)
 		}
-		r, err := c.Check(context.Background(), vies.Request{CountryCode: n.CountryCode, VATNumber: n.Number})
+		r, err := c.Consult(context.Background(), vies.Request{CountryCode: n.CountryCode, VATNumber: n.Number})
 		if err != nil || !r.Valid || r.Name != trader.Name {
 			t.Fatalf("%s: %+v %v", number, r, err)
 		}

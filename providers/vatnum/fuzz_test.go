@@ -1,4 +1,4 @@
-package vies
+package vatnum
 
 import (
 	"errors"

@@ -1,9 +1,8 @@
-package vies
-
-// Offline VAT-number validation: per-country format and check digits, written
-// after python-stdnum (stdnum.eu.vat and the country modules it dispatches
-// to), so that a number is rejected here exactly when stdnum rejects it and
-// VIES is only asked about numbers that can exist.
+// Package vatnum validates EU VAT numbers offline: per-country format and
+// check digits, written after python-stdnum (stdnum.eu.vat and the country
+// modules it dispatches to), so that a number is rejected here exactly when
+// stdnum rejects it and VIES is only asked about numbers that can exist.
+package vatnum
 
 import (
 	"fmt"
@@ -976,4 +975,23 @@ func vatCheckGDHA(kind string, n int) *ValidationError {
 		return nil
 	}
 	return vatBad("A UK GD number must be below 500 and an HA number 500 or above.")
+}
+
+// TestServiceNumber recognises a number of VIES's test service (100, 200,
+// 201–601 after a country prefix, e.g. "DE301"). No real VAT number is that
+// short, so the offline check rejects them; they are for sandboxes.
+func TestServiceNumber(vat, defaultCountry string) (Number, bool) {
+	s := vatClean(vat)
+	cc := vatCanonCountry(defaultCountry)
+	if len(s) >= 2 && vatIsLetter(s[0]) && vatIsLetter(s[1]) {
+		cc, s = vatCanonCountry(s[:2]), s[2:]
+	}
+	if _, ok := vatRules[cc]; !ok {
+		return Number{}, false
+	}
+	switch s {
+	case "100", "200", "201", "202", "300", "301", "302", "400", "401", "500", "501", "600", "601":
+		return Number{CountryCode: cc, Number: s}, true
+	}
+	return Number{}, false
 }

@@ -1,0 +1,235 @@
+package check
+
+import (
+	"slices"
+
+	"github.com/kycflow/kycflow/providers/mrz"
+)
+
+// The public `data` of each check type, as the API returns it and
+// docs/openapi.yaml documents it: activities write these, nothing else
+// defines them.
+
+// Outcomes of coc and vat checks (data.outcome).
+const (
+	OutcomeChecked            = "checked"             // the register was consulted
+	OutcomeUnsupportedCountry = "unsupported_country" // no register integrated: validated null
+	OutcomeRejectedOffline    = "rejected_offline"    // vat: failed the offline check, VIES not asked
+)
+
+// Reasons a coc check is not validated (data.reason).
+const (
+	ReasonNotRegistered = "not_registered"
+	ReasonInactive      = "inactive"
+	ReasonNameMismatch  = "name_mismatch"
+	ReasonInvalidNumber = "invalid_number"
+)
+
+// CoCData is the `data` of a coc check (see docs/openapi.yaml).
+type CoCData struct {
+	Outcome          string      `json:"outcome"`
+	Reason           *string     `json:"reason"`
+	Message          *string     `json:"message"`
+	KvKNumber        *string     `json:"kvk_number"`
+	RegisteredName   *string     `json:"registered_name"`
+	StatutoryName    *string     `json:"statutory_name"`
+	TradeNames       []string    `json:"trade_names"`
+	LegalForm        *string     `json:"legal_form"`
+	RegistrationDate *string     `json:"registration_date"`
+	Active           *bool       `json:"active"`
+	EndDate          *string     `json:"end_date"`
+	Address          *CoCAddress `json:"address"`
+	NameMatchScore   *float64    `json:"name_match_score"`
+	MatchedName      *string     `json:"matched_name"`
+}
+
+// CoCAddress is the register's address of the main branch. A shielded
+// address (indAfgeschermd) carries no street parts and is not copied onto
+// the business.
+type CoCAddress struct {
+	Type        string  `json:"type"` // KvK's: bezoekadres or correspondentieadres
+	Address     *string `json:"address"`
+	Street      *string `json:"street"`
+	HouseNumber *string `json:"housenumber"`
+	Addition    *string `json:"addition"`
+	PostalCode  *string `json:"postalcode"`
+	City        *string `json:"city"`
+	Country     *string `json:"country"`
+	Shielded    bool    `json:"shielded"`
+}
+
+// VATData is the `data` of a vat check. VIES's own fields keep VIES's names
+// (valid, name, address, requestDate, requestIdentifier): the consultation
+// number is the legal evidence and is quoted as VIES wrote it.
+type VATData struct {
+	Outcome           string   `json:"outcome"`
+	Reason            *string  `json:"reason"`
+	Message           *string  `json:"message"`
+	CountryCode       *string  `json:"country_code"` // VIES prefix (EL for Greece)
+	VATNumber         *string  `json:"vat_number"`   // national part, compact
+	Valid             *bool    `json:"valid"`
+	Name              *string  `json:"name"`
+	Address           *string  `json:"address"`
+	RequestDate       *string  `json:"requestDate"`
+	RequestIdentifier *string  `json:"requestIdentifier"`
+	NameMatchScore    *float64 `json:"name_match_score"`
+	TestService       bool     `json:"test_service"`
+}
+
+// IBANData is the `data` of an iban check.
+type IBANData struct {
+	IBANMasked  string  `json:"iban_masked"`
+	CountryCode *string `json:"country_code"`
+	Country     *string `json:"country"`
+	BankCode    *string `json:"bank_code"`
+	BranchCode  *string `json:"branch_code"`
+	SEPA        bool    `json:"sepa"`
+	Valid       bool    `json:"valid"`
+	Reason      *string `json:"reason"`
+	Message     *string `json:"message"`
+}
+
+// ReasonWatchlistHit: a listed entity scored at or above the threshold.
+const ReasonWatchlistHit = "watchlist_hit"
+
+// AMLData is the `data` of an aml check.
+type AMLData struct {
+	Outcome    string  `json:"outcome"`
+	Reason     *string `json:"reason"`
+	Message    *string `json:"message"`
+	ScreenedAt string  `json:"screened_at"`
+	Threshold  float64 `json:"threshold"`
+	// HardConflict: hits contradicted by birth date or nationality were
+	// dropped, not only scored lower (the tenant's setting).
+	HardConflict bool      `json:"hard_conflict"`
+	Lists        []AMLList `json:"lists"`
+	Query        AMLQuery  `json:"query"`
+	Hits         []AMLHit  `json:"hits"`
+}
+
+// AMLList is a list version the screening used.
+type AMLList struct {
+	List        string `json:"list"`
+	Version     int64  `json:"version"`
+	ContentHash string `json:"content_hash"` // SHA-256 of the imported file(s)
+	ImportedAt  string `json:"imported_at"`
+}
+
+// AMLQuery is what was screened.
+type AMLQuery struct {
+	Name        string  `json:"name"`
+	BirthDate   *string `json:"birth_date"`
+	Nationality *string `json:"nationality"` // ISO 3166-1 alpha-2
+}
+
+// AMLHit is one listed entity resembling the customer, with why.
+type AMLHit struct {
+	EntityID       string   `json:"entity_id"`
+	MatchedName    string   `json:"matched_name"`
+	Score          float64  `json:"score"`
+	NameScore      float64  `json:"name_score"`
+	AboveThreshold bool     `json:"above_threshold"`
+	Schema         string   `json:"schema"`
+	Topics         []string `json:"topics"`
+	Programs       []string `json:"programs"`
+	Explanation    []string `json:"explanation"`
+}
+
+// HitIDs are the entity ids of a screening's hits above its threshold,
+// sorted: what rescreening compares.
+func (d AMLData) HitIDs() []string {
+	var ids []string
+	for _, h := range d.Hits {
+		if h.AboveThreshold {
+			ids = append(ids, h.EntityID)
+		}
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// Reasons an idin check is not validated, besides the name and birthdate
+// mismatches.
+const (
+	ReasonBankCancelled = "bank_cancelled" // the person cancelled at the bank
+	ReasonBankExpired   = "bank_expired"   // the bank session timed out
+	ReasonBankFailure   = "bank_failure"   // the bank or broker reported a failure
+)
+
+// IDINData is the `data` of an idin check: what the bank confirmed.
+type IDINData struct {
+	Outcome        string       `json:"outcome"`
+	Reason         *string      `json:"reason"`
+	Message        *string      `json:"message"`
+	Status         string       `json:"status"` // the broker's transaction status
+	BIN            *string      `json:"bin"`
+	Initials       *string      `json:"initials"`
+	LastName       *string      `json:"last_name"`
+	LastNamePrefix *string      `json:"last_name_prefix"`
+	DateOfBirth    *string      `json:"date_of_birth"`
+	Gender         *string      `json:"gender"`
+	Address        *IDINAddress `json:"address"`
+	Is18OrOlder    *bool        `json:"is_18_or_older"`
+	NameMatchScore *float64     `json:"name_match_score"`
+	BirthdateMatch *bool        `json:"birthdate_match"`
+	IssuerID       *string      `json:"issuer_id"`
+	TransactionID  string       `json:"transaction_id"`
+}
+
+// IDINAddress is the address the bank has for the person.
+type IDINAddress struct {
+	Street      *string `json:"street"`
+	HouseNumber *string `json:"housenumber"`
+	Addition    *string `json:"addition"`
+	PostalCode  *string `json:"postalcode"`
+	City        *string `json:"city"`
+	CountryCode *string `json:"country_code"`
+}
+
+// Document types written to a customer's document_type (see openapi.yaml).
+const (
+	DocumentTypeOther    = 0
+	DocumentTypePassport = 1 // document code P…
+	DocumentTypeIDCard   = 2 // I…, A…, C…: identity cards and other official travel documents
+	DocumentTypeVisa     = 3 // V…
+)
+
+// Reasons an idscan check is not validated (data.reason), in the order they
+// are decided; ReasonNameMismatch (coc.go) comes before the birthdate.
+const (
+	ReasonUnreadable        = "unreadable"         // not an MRZ at all
+	ReasonCheckDigit        = "check_digit"        // a check digit does not hold
+	ReasonInvalidDocument   = "invalid_document"   // a field is malformed (bad date, character)
+	ReasonDocumentExpired   = "document_expired"   // past its expiry date
+	ReasonBirthdateMismatch = "birthdate_mismatch" // the document's date of birth is not the customer's
+)
+
+// IDScanData is the `data` of an idscan check.
+type IDScanData struct {
+	Outcome        string           `json:"outcome"`
+	Reason         *string          `json:"reason"`
+	Message        *string          `json:"message"`
+	Errors         []IDScanError    `json:"errors"`
+	Format         *string          `json:"format"`
+	DocumentCode   *string          `json:"document_code"`
+	DocumentType   *int             `json:"document_type"`
+	IssuingState   *string          `json:"issuing_state"`
+	DocumentNumber *string          `json:"document_number"`
+	Surname        *string          `json:"surname"`
+	GivenNames     *string          `json:"given_names"`
+	Nationality    *string          `json:"nationality"`
+	BirthDate      *string          `json:"birth_date"`
+	Sex            *string          `json:"sex"`
+	ExpiryDate     *string          `json:"expiry_date"`
+	Expired        *bool            `json:"expired"`
+	NameMatchScore *float64         `json:"name_match_score"`
+	BirthdateMatch *bool            `json:"birthdate_match"`
+	Corrections    []mrz.Correction `json:"corrections"`
+}
+
+// IDScanError is one problem found in the MRZ.
+type IDScanError struct {
+	Field   string `json:"field"`
+	Kind    string `json:"kind"`
+	Message string `json:"message"`
+}
