@@ -2,6 +2,7 @@ package api
 
 import (
 	"net/http"
+	"slices"
 
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
@@ -34,15 +35,8 @@ func parseCreateBusiness(body *object) (createBusinessRequest, error) {
 	validateField(&fe, "coc_number", coc, required, cocDigits)
 	validateField(&fe, "vat_number", vat, maxLen(255))
 	validateField(&fe, "iban_number", ibanNr, maxLen(255))
-	set, order := checkTypes(body, check.Types(check.Business), nil, &fe)
-
-	if set[check.VAT] && !fe.has("vat_number") && isBlank(vat) {
-		fe.add("vat_number", msg("vat_number", "is required when checks.vat is true."))
-	}
-	if set[check.IBAN] && !fe.has("iban_number") && isBlank(ibanNr) {
-		fe.add("iban_number", msg("iban_number", "is required when checks.iban is true."))
-	}
-	if set[check.CoC] && country != nil && *country == "NLD" {
+	order := createChecks(body, check.Business, map[string]*string{"vat_number": vat, "iban_number": ibanNr}, &fe)
+	if slices.Contains(order, check.CoC) && country != nil && *country == "NLD" {
 		validateField(&fe, "coc_number", coc, kvkDigits)
 	}
 	if !fe.empty() {
@@ -90,12 +84,11 @@ func (s *Server) checkBusiness(c echo.Context) error {
 	}
 	var fe fieldErrors
 	types := typeList(body, check.Types(check.Business), &fe)
+	missingInput(types, check.Business, map[string]*string{"vat_number": b.VATNumber, "iban_number": b.IBAN}, &fe)
 	for i, t := range types {
-		if fe.has("type." + itoa(i)) {
-			continue
-		}
-		if missing := businessInputMissing(b.Business, t); missing != "" {
-			fe.add("type."+itoa(i), "The "+string(t)+" check needs the business's "+missing+".")
+		// The KvK knows Dutch companies by an 8-digit number only.
+		if t == check.CoC && !fe.has("type."+itoa(i)) && b.CountryID == eu.NetherlandsNumeric && !kvk.ValidNumber(b.CoCNumber) {
+			fe.add("type."+itoa(i), "The coc check needs the business's coc_number to be an 8-digit KvK number (country NLD).")
 		}
 	}
 	if !fe.empty() {
@@ -106,19 +99,6 @@ func (s *Server) checkBusiness(c echo.Context) error {
 		return err
 	}
 	return c.JSON(http.StatusAccepted, businessChecksQueuedJSON{Messages: queuedMessages(checks)})
-}
-
-// businessInputMissing names the record field a check type cannot run without.
-func businessInputMissing(b store.Business, typ check.Type) string {
-	switch {
-	case typ == check.VAT && isBlank(b.VATNumber):
-		return "vat_number, which is not set"
-	case typ == check.IBAN && isBlank(b.IBAN):
-		return "iban_number, which is not set"
-	case typ == check.CoC && b.CountryID == eu.NetherlandsNumeric && !kvk.ValidNumber(b.CoCNumber):
-		return "coc_number to be an 8-digit KvK number (country NLD)"
-	}
-	return ""
 }
 
 func (s *Server) listBusinesses(c echo.Context) error {

@@ -72,6 +72,43 @@ func checkTypes(body *object, required, optional []check.Type, fe *fieldErrors) 
 	return set, order
 }
 
+// seedChecks are the check types a create body must name, true or false
+// (the seed API's, in its order); the kind's other types may be named.
+var seedChecks = map[check.Kind][]check.Type{
+	check.Business: {check.CoC, check.VAT, check.IBAN},
+	check.Customer: {check.IDIN, check.IDScan, check.IBAN},
+}
+
+// createChecks reads a create body's `checks` for the kind: the seed
+// types required, the others optional. It also names, for each type asked
+// for, the record field the type requires when the body leaves it blank.
+func createChecks(body *object, kind check.Kind, fields map[string]*string, fe *fieldErrors) []check.Type {
+	var optional []check.Type
+	for _, t := range check.Types(kind) {
+		if !slices.Contains(seedChecks[kind], t) {
+			optional = append(optional, t)
+		}
+	}
+	set, order := checkTypes(body, seedChecks[kind], optional, fe)
+	for _, t := range check.Types(kind) {
+		if f := t.Spec().Requires; set[t] && f != "" && !fe.has(f) && isBlank(fields[f]) {
+			fe.add(f, msg(f, "is required when checks."+string(t)+" is true."))
+		}
+	}
+	return order
+}
+
+// missingInput says which record field each requested type requires and
+// the record lacks ("" when none), as field → message for type.i.
+func missingInput(types []check.Type, kind check.Kind, fields map[string]*string, fe *fieldErrors) {
+	for i, t := range types {
+		field := "type." + itoa(i)
+		if f := t.Spec().Requires; f != "" && !fe.has(field) && isBlank(fields[f]) {
+			fe.add(field, "The "+string(t)+" check needs the "+string(kind)+"'s "+f+", which is not set.")
+		}
+	}
+}
+
 // typeList reads the check endpoint's `type` array: non-empty, known types
 // for the kind, no duplicates.
 func typeList(body *object, allowed []check.Type, fe *fieldErrors) []check.Type {

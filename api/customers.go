@@ -21,10 +21,6 @@ type createCustomerRequest struct {
 // parseCreateCustomer validates a create body (docs/openapi.yaml) as of
 // `today` (for the age rule). It touches no storage: the business_id's
 // tenant is checked by the store's foreign key.
-// seedCustomerChecks are the check types a customer create must name (the
-// seed API's, in its order); aml may be named too.
-var seedCustomerChecks = []check.Type{check.IDIN, check.IDScan, check.IBAN}
-
 func parseCreateCustomer(body *object, today time.Time) (createCustomerRequest, error) {
 	var fe fieldErrors
 	name := body.str("name", &fe)
@@ -51,16 +47,13 @@ func parseCreateCustomer(body *object, today time.Time) (createCustomerRequest, 
 	validateField(&fe, "name", name, required, maxLen(255))
 	validateField(&fe, "email", email, required, maxLen(255), emailFormat)
 	validateField(&fe, "country_code", country, required, euCountry)
-	set, order := checkTypes(body, seedCustomerChecks, []check.Type{check.AML}, &fe)
+	order := createChecks(body, check.Customer, map[string]*string{"iban_number": ibanNr}, &fe)
 	validateField(&fe, "initials", initials, maxLen(255))
 	validateField(&fe, "firstname", first, maxLen(255))
 	validateField(&fe, "lastname", last, maxLen(255))
 	validateField(&fe, "business_id", businessID, uuidString)
 	validateField(&fe, "phone", phone, minLen(10), maxLen(32), phoneNumber(region))
 	validateField(&fe, "iban_number", ibanNr, maxLen(255))
-	if set[check.IBAN] && !fe.has("iban_number") && ibanNr == nil {
-		fe.add("iban_number", msg("iban_number", "is required when checks.iban is true."))
-	}
 	validateField(&fe, "address", address, maxLen(255))
 	validateField(&fe, "city", city, maxLen(255))
 	validateField(&fe, "postalcode", postal, maxLen(32))
@@ -137,11 +130,7 @@ func (s *Server) checkCustomer(c echo.Context) error {
 	}
 	var fe fieldErrors
 	types := typeList(body, check.Types(check.Customer), &fe)
-	for i, t := range types {
-		if !fe.has("type."+itoa(i)) && t == check.IBAN && isBlank(cu.IBAN) {
-			fe.add("type."+itoa(i), "The iban check needs the customer's iban_number, which is not set.")
-		}
-	}
+	missingInput(types, check.Customer, map[string]*string{"iban_number": cu.IBAN}, &fe)
 	if !fe.empty() {
 		return validationError(&fe)
 	}

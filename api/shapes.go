@@ -1,6 +1,8 @@
 package api
 
 import (
+	"encoding/json"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -72,35 +74,80 @@ func toCheck(c store.Check) *checkJSON {
 	}
 }
 
-// latest returns the check of a type, or nil (rendered null) when none exists.
-func latest(checks map[check.Type]store.Check, typ check.Type) *checkJSON {
-	c, ok := checks[typ]
-	if !ok {
-		return nil
+// checkFieldOrder is where a record's `<type>_check` fields stand, as the
+// seed API placed them; a type added since follows them, in the check
+// package's order.
+var checkFieldOrder = map[check.Kind][]check.Type{
+	check.Business: {check.CoC, check.IBAN, check.VAT},
+	check.Customer: {check.IBAN, check.AML, check.IDIN, check.IDScan},
+}
+
+// latestChecks are a record's `<type>_check` fields: the latest check of
+// each type of its kind, null when it has none.
+type latestChecks []latestCheck
+
+type latestCheck struct {
+	field string
+	check *checkJSON
+}
+
+func latestOf(kind check.Kind, checks map[check.Type]store.Check) latestChecks {
+	types := slices.Clone(checkFieldOrder[kind])
+	for _, t := range check.Types(kind) {
+		if !slices.Contains(types, t) {
+			types = append(types, t)
+		}
 	}
-	return toCheck(c)
+	out := make(latestChecks, len(types))
+	for i, t := range types {
+		out[i].field = string(t) + "_check"
+		if c, ok := checks[t]; ok {
+			out[i].check = toCheck(c)
+		}
+	}
+	return out
+}
+
+// append writes record as a JSON object followed by the check fields.
+func (l latestChecks) append(record any) ([]byte, error) {
+	b, err := json.Marshal(record)
+	if err != nil {
+		return nil, err
+	}
+	b = b[:len(b)-1] // the closing brace
+	for _, f := range l {
+		c, err := json.Marshal(f.check)
+		if err != nil {
+			return nil, err
+		}
+		b = append(append(append(append(b, ',', '"'), f.field...), '"', ':'), c...)
+	}
+	return append(b, '}'), nil
 }
 
 type businessJSON struct {
-	ID          uuid.UUID  `json:"id"`
-	Name        string     `json:"name"`
-	Address     *string    `json:"address"`
-	Street      *string    `json:"street"`
-	HouseNumber *string    `json:"housenumber"`
-	Addition    *string    `json:"addition"`
-	PostalCode  *string    `json:"postalcode"`
-	City        *string    `json:"city"`
-	CountryID   int        `json:"country_id"`
-	IBAN        *string    `json:"iban_number"`
-	CoCNumber   string     `json:"coc_number"`
-	VATNumber   *string    `json:"vat_number"`
-	IsActive    int        `json:"is_active"`
-	InactiveAt  *Time      `json:"inactive_at"`
-	CreatedAt   Time       `json:"created_at"`
-	UpdatedAt   Time       `json:"updated_at"`
-	CoCCheck    *checkJSON `json:"coc_check"`
-	IBANCheck   *checkJSON `json:"iban_check"`
-	VATCheck    *checkJSON `json:"vat_check"`
+	ID          uuid.UUID `json:"id"`
+	Name        string    `json:"name"`
+	Address     *string   `json:"address"`
+	Street      *string   `json:"street"`
+	HouseNumber *string   `json:"housenumber"`
+	Addition    *string   `json:"addition"`
+	PostalCode  *string   `json:"postalcode"`
+	City        *string   `json:"city"`
+	CountryID   int       `json:"country_id"`
+	IBAN        *string   `json:"iban_number"`
+	CoCNumber   string    `json:"coc_number"`
+	VATNumber   *string   `json:"vat_number"`
+	IsActive    int       `json:"is_active"`
+	InactiveAt  *Time     `json:"inactive_at"`
+	CreatedAt   Time      `json:"created_at"`
+	UpdatedAt   Time      `json:"updated_at"`
+	checks      latestChecks
+}
+
+func (b businessJSON) MarshalJSON() ([]byte, error) {
+	type record businessJSON // without this method
+	return b.checks.append(record(b))
 }
 
 func toBusiness(b store.BusinessWithChecks) businessJSON {
@@ -108,8 +155,7 @@ func toBusiness(b store.BusinessWithChecks) businessJSON {
 		ID: b.ID, Name: b.Name, Address: b.Address, Street: b.Street, HouseNumber: b.HouseNumber,
 		Addition: b.Addition, PostalCode: b.PostalCode, City: b.City, CountryID: b.CountryID, IBAN: b.IBAN,
 		CoCNumber: b.CoCNumber, VATNumber: b.VATNumber, IsActive: activeInt(b.IsActive), InactiveAt: optTime(b.InactiveAt),
-		CreatedAt: Time(b.CreatedAt), UpdatedAt: Time(b.UpdatedAt),
-		CoCCheck: latest(b.Checks, check.CoC), IBANCheck: latest(b.Checks, check.IBAN), VATCheck: latest(b.Checks, check.VAT),
+		CreatedAt: Time(b.CreatedAt), UpdatedAt: Time(b.UpdatedAt), checks: latestOf(check.Business, b.Checks),
 	}
 }
 
@@ -169,10 +215,12 @@ type customerJSON struct {
 	InactiveAt         *Time      `json:"inactive_at"`
 	CreatedAt          Time       `json:"created_at"`
 	UpdatedAt          Time       `json:"updated_at"`
-	IBANCheck          *checkJSON `json:"iban_check"`
-	AMLCheck           *checkJSON `json:"aml_check"`
-	IDINCheck          *checkJSON `json:"idin_check"`
-	IDScanCheck        *checkJSON `json:"idscan_check"`
+	checks             latestChecks
+}
+
+func (c customerJSON) MarshalJSON() ([]byte, error) {
+	type record customerJSON // without this method
+	return c.checks.append(record(c))
 }
 
 func toCustomer(c store.CustomerWithChecks) customerJSON {
@@ -183,8 +231,7 @@ func toCustomer(c store.CustomerWithChecks) customerJSON {
 		DocumentType: c.DocumentType, Phone: c.Phone, Address: c.Address, Street: c.Street, HouseNumber: c.HouseNumber,
 		Addition: c.Addition, PostalCode: c.PostalCode, City: c.City, CountryID: c.CountryID, IBAN: c.IBAN,
 		IsActive: activeInt(c.IsActive), InactiveAt: optTime(c.InactiveAt), CreatedAt: Time(c.CreatedAt), UpdatedAt: Time(c.UpdatedAt),
-		IBANCheck: latest(c.Checks, check.IBAN), AMLCheck: latest(c.Checks, check.AML),
-		IDINCheck: latest(c.Checks, check.IDIN), IDScanCheck: latest(c.Checks, check.IDScan),
+		checks: latestOf(check.Customer, c.Checks),
 	}
 }
 

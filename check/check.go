@@ -41,13 +41,16 @@ type Spec struct {
 	// Provider names the outside system in recorded errors ("" for checks
 	// that run offline).
 	Provider string
+	// Requires is the record field (as the API names it) the check cannot
+	// run without; "" when the record always has what it needs.
+	Requires string
 }
 
 // specs in the order the API lists a subject's checks.
 var specs = []Spec{
 	{Type: CoC, Subjects: []Kind{Business}, Provider: "kvk"},
-	{Type: VAT, Subjects: []Kind{Business}, Provider: "vies"},
-	{Type: IBAN, Subjects: []Kind{Business, Customer}},
+	{Type: VAT, Subjects: []Kind{Business}, Provider: "vies", Requires: "vat_number"},
+	{Type: IBAN, Subjects: []Kind{Business, Customer}, Requires: "iban_number"},
 	{Type: AML, Subjects: []Kind{Customer}},
 	{Type: IDIN, Subjects: []Kind{Customer}, Link: true, Provider: "idin"},
 	{Type: IDScan, Subjects: []Kind{Customer}, Link: true},

@@ -118,8 +118,10 @@ func TestAdminCommands(t *testing.T) {
 	if _, err := cli(t, "check", "retry", ref.CheckID.String()); err == nil || !strings.Contains(err.Error(), "only a failed check") {
 		t.Fatalf("retry of a queued check: %v", err)
 	}
-	if _, _, err := app.UpdateCheck(ctx, ref, store.CheckUpdate{Status: check.Failed, From: []check.Status{check.Queued}}); err != nil {
-		t.Fatal(err)
+	for _, u := range []store.CheckUpdate{{Status: check.Running, From: []check.Status{check.Queued}}, {Status: check.Failed, From: []check.Status{check.Running}}} {
+		if _, _, err := app.UpdateCheck(ctx, ref, u); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if out, err := cli(t, "check", "retry", "check-"+ref.CheckID.String()); err != nil || !strings.Contains(out, "queued") {
 		t.Fatalf("retry: %q %v", out, err)
