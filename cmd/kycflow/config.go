@@ -51,7 +51,8 @@ type config struct {
 	SandboxKvKAddr, SandboxVIESAddr string
 
 	// PublicURL is where people open verification links.
-	PublicURL string
+	PublicURL          string
+	PublicURLAllowHTTP bool
 	// SMTP for link mails; no host: link checks of customers who get mails
 	// fail provider_not_configured (`kycflow dev` runs a mail catcher).
 	SMTPHost, SMTPUsername, SMTPPassword, SMTPFrom, SMTPTLS string
@@ -65,35 +66,39 @@ type config struct {
 	WatchlistRefresh time.Duration
 }
 
+// loadConfig reads the settings (settings.go has every name, default and
+// meaning).
 func loadConfig() (config, error) {
 	c := config{
-		DatabaseURL:       os.Getenv("DATABASE_URL"),
-		DatabaseAdminURL:  env("DATABASE_ADMIN_URL", "postgres://postgres@127.0.0.1:55432/kycflow?sslmode=disable"),
-		DBPasswords:       store.RolePasswords{App: os.Getenv("KYCFLOW_APP_DB_PASSWORD"), Worker: os.Getenv("KYCFLOW_WORKER_DB_PASSWORD")},
-		TemporalAddress:   env("TEMPORAL_ADDRESS", "127.0.0.1:7233"),
-		TemporalNS:        env("TEMPORAL_NAMESPACE", "default"),
-		HTTPAddr:          os.Getenv("HTTP_ADDR"),
-		DataDir:           env("KYCFLOW_DATA_DIR", ".data"),
-		PprofAddr:         os.Getenv("PPROF_ADDR"),
-		KvKBaseURL:        os.Getenv("KVK_BASE_URL"),
-		KvKAPIKey:         os.Getenv("KVK_API_KEY"),
-		KvKRootCA:         os.Getenv("KVK_ROOT_CA"),
-		VIESBaseURL:       os.Getenv("VIES_BASE_URL"),
-		VIESRequester:     os.Getenv("VIES_REQUESTER"),
-		SandboxKvKAddr:    env("SANDBOX_KVK_ADDR", "127.0.0.1:8091"),
-		SandboxVIESAddr:   env("SANDBOX_VIES_ADDR", "127.0.0.1:8092"),
-		PublicURL:         env("PUBLIC_URL", "http://localhost:8080"),
-		SMTPHost:          os.Getenv("SMTP_HOST"),
-		SMTPUsername:      os.Getenv("SMTP_USERNAME"),
-		SMTPPassword:      os.Getenv("SMTP_PASSWORD"),
-		SMTPFrom:          env("SMTP_FROM", "kycflow <no-reply@kycflow.localhost>"),
-		SMTPTLS:           env("SMTP_TLS", "starttls"),
-		DevSMTPAddr:       env("DEV_SMTP_ADDR", "127.0.0.1:1025"),
-		DevMailUIAddr:     env("DEV_MAIL_UI_ADDR", "127.0.0.1:8025"),
-		IDINBaseURL:       os.Getenv("IDIN_BASE_URL"),
-		IDINMerchantToken: os.Getenv("IDIN_MERCHANT_TOKEN"),
-		SandboxIDINAddr:   env("SANDBOX_IDIN_ADDR", "127.0.0.1:8093"),
+		DatabaseURL:        lookup("DATABASE_URL"),
+		DatabaseAdminURL:   lookup("DATABASE_ADMIN_URL"),
+		DBPasswords:        store.RolePasswords{App: lookup("KYCFLOW_APP_DB_PASSWORD"), Worker: lookup("KYCFLOW_WORKER_DB_PASSWORD")},
+		TemporalAddress:    lookup("TEMPORAL_ADDRESS"),
+		TemporalNS:         lookup("TEMPORAL_NAMESPACE"),
+		HTTPAddr:           lookup("HTTP_ADDR"),
+		DataDir:            lookup("KYCFLOW_DATA_DIR"),
+		PprofAddr:          lookup("PPROF_ADDR"),
+		KvKBaseURL:         lookup("KVK_BASE_URL"),
+		KvKAPIKey:          lookup("KVK_API_KEY"),
+		KvKRootCA:          lookup("KVK_ROOT_CA"),
+		VIESBaseURL:        lookup("VIES_BASE_URL"),
+		VIESRequester:      lookup("VIES_REQUESTER"),
+		SandboxKvKAddr:     lookup("SANDBOX_KVK_ADDR"),
+		SandboxVIESAddr:    lookup("SANDBOX_VIES_ADDR"),
+		PublicURL:          lookup("PUBLIC_URL"),
+		PublicURLAllowHTTP: lookup("PUBLIC_URL_ALLOW_HTTP") == "1",
+		SMTPHost:           lookup("SMTP_HOST"),
+		SMTPUsername:       lookup("SMTP_USERNAME"),
+		SMTPPassword:       lookup("SMTP_PASSWORD"),
+		SMTPFrom:           lookup("SMTP_FROM"),
+		SMTPTLS:            lookup("SMTP_TLS"),
+		DevSMTPAddr:        lookup("DEV_SMTP_ADDR"),
+		DevMailUIAddr:      lookup("DEV_MAIL_UI_ADDR"),
+		IDINBaseURL:        lookup("IDIN_BASE_URL"),
+		IDINMerchantToken:  lookup("IDIN_MERCHANT_TOKEN"),
+		SandboxIDINAddr:    lookup("SANDBOX_IDIN_ADDR"),
 	}
+	_ = lookup("DEV_TEMPORAL_PRAGMAS") // in the table; read below, where set-but-empty counts
 	if v, ok := os.LookupEnv("DEV_TEMPORAL_PRAGMAS"); ok {
 		c.DevTemporalPragmas = strings.Fields(v)
 		if c.DevTemporalPragmas == nil {
@@ -101,27 +106,32 @@ func loadConfig() (config, error) {
 		}
 	}
 	var err error
-	num := func(name string, def int) int {
-		if err != nil {
-			return def
-		}
-		v := os.Getenv(name)
+	num := func(name string) int {
+		v := lookup(name)
 		if v == "" {
-			return def
+			return 0 // no default here: the component's own
 		}
 		n, perr := strconv.Atoi(v)
-		if perr != nil || n < 0 {
+		if (perr != nil || n < 0) && err == nil {
 			err = fmt.Errorf("%s must be a non-negative integer, got %q", name, v)
 		}
 		return n
 	}
-	c.DBMaxConns = num("DB_MAX_CONNS", 20)
-	c.Limits.Tenant = float64(num("RATE_LIMIT", 2000))
-	c.Limits.IP = float64(num("IP_RATE_LIMIT", 1000))
-	c.Limits.AuthFailures = float64(num("AUTH_FAILURE_LIMIT", 30))
-	c.Limits.Verify = float64(num("VERIFY_RATE_LIMIT", 120))
-	c.Limits.VerifyFailures = float64(num("VERIFY_FAILURE_LIMIT", 10))
-	for _, p := range strings.FieldsFunc(os.Getenv("TRUSTED_PROXIES"), func(r rune) bool { return r == ',' || r == ' ' }) {
+	dur := func(name string) time.Duration {
+		v := lookup(name)
+		d, perr := time.ParseDuration(v)
+		if (perr != nil || d <= 0) && err == nil {
+			err = fmt.Errorf("%s must be a positive duration such as 30s or 24h, got %q", name, v)
+		}
+		return d
+	}
+	c.DBMaxConns = num("DB_MAX_CONNS")
+	c.Limits.Tenant = float64(num("RATE_LIMIT"))
+	c.Limits.IP = float64(num("IP_RATE_LIMIT"))
+	c.Limits.AuthFailures = float64(num("AUTH_FAILURE_LIMIT"))
+	c.Limits.Verify = float64(num("VERIFY_RATE_LIMIT"))
+	c.Limits.VerifyFailures = float64(num("VERIFY_FAILURE_LIMIT"))
+	for _, p := range strings.FieldsFunc(lookup("TRUSTED_PROXIES"), func(r rune) bool { return r == ',' || r == ' ' }) {
 		prefix, perr := netip.ParsePrefix(p)
 		if perr != nil {
 			if a, aerr := netip.ParseAddr(p); aerr == nil {
@@ -133,37 +143,26 @@ func loadConfig() (config, error) {
 		}
 		c.Limits.TrustedProxies = append(c.Limits.TrustedProxies, prefix)
 	}
-	c.RelayConcurrency = num("RELAY_CONCURRENCY", 2)
-	c.WorkflowPollers = num("WORKFLOW_POLLERS", 8)
-	c.DevPGPort = num("DEV_PG_PORT", 55432)
-	c.RelaySweep = time.Duration(num("RELAY_SWEEP_MS", 1000)) * time.Millisecond
-	c.KvKRate = float64(num("KVK_RATE", 100))
-	c.VIESRate = float64(num("VIES_MS_RATE", 10))
-	c.VIESConcurrency = num("VIES_MS_CONCURRENCY", 2)
-	c.SMTPPort = num("SMTP_PORT", 587)
-	dur := func(name string, def time.Duration) time.Duration {
-		v := os.Getenv(name)
-		if err != nil || v == "" {
-			return def
-		}
-		d, perr := time.ParseDuration(v)
-		if perr != nil || d <= 0 {
-			err = fmt.Errorf("%s must be a positive duration such as 30s or 24h, got %q", name, v)
-		}
-		return d
-	}
-	c.KvKTimeout = dur("KVK_TIMEOUT", 15*time.Second)
-	c.VIESTimeout = dur("VIES_TIMEOUT", 30*time.Second)
-	c.WatchlistRefresh = dur("WATCHLIST_REFRESH", 10*time.Second)
+	c.RelayConcurrency = num("RELAY_CONCURRENCY")
+	c.WorkflowPollers = num("WORKFLOW_POLLERS")
+	c.DevPGPort = num("DEV_PG_PORT")
+	c.RelaySweep = time.Duration(num("RELAY_SWEEP_MS")) * time.Millisecond
+	c.KvKRate = float64(num("KVK_RATE"))
+	c.VIESRate = float64(num("VIES_MS_RATE"))
+	c.VIESConcurrency = num("VIES_MS_CONCURRENCY")
+	c.SMTPPort = num("SMTP_PORT")
+	c.KvKTimeout = dur("KVK_TIMEOUT")
+	c.VIESTimeout = dur("VIES_TIMEOUT")
+	c.WatchlistRefresh = dur("WATCHLIST_REFRESH")
 	c.Retry = workflows.ProviderRetry{
-		Initial: dur("PROVIDER_RETRY_INITIAL", workflows.DefaultRetryInitial),
-		Maximum: dur("PROVIDER_RETRY_MAX", workflows.DefaultRetryMaximum),
-		Window:  dur("PROVIDER_RETRY_WINDOW", workflows.DefaultRetryWindow),
+		Initial: dur("PROVIDER_RETRY_INITIAL"),
+		Maximum: dur("PROVIDER_RETRY_MAX"),
+		Window:  dur("PROVIDER_RETRY_WINDOW"),
 	}
 	if err != nil {
 		return c, err
 	}
-	if err := c.LogLevel.UnmarshalText([]byte(env("LOG_LEVEL", "info"))); err != nil {
+	if err := c.LogLevel.UnmarshalText([]byte(lookup("LOG_LEVEL"))); err != nil {
 		return c, fmt.Errorf("LOG_LEVEL: %w", err)
 	}
 	return c, nil
@@ -200,7 +199,7 @@ func (c config) checkPublicURL() error {
 	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
 		return fmt.Errorf("PUBLIC_URL %q is not an http(s) URL", c.PublicURL)
 	}
-	if u.Scheme == "https" || os.Getenv("PUBLIC_URL_ALLOW_HTTP") == "1" || isLoopbackHost(u.Hostname()) {
+	if u.Scheme == "https" || c.PublicURLAllowHTTP || isLoopbackHost(u.Hostname()) {
 		return nil
 	}
 	return fmt.Errorf("PUBLIC_URL %q: verification links must use https:// (http:// only for localhost, or with PUBLIC_URL_ALLOW_HTTP=1)", c.PublicURL)
@@ -212,13 +211,6 @@ func isLoopbackHost(h string) bool {
 	}
 	a, err := netip.ParseAddr(h)
 	return err == nil && a.IsLoopback()
-}
-
-func env(name, def string) string {
-	if v := os.Getenv(name); v != "" {
-		return v
-	}
-	return def
 }
 
 func (c config) logger() *slog.Logger {

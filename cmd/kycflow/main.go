@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 )
 
@@ -56,6 +57,9 @@ func run(ctx context.Context, args []string) error {
 	if len(args) == 0 {
 		return errUsage
 	}
+	if len(args) == 2 && (args[1] == "--help" || args[1] == "-h" || args[1] == "help") && args[0] != "help" {
+		return commandHelp(args[0])
+	}
 	cfg, err := loadConfig()
 	if err != nil {
 		return err
@@ -84,4 +88,23 @@ func run(ctx context.Context, args []string) error {
 		return nil
 	}
 	return errUsage
+}
+
+// commandHelp prints a command's usage lines and the environment variables
+// it reads.
+func commandHelp(command string) error {
+	var lines []string
+	for _, l := range strings.Split(usage, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), "kycflow "+command+" ") || strings.TrimSpace(l) == "kycflow "+command {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) == 0 {
+		return errUsage
+	}
+	fmt.Println("Usage:")
+	fmt.Println(strings.Join(lines, "\n"))
+	fmt.Println()
+	printSettings(os.Stdout, command)
+	return nil
 }

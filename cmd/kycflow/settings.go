@@ -1,0 +1,133 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"text/tabwriter"
+
+	"github.com/kycflow/kycflow/workflows"
+)
+
+// setting is one environment variable: its default (written here and
+// nowhere else), the commands that read it, and what it does. The README's
+// configuration table says the same (a test keeps the two together), and
+// `kycflow <command> --help` prints a command's own.
+type setting struct {
+	name, def string
+	group     string   // database, api, worker, providers, mail, dev
+	commands  []string // the commands that read it
+	help      string
+}
+
+var (
+	serving  = []string{"api", "worker", "dev"}
+	admin    = []string{"migrate", "tenant", "check", "watchlist"}
+	apiSide  = []string{"api", "dev"}
+	workSide = []string{"worker", "dev"}
+	devOnly  = []string{"dev"}
+	sandbox  = []string{"dev", "sandbox"}
+)
+
+var settings = []setting{
+	// database
+	{"DATABASE_URL", "", "database", []string{"api", "worker"}, "the process's connection; unset: the local database as kycflow_app (api) or kycflow_worker (worker)"},
+	{"DATABASE_ADMIN_URL", "postgres://postgres@127.0.0.1:55432/kycflow?sslmode=disable", "database", admin, "a superuser, for migrate and the admin commands"},
+	{"KYCFLOW_APP_DB_PASSWORD", "", "database", []string{"migrate"}, "password migrate sets on kycflow_app"},
+	{"KYCFLOW_WORKER_DB_PASSWORD", "", "database", []string{"migrate"}, "password migrate sets on kycflow_worker"},
+	{"DB_MAX_CONNS", "20", "database", serving, "connection pool size per process"},
+	// api
+	{"HTTP_ADDR", "", "api", apiSide, "listen address (api: :8080; dev: 127.0.0.1:8080)"},
+	{"PUBLIC_URL", "http://localhost:8080", "api", serving, "where people open verification links; https:// unless loopback"},
+	{"PUBLIC_URL_ALLOW_HTTP", "", "api", serving, "1: allow an http:// PUBLIC_URL on another host (TLS ends in a proxy on it)"},
+	{"RATE_LIMIT", "2000", "api", apiSide, "requests per second per tenant (0: off)"},
+	{"IP_RATE_LIMIT", "1000", "api", apiSide, "requests per second per client address, before authentication"},
+	{"AUTH_FAILURE_LIMIT", "30", "api", apiSide, "failed authentications per minute per client address"},
+	{"VERIFY_RATE_LIMIT", "120", "api", apiSide, "requests per minute per client address on /verify"},
+	{"VERIFY_FAILURE_LIMIT", "10", "api", apiSide, "unknown links per minute per client address on /verify"},
+	{"TRUSTED_PROXIES", "", "api", apiSide, "addresses or CIDR ranges whose X-Forwarded-For names the client"},
+	// worker
+	{"TEMPORAL_ADDRESS", "127.0.0.1:7233", "worker", workSide, "Temporal frontend"},
+	{"TEMPORAL_NAMESPACE", "default", "worker", workSide, "Temporal namespace"},
+	{"RELAY_CONCURRENCY", "2", "worker", workSide, "Temporal calls the outbox relay makes at once"},
+	{"RELAY_SWEEP_MS", "1000", "worker", workSide, "the relay's backstop poll, in milliseconds"},
+	{"WORKFLOW_POLLERS", "8", "worker", workSide, "workflow task pollers"},
+	{"WATCHLIST_REFRESH", "10s", "worker", workSide, "how often the worker looks for new list versions"},
+	{"PROVIDER_RETRY_INITIAL", workflows.DefaultRetryInitial.String(), "worker", workSide, "provider-call backoff start"},
+	{"PROVIDER_RETRY_MAX", workflows.DefaultRetryMaximum.String(), "worker", workSide, "provider-call backoff cap"},
+	{"PROVIDER_RETRY_WINDOW", workflows.DefaultRetryWindow.String(), "worker", workSide, "how long an outage is retried before the check fails"},
+	// providers
+	{"KVK_BASE_URL", "", "providers", workSide, "KvK API (https://api.kvk.nl; dev: its sandbox when unset)"},
+	{"KVK_API_KEY", "", "providers", workSide, "KvK API key; without it coc checks of Dutch businesses fail provider_not_configured"},
+	{"KVK_ROOT_CA", "", "providers", workSide, "PEM file with extra root certificates for the KvK"},
+	{"KVK_TIMEOUT", "15s", "providers", workSide, "per KvK call"},
+	{"KVK_RATE", "100", "providers", workSide, "KvK calls per second per worker process"},
+	{"VIES_BASE_URL", "", "providers", workSide, "VIES REST (the European Commission's; dev: its sandbox when unset)"},
+	{"VIES_REQUESTER", "", "providers", workSide, "your VAT number, for consultation numbers"},
+	{"VIES_TIMEOUT", "30s", "providers", workSide, "per VIES call"},
+	{"VIES_MS_RATE", "10", "providers", workSide, "VIES consultations per second per member state and worker process"},
+	{"VIES_MS_CONCURRENCY", "2", "providers", workSide, "VIES consultations in flight per member state and worker process"},
+	{"IDIN_BASE_URL", "", "providers", serving, "the iDIN broker (CM.com's API; dev: its sandbox)"},
+	{"IDIN_MERCHANT_TOKEN", "", "providers", serving, "iDIN merchant token; without it idin checks fail provider_not_configured"},
+	// mail
+	{"SMTP_HOST", "", "mail", workSide, "mail relay for link mails (dev: its mail catcher)"},
+	{"SMTP_PORT", "", "mail", workSide, "SMTP port (by SMTP_TLS: 587, 465 for tls, 25 for none)"},
+	{"SMTP_USERNAME", "", "mail", workSide, "SMTP AUTH user"},
+	{"SMTP_PASSWORD", "", "mail", workSide, "SMTP AUTH password"},
+	{"SMTP_TLS", "starttls", "mail", workSide, "starttls (mandatory), tls (implicit) or none"},
+	{"SMTP_FROM", "kycflow <no-reply@kycflow.localhost>", "mail", workSide, "sender of link mails"},
+	// dev and sandboxes
+	{"KYCFLOW_DATA_DIR", ".data", "dev", devOnly, "where PostgreSQL and Temporal keep their data"},
+	{"DEV_PG_PORT", "55432", "dev", devOnly, "the local PostgreSQL's port"},
+	{"DEV_TEMPORAL_PRAGMAS", "", "dev", devOnly, "SQLite pragmas of the Temporal dev server (set empty for SQLite's defaults)"},
+	{"DEV_SMTP_ADDR", "127.0.0.1:1025", "dev", devOnly, "the mail catcher's SMTP"},
+	{"DEV_MAIL_UI_ADDR", "127.0.0.1:8025", "dev", devOnly, "the mail catcher's page"},
+	{"SANDBOX_KVK_ADDR", "127.0.0.1:8091", "dev", sandbox, "the KvK sandbox"},
+	{"SANDBOX_VIES_ADDR", "127.0.0.1:8092", "dev", sandbox, "the VIES sandbox"},
+	{"SANDBOX_IDIN_ADDR", "127.0.0.1:8093", "dev", sandbox, "the iDIN sandbox and its test bank"},
+	// every process
+	{"LOG_LEVEL", "info", "all", append(slices.Clone(serving), admin...), "debug logs every request (never bodies)"},
+	{"PPROF_ADDR", "", "all", serving, "serve Go's pprof here (e.g. 127.0.0.1:6060)"},
+}
+
+var groupTitles = map[string]string{
+	"database": "Database", "api": "API", "worker": "Worker", "providers": "Providers",
+	"mail": "Link mails", "dev": "Development stack and sandboxes", "all": "Every process",
+}
+
+// lookup is a setting's value: the environment's, else its default. A
+// name missing from the table is a programming error.
+func lookup(name string) string {
+	for _, s := range settings {
+		if s.name == name {
+			if v := os.Getenv(name); v != "" {
+				return v
+			}
+			return s.def
+		}
+	}
+	panic("kycflow: setting " + name + " is not in the settings table")
+}
+
+// printSettings writes the environment variables command reads.
+func printSettings(w io.Writer, command string) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "Environment (kycflow %s):\n", command)
+	group := ""
+	for _, s := range settings {
+		if !slices.Contains(s.commands, command) {
+			continue
+		}
+		if s.group != group {
+			group = s.group
+			fmt.Fprintf(tw, "  %s\t\t\n", groupTitles[group])
+		}
+		def := s.def
+		if def == "" {
+			def = "—"
+		}
+		fmt.Fprintf(tw, "    %s\t%s\t%s\n", s.name, def, s.help)
+	}
+	tw.Flush()
+}

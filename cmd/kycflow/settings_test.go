@@ -1,0 +1,61 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The README's configuration table and the settings table name the same
+// variables, and every setting is read through the table.
+func TestSettingsDocumented(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Variables the README documents that belong to Go or to the tests.
+	outside := []string{"GOGC", "GOMEMLIMIT", "TEMPORAL_BIN", "SSL_CERT_FILE"}
+	documented := map[string]bool{}
+	for _, row := range regexp.MustCompile(`(?m)^\|[^|]*\|`).FindAllString(string(readme), -1) {
+		for _, m := range regexp.MustCompile("`([A-Z][A-Z0-9_]{2,})`").FindAllStringSubmatch(row, -1) {
+			documented[m[1]] = true
+		}
+	}
+	names := map[string]bool{}
+	for _, s := range settings {
+		if names[s.name] {
+			t.Errorf("%s is in the settings table twice", s.name)
+		}
+		names[s.name] = true
+		if !documented[s.name] {
+			t.Errorf("%s is not in the README's configuration table", s.name)
+		}
+		if len(s.commands) == 0 || s.help == "" || groupTitles[s.group] == "" {
+			t.Errorf("%s: commands, help and group are required", s.name)
+		}
+	}
+	for name := range documented {
+		if !names[name] && !slices.Contains(outside, name) && strings.Contains(name, "_") {
+			t.Errorf("the README documents %s, which kycflow does not read", name)
+		}
+	}
+}
+
+// Every command's --help names what it reads.
+func TestCommandHelp(t *testing.T) {
+	for _, cmd := range []string{"dev", "api", "worker", "migrate", "tenant", "check", "watchlist", "sandbox"} {
+		var b bytes.Buffer
+		printSettings(&b, cmd)
+		if strings.Count(b.String(), "\n") < 3 {
+			t.Errorf("kycflow %s --help lists no settings:\n%s", cmd, b.String())
+		}
+	}
+	var b bytes.Buffer
+	printSettings(&b, "api")
+	if !strings.Contains(b.String(), "RATE_LIMIT") || strings.Contains(b.String(), "SMTP_HOST") {
+		t.Errorf("the api's settings:\n%s", b.String())
+	}
+}
