@@ -74,6 +74,14 @@ func (a *Activities) CoCCheck(ctx context.Context, in CoCInput) (_ CheckResult, 
 		return CheckResult{}, kvkError(ctx, err)
 	}
 
+	validated, d, onto := decideCoC(b.Name, p)
+	return a.completeWith(ctx, in.Check, &validated, d, onto, nil)
+}
+
+// decideCoC maps a register profile to the check's verdict and data, and
+// the address to copy onto the business (nil when the register shields it):
+// validated when the registration is active and a registered name matches.
+func decideCoC(name string, p kvk.Profile) (bool, check.CoCData, *store.Address) {
 	d := check.CoCData{Outcome: check.OutcomeChecked, KvKNumber: &p.KvKNumber, RegisteredName: nonEmpty(p.Name),
 		StatutoryName: nonEmpty(p.StatutoryName), TradeNames: p.TradeNames, LegalForm: nonEmpty(p.LegalForm),
 		RegistrationDate: nonEmpty(p.RegistrationDate), Active: &p.Active, EndDate: nonEmpty(p.EndDate)}
@@ -81,7 +89,7 @@ func (a *Activities) CoCCheck(ctx context.Context, in CoCInput) (_ CheckResult, 
 		d.TradeNames = []string{}
 	}
 	candidates := append([]string{p.StatutoryName, p.Name}, p.TradeNames...)
-	matched, score := namematch.Best(b.Name, candidates...)
+	matched, score := namematch.Best(name, candidates...)
 	score = round3(score)
 	d.NameMatchScore, d.MatchedName = &score, nonEmpty(matched)
 
@@ -92,7 +100,7 @@ func (a *Activities) CoCCheck(ctx context.Context, in CoCInput) (_ CheckResult, 
 		d.Message = ptr("The registration has ended" + when(p.EndDate) + ".")
 	case score < namematch.Threshold:
 		validated, d.Reason = false, ptr(check.ReasonNameMismatch)
-		d.Message = ptr(fmt.Sprintf("No registered name matches %q (best: %q, score %.3f, needs %.2f).", b.Name, matched, score, namematch.Threshold))
+		d.Message = ptr(fmt.Sprintf("No registered name matches %q (best: %q, score %.3f, needs %.2f).", name, matched, score, namematch.Threshold))
 	}
 	var onto *store.Address
 	if addr, ok := mainAddress(p.Addresses); ok {
@@ -102,7 +110,7 @@ func (a *Activities) CoCCheck(ctx context.Context, in CoCInput) (_ CheckResult, 
 				Addition: addr.Addition, PostalCode: addr.PostalCode, City: addr.City}
 		}
 	}
-	return a.completeWith(ctx, in.Check, &validated, d, onto, nil)
+	return validated, d, onto
 }
 
 // mainAddress picks the visiting address, else the first one given.

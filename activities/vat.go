@@ -104,11 +104,19 @@ func (a *Activities) VATCheck(ctx context.Context, in VATInput) (_ CheckResult, 
 	if err != nil {
 		return CheckResult{}, viesError(ctx, err)
 	}
+	d := vatData(cs.Business.Name, n, test, res)
+	return a.complete(ctx, in.Check, &res.Valid, d)
+}
+
+// vatData is a consultation's answer as the check's data: VIES's verdict
+// and evidence, and how well the name VIES gives (when it gives one)
+// matches the business; the name informs, it does not decide.
+func vatData(name string, n vatnum.Number, test bool, res vies.Result) check.VATData {
 	d := check.VATData{Outcome: check.OutcomeChecked, CountryCode: &n.CountryCode, VATNumber: &n.Number,
 		Valid: &res.Valid, Name: nonEmpty(res.Name), Address: nonEmpty(res.Address),
 		RequestDate: nonEmpty(res.RequestDate), RequestIdentifier: nonEmpty(res.RequestIdentifier), TestService: test}
 	if res.Name != "" {
-		_, score := namematch.Best(cs.Business.Name, res.Name)
+		_, score := namematch.Best(name, res.Name)
 		score = round3(score)
 		d.NameMatchScore = &score
 	}
@@ -116,7 +124,7 @@ func (a *Activities) VATCheck(ctx context.Context, in VATInput) (_ CheckResult, 
 		d.Reason = ptr(check.ReasonNotRegistered)
 		d.Message = ptr("VIES reports this VAT number as not valid for intra-EU trade.")
 	}
-	return a.complete(ctx, in.Check, &res.Valid, d)
+	return d
 }
 
 // viesMessages explain VIES's error codes to tenants.
