@@ -78,8 +78,7 @@ func (w *Watchlists) Refresh(ctx context.Context) error {
 			return fmt.Errorf("load %s version %d: %w", v.List, v.ID, err)
 		}
 	}
-	ix := sanctions.Build(es, sanctions.Options{})
-	w.cur.Store(&watchlistSnapshot{index: ix, versions: latest})
+	ix := w.install(es, latest)
 	n := len(es)
 	es = nil
 	// Loading and building leave a heap twice the index's size behind
@@ -91,6 +90,15 @@ func (w *Watchlists) Refresh(ctx context.Context) error {
 	w.Logger.Info("watchlists loaded", "lists", len(latest), "entities", n, "took", time.Since(start).Round(time.Millisecond),
 		"heap_mb", ms.HeapAlloc>>20, "index_mb", ix.Stats().MemoryBytes>>20)
 	return nil
+}
+
+// install builds the index of versions' entities and swaps it in: a
+// screening sees the old snapshot or the new one whole, never a mix, and
+// the versions it reports are those of the index that answered.
+func (w *Watchlists) install(es []watchlist.Entity, versions []store.WatchlistVersion) *sanctions.Index {
+	ix := sanctions.Build(es, sanctions.Options{})
+	w.cur.Store(&watchlistSnapshot{index: ix, versions: versions})
+	return ix
 }
 
 // Run refreshes the lists every interval and starts the rescreening of

@@ -1,0 +1,61 @@
+package worker
+
+import (
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/kycflow/kycflow/providers/sanctions"
+	"github.com/kycflow/kycflow/providers/watchlist"
+	"github.com/kycflow/kycflow/store"
+)
+
+// Screenings running while new list versions are swapped in always see one
+// whole snapshot: the hits come from the index of the versions reported.
+func TestWatchlistSwapIsWhole(t *testing.T) {
+	entity := func(id, name string) []watchlist.Entity {
+		return []watchlist.Entity{{ID: id, Schema: "Person", Names: []watchlist.Name{{Full: name, Kind: "primary"}}}}
+	}
+	v1, v2 := entity("one", "Ivan Petrovich Sidorov"), entity("two", "Hamid Karimov Rashidov")
+	w := &Watchlists{}
+	if hits, versions := w.Screen(sanctions.Query{Name: "Ivan Sidorov"}, 5); hits != nil || versions != nil {
+		t.Fatal("no list loaded must mean no answer")
+	}
+	w.install(v1, []store.WatchlistVersion{{ID: 1}})
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for !stop.Load() {
+				for _, q := range []string{"Ivan Petrovich Sidorov", "Hamid Karimov Rashidov"} {
+					hits, versions := w.Screen(sanctions.Query{Name: q}, 5)
+					if len(versions) != 1 {
+						t.Errorf("versions %v", versions)
+						return
+					}
+					want := map[int64]string{1: "one", 2: "two"}[versions[0].ID]
+					for _, h := range hits {
+						if h.EntityID != want {
+							t.Errorf("version %d answered with %s", versions[0].ID, h.EntityID)
+							return
+						}
+					}
+				}
+			}
+		}()
+	}
+	for i := range 200 {
+		if i%2 == 0 {
+			w.install(v2, []store.WatchlistVersion{{ID: 2}})
+		} else {
+			w.install(v1, []store.WatchlistVersion{{ID: 1}})
+		}
+	}
+	stop.Store(true)
+	wg.Wait()
+	if hits, _ := w.Screen(sanctions.Query{Name: "Ivan Petrovich Sidorov"}, 5); len(hits) == 0 || hits[0].EntityID != "one" {
+		t.Fatalf("after the swaps: %+v", hits)
+	}
+}
