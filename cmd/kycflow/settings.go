@@ -42,7 +42,7 @@ var settings = []setting{
 	{"PUBLIC_URL", "http://localhost:8080", "api", serving, "where people open verification links; https:// unless loopback"},
 	{"PUBLIC_URL_ALLOW_HTTP", "", "api", serving, "1: allow an http:// PUBLIC_URL on another host (TLS ends in a proxy on it)"},
 	{"RATE_LIMIT", "2000", "api", apiSide, "requests per second per tenant (0: off)"},
-	{"IP_RATE_LIMIT", "1000", "api", apiSide, "requests per second per client address, before authentication"},
+	{"IP_RATE_LIMIT", "2000", "api", apiSide, "requests per second per client address, before authentication"},
 	{"AUTH_FAILURE_LIMIT", "30", "api", apiSide, "failed authentications per minute per client address"},
 	{"VERIFY_RATE_LIMIT", "120", "api", apiSide, "requests per minute per client address on /verify"},
 	{"VERIFY_FAILURE_LIMIT", "10", "api", apiSide, "unknown links per minute per client address on /verify"},
