@@ -85,8 +85,8 @@ bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./providers/... ./store/
 
 # Workflow histories for the replay tests (workflows/replay_test.go): one per
-# distinct path the e2e suite's workflows take. Refresh them when a workflow
-# changes on purpose (behind a GetVersion gate), and keep the old ones.
+# distinct path the e2e suite's workflows take. New paths are added; the
+# histories already there stay, so today's code keeps replaying yesterday's.
 histories: deps chromium
 	KYCFLOW_RECORD_HISTORIES=$(CURDIR)/workflows/testdata/histories TEMPORAL_BIN=$(TEMPORAL) $(GO) test -count=1 ./api/e2e
 

@@ -91,7 +91,7 @@ func New(cfg Config) *echo.Echo {
 
 	// Authentication is route middleware, not group middleware: Echo gives a
 	// group with middleware catch-all routes, which would turn 405s into 404s.
-	v1 := &routes{g: e.Group("/api/v1"), mw: []echo.MiddlewareFunc{s.authenticate, s.rateLimit}}
+	v1 := &routes{g: e.Group("/api/v1"), mw: []echo.MiddlewareFunc{s.authenticate, s.rateLimit, s.idempotent}}
 	anyDelete := []string{http.MethodGet, http.MethodPost, http.MethodDelete}
 	v1.POST("/businesses/create", s.createBusiness)
 	v1.POST("/businesses/:id/check", s.checkBusiness)

@@ -32,6 +32,7 @@ var roleMatrix = map[string]map[string][]string{
 		"watchlist_versions": nil,
 		"watchlist_entities": nil,
 		"goose_db_version":   nil,
+		"idempotency_keys":   {"SELECT", "INSERT", "UPDATE", "DELETE"},
 	},
 	store.WorkerRole: {
 		"tenants":            {"SELECT"},
@@ -46,6 +47,7 @@ var roleMatrix = map[string]map[string][]string{
 		"watchlist_versions": {"SELECT", "U(rescreened_at)"},
 		"watchlist_entities": {"SELECT"},
 		"goose_db_version":   nil,
+		"idempotency_keys":   nil,
 	},
 }
 
@@ -55,6 +57,7 @@ var definers = map[string][]string{
 	"link_by_token(bytea)":                      {store.AppRole},
 	"outbox_claim(integer)":                     {store.WorkerRole},
 	"outbox_settle(bigint[],bigint[],interval)": {store.WorkerRole},
+	"idempotency_prune(interval)":               {store.WorkerRole},
 }
 
 // attempt runs stmt as role in a transaction that is rolled back, and
@@ -297,13 +300,17 @@ func TestSearchPathAttack(t *testing.T) {
 		`CREATE TEMP TABLE outbox_rows (id bigint, tenant_id uuid, check_id uuid, action text, payload jsonb, attempts integer, not_before timestamptz)`,
 		`INSERT INTO pg_temp.outbox_rows VALUES (1, '` + tn.ID.String() + `', gen_random_uuid(), 'start', '{}', 0, now() - interval '1 hour')`,
 		`CREATE TEMP VIEW outbox AS SELECT * FROM pg_temp.outbox_rows WHERE pg_temp.spy('outbox view')`,
-		`GRANT ALL ON pg_temp.tenant_hosts, pg_temp.api_keys, pg_temp.links, pg_temp.outbox, pg_temp.outbox_rows TO PUBLIC`,
+		`CREATE TEMP TABLE idempotency_rows (tenant_id uuid, key text, created_at timestamptz)`,
+		`INSERT INTO pg_temp.idempotency_rows VALUES ('` + tn.ID.String() + `', 'k', now() - interval '2 days')`,
+		`CREATE TEMP VIEW idempotency_keys AS SELECT * FROM pg_temp.idempotency_rows WHERE pg_temp.spy('idempotency view')`,
+		`GRANT ALL ON pg_temp.tenant_hosts, pg_temp.api_keys, pg_temp.links, pg_temp.outbox, pg_temp.outbox_rows, pg_temp.idempotency_keys, pg_temp.idempotency_rows TO PUBLIC`,
 	}
 	calls := map[string]string{
 		"authenticate(text,bytea)":                  `SELECT count(*) FROM public.authenticate('victim.example', $1)`,
 		"link_by_token(bytea)":                      `SELECT count(*) FROM public.link_by_token('\x00')`,
 		"outbox_claim(integer)":                     `SELECT count(*) FROM public.outbox_claim(10)`,
 		"outbox_settle(bigint[],bigint[],interval)": `SELECT public.outbox_settle('{1}', '{1}', '1 second')`,
+		"idempotency_prune(interval)":               `SELECT public.idempotency_prune('1 day')`,
 		"attack_control()":                          `SELECT public.attack_control()`,
 	}
 	type proof struct {

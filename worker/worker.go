@@ -4,11 +4,13 @@ package worker
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/operatorservice/v1"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
 	sdkworker "go.temporal.io/sdk/worker"
 
 	"github.com/kycflow/kycflow/activities"
@@ -26,8 +28,31 @@ func New(c client.Client, acts *activities.Activities, pollers int) sdkworker.Wo
 	w := sdkworker.New(c, workflows.TaskQueue, sdkworker.Options{MaxConcurrentWorkflowTaskPollers: pollers})
 	w.RegisterWorkflow(workflows.CheckWorkflow)
 	w.RegisterWorkflow(workflows.RescreenWorkflow)
+	w.RegisterWorkflow(workflows.HousekeepingWorkflow)
 	w.RegisterActivity(acts)
 	return w
+}
+
+// EnsureHousekeeping creates the Schedule that runs HousekeepingWorkflow
+// every hour, unless it exists (it outlives workers; operators may pause
+// it). A run still going when the next is due is not doubled.
+func EnsureHousekeeping(ctx context.Context, c client.Client) error {
+	_, err := c.ScheduleClient().Create(ctx, client.ScheduleOptions{
+		ID:   workflows.HousekeepingScheduleID,
+		Spec: client.ScheduleSpec{Intervals: []client.ScheduleIntervalSpec{{Every: workflows.HousekeepingEvery}}},
+		Action: &client.ScheduleWorkflowAction{
+			ID: "housekeeping", Workflow: workflows.HousekeepingWorkflow, TaskQueue: workflows.TaskQueue,
+			Args: []any{workflows.HousekeepingInput{}},
+		},
+		Overlap: enumspb.SCHEDULE_OVERLAP_POLICY_SKIP,
+	})
+	if errors.Is(err, temporal.ErrScheduleAlreadyRunning) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("create housekeeping schedule: %w", err)
+	}
+	return nil
 }
 
 // EnsureSearchAttributes registers the check search attributes on the

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -25,7 +26,6 @@ func recordHistories(ctx context.Context, dir string) error {
 	}
 	seen := map[string]bool{}
 	var token []byte
-	n := 0
 	for {
 		page, err := env.client.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Namespace: "default", NextPageToken: token})
 		if err != nil {
@@ -61,9 +61,16 @@ func recordHistories(ctx context.Context, dir string) error {
 			if err != nil {
 				return err
 			}
-			n++
-			name := fmt.Sprintf("%03d-%s-%s-%s.json", n, strings.ToLower(ex.Type.Name), strings.Trim(strings.ToLower(checkType+"-"+status), `"-`), strings.ToLower(strings.TrimPrefix(ex.Status.String(), "WORKFLOW_EXECUTION_STATUS_")))
-			if err := os.WriteFile(filepath.Join(dir, strings.ReplaceAll(name, `"`, "")), raw, 0o644); err != nil {
+			// Named by the path's key: a path recorded before keeps its
+			// file (older histories are the point of replaying).
+			sum := sha256.Sum256([]byte(key))
+			name := fmt.Sprintf("%s-%s-%s-%x.json", strings.ToLower(ex.Type.Name), strings.Trim(strings.ToLower(checkType+"-"+status), `"-`),
+				strings.ToLower(strings.TrimPrefix(ex.Status.String(), "WORKFLOW_EXECUTION_STATUS_")), sum[:4])
+			path := filepath.Join(dir, strings.ReplaceAll(name, `"`, ""))
+			if _, err := os.Stat(path); err == nil {
+				continue
+			}
+			if err := os.WriteFile(path, raw, 0o644); err != nil {
 				return err
 			}
 		}

@@ -189,6 +189,9 @@ func run(m *testing.M) int {
 	if err := worker.EnsureSearchAttributes(ctx, env.client, "default"); err != nil {
 		return fail("search attributes", err)
 	}
+	if err := worker.EnsureHousekeeping(ctx, env.client); err != nil {
+		return fail("housekeeping schedule", err)
+	}
 	env.lists = &worker.Watchlists{Store: env.workerStore, Logger: quiet}
 	env.acts.Screener = env.lists
 	go env.lists.Run(ctx, env.client, 200*time.Millisecond)

@@ -118,13 +118,17 @@ func serveWorker(ctx context.Context, cfg config, s *store.Store, c client.Clien
 		debug.SetGCPercent(50)
 	}
 	// Registered in the background until it works: Temporal may be down now.
+	// (The search attributes, and the Schedule that prunes expired data.)
 	go func() {
 		for delay := time.Second; ; delay = min(2*delay, time.Minute) {
 			err := worker.EnsureSearchAttributes(ctx, c, cfg.TemporalNS)
+			if err == nil {
+				err = worker.EnsureHousekeeping(ctx, c)
+			}
 			if err == nil || ctx.Err() != nil {
 				return
 			}
-			log.Warn("search attributes not registered yet (is Temporal up?)", "error", err, "retry_in", delay)
+			log.Warn("search attributes or housekeeping schedule not registered yet (is Temporal up?)", "error", err, "retry_in", delay)
 			select {
 			case <-ctx.Done():
 				return

@@ -1,0 +1,184 @@
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/client"
+
+	"github.com/kycflow/kycflow/workflows"
+)
+
+// post sends a POST as tn with an Idempotency-Key.
+func post(t *testing.T, tn tenant, path, key string, body any) response {
+	t.Helper()
+	raw, _ := json.Marshal(body)
+	req, err := http.NewRequest(http.MethodPost, env.server.URL+path, bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Host = tn.host
+	req.Header.Set("Authorization", "Bearer "+tn.key)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Idempotency-Key", key)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	out := response{status: resp.StatusCode, header: resp.Header}
+	out.raw, _ = io.ReadAll(resp.Body)
+	json.Unmarshal(out.raw, &out.body)
+	if out.status >= 500 {
+		t.Fatalf("POST %s: %d %s", path, out.status, out.raw)
+	}
+	return out
+}
+
+func countRows(t *testing.T, query string, args ...any) int {
+	t.Helper()
+	var n int
+	if err := env.admin.DB().Get(&n, query, args...); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// The same create twice under one key makes one record: the repeat gets
+// the first answer again, marked replayed, and queues nothing.
+func TestIdempotentCreate(t *testing.T) {
+	key := fmt.Sprintf("create-%d", time.Now().UnixNano())
+	name := "Idem BV " + key
+	body := map[string]any{"name": name, "country_code": "NLD", "coc_number": "68750110", "iban_number": "NL91ABNA0417164300",
+		"checks": map[string]bool{"coc": false, "vat": false, "iban": true}}
+	first := post(t, env.a, "/api/v1/businesses/create", key, body).want(t, http.StatusCreated)
+	if first.header.Get("Idempotent-Replayed") != "" {
+		t.Fatal("the first answer is no replay")
+	}
+	again := post(t, env.a, "/api/v1/businesses/create", key, body).want(t, http.StatusCreated)
+	if again.header.Get("Idempotent-Replayed") != "true" || !bytes.Equal(first.raw, again.raw) {
+		t.Fatalf("replay: %v %s\nfirst: %s", again.header, again.raw, first.raw)
+	}
+	if n := countRows(t, `SELECT count(*) FROM businesses WHERE name = $1`, name); n != 1 {
+		t.Fatalf("%d businesses", n)
+	}
+	if n := countRows(t, `SELECT count(*) FROM checks WHERE business_id = $1`, first.body["id"]); n != 1 {
+		t.Fatalf("%d checks queued", n)
+	}
+	// The key with another body: refused, nothing made.
+	body["name"] = name + " changed"
+	r := post(t, env.a, "/api/v1/businesses/create", key, body).want(t, http.StatusUnprocessableEntity)
+	if r.body["message"] != "This idempotency key was already used with a different request." {
+		t.Fatalf("mismatch: %s", r.raw)
+	}
+	// The same key on another path is another request too.
+	post(t, env.a, "/api/v1/customers/create", key, body).want(t, http.StatusUnprocessableEntity)
+	// Another tenant's key space is its own.
+	body["name"] = name
+	b := post(t, env.b, "/api/v1/businesses/create", key, body).want(t, http.StatusCreated)
+	if b.header.Get("Idempotent-Replayed") != "" || b.body["id"] == first.body["id"] {
+		t.Fatalf("tenant B got tenant A's answer: %s", b.raw)
+	}
+}
+
+// Twenty identical creates at once under one key: one record; every other
+// answer is a replay or a 409 while the first is in flight.
+func TestIdempotentParallelCreates(t *testing.T) {
+	key := fmt.Sprintf("parallel-%d", time.Now().UnixNano())
+	name := "Parallel BV " + key
+	body := map[string]any{"name": name, "country_code": "NLD", "coc_number": "68750110", "checks": map[string]bool{"coc": false, "vat": false, "iban": false}}
+	var wg sync.WaitGroup
+	results := make([]response, 20)
+	for i := range results {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i] = post(t, env.a, "/api/v1/businesses/create", key, body)
+		}()
+	}
+	wg.Wait()
+	seen := map[int]int{}
+	for _, r := range results {
+		seen[r.status]++
+		switch {
+		case r.status == http.StatusConflict:
+		case r.status == http.StatusCreated:
+		default:
+			t.Errorf("answer %d: %s", r.status, r.raw)
+		}
+	}
+	if n := countRows(t, `SELECT count(*) FROM businesses WHERE name = $1`, name); n != 1 {
+		t.Fatalf("%d businesses from 20 parallel creates (%v)", n, seen)
+	}
+	// Once the first has answered, every repeat is its replay.
+	if r := post(t, env.a, "/api/v1/businesses/create", key, body); r.status != http.StatusCreated || r.header.Get("Idempotent-Replayed") != "true" {
+		t.Fatalf("after: %d %v", r.status, r.header)
+	}
+	t.Logf("20 parallel creates: %v", seen)
+}
+
+// Keys on the other POSTs, and keys that are not keys.
+func TestIdempotencyKeyOnEveryPost(t *testing.T) {
+	id := newBusiness(t, env.a, map[string]any{"name": "Checks BV", "coc_number": "68750110", "iban_number": "NL91ABNA0417164300"})
+	key := fmt.Sprintf("check-%d", time.Now().UnixNano())
+	first := post(t, env.a, "/api/v1/businesses/"+id+"/check", key, map[string]any{"type": []string{"iban"}}).want(t, http.StatusAccepted)
+	post(t, env.a, "/api/v1/businesses/"+id+"/check", key, map[string]any{"type": []string{"iban"}}).want(t, http.StatusAccepted)
+	if n := countRows(t, `SELECT count(*) FROM checks WHERE business_id = $1`, id); n != 1 {
+		t.Fatalf("%d checks queued by a repeated check request (%s)", n, first.raw)
+	}
+	// A validation failure is an answer too, replayed as such.
+	bad := fmt.Sprintf("bad-%d", time.Now().UnixNano())
+	r1 := post(t, env.a, "/api/v1/businesses/"+id+"/check", bad, map[string]any{"type": []string{"nope"}}).want(t, http.StatusUnprocessableEntity)
+	r2 := post(t, env.a, "/api/v1/businesses/"+id+"/check", bad, map[string]any{"type": []string{"nope"}}).want(t, http.StatusUnprocessableEntity)
+	if r2.header.Get("Idempotent-Replayed") != "true" || !bytes.Equal(r1.raw, r2.raw) {
+		t.Fatalf("replayed 422: %v %s", r2.header, r2.raw)
+	}
+	for _, k := range []string{strings.Repeat("k", 256), "tab\there", "naïve", " "[:0]} {
+		req, _ := http.NewRequest(http.MethodPost, env.server.URL+"/api/v1/businesses/create", strings.NewReader(`{}`))
+		req.Host = env.a.host
+		req.Header.Set("Authorization", "Bearer "+env.a.key)
+		req.Header["Idempotency-Key"] = []string{k}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(raw), "Idempotency-Key") {
+			t.Errorf("key %.20q: %d %s", k, resp.StatusCode, raw)
+		}
+	}
+}
+
+// Keys past their 24 hours are pruned by the housekeeping Schedule (here
+// triggered at once; it runs hourly), for every tenant; fresh keys stay.
+func TestHousekeepingPrunesIdempotencyKeys(t *testing.T) {
+	db := env.admin.DB()
+	old, fresh := fmt.Sprintf("old-%d", time.Now().UnixNano()), fmt.Sprintf("fresh-%d", time.Now().UnixNano())
+	for _, k := range []struct {
+		tenant, key string
+		age         time.Duration
+	}{{env.a.id, old, 25 * time.Hour}, {env.b.id, old, 48 * time.Hour}, {env.a.id, fresh, time.Hour}} {
+		if _, err := db.Exec(`INSERT INTO idempotency_keys (tenant_id, key, request_hash, status, body, created_at, completed_at)
+			VALUES ($1, $2, '\x00', 201, '{}', now() - $3::interval, now())`, k.tenant, k.key, fmt.Sprintf("%d seconds", int(k.age.Seconds()))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h := env.client.ScheduleClient().GetHandle(t.Context(), workflows.HousekeepingScheduleID)
+	if err := h.Trigger(t.Context(), client.ScheduleTriggerOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 15*time.Second, "expired keys pruned", func() bool {
+		return countRows(t, `SELECT count(*) FROM idempotency_keys WHERE key = $1`, old) == 0
+	})
+	if n := countRows(t, `SELECT count(*) FROM idempotency_keys WHERE key = $1`, fresh); n != 1 {
+		t.Fatalf("the fresh key was pruned")
+	}
+}
