@@ -28,6 +28,7 @@ func TestReplayRecordedHistories(t *testing.T) {
 			r := worker.NewWorkflowReplayer()
 			r.RegisterWorkflow(CheckWorkflow)
 			r.RegisterWorkflow(RescreenWorkflow)
+			r.RegisterWorkflow(HousekeepingWorkflow)
 			if err := r.ReplayWorkflowHistoryFromJSONFile(logger, f); err != nil {
 				t.Fatal(err)
 			}
