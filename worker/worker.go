@@ -26,9 +26,9 @@ func New(c client.Client, acts *activities.Activities, pollers int) sdkworker.Wo
 		pollers = 8
 	}
 	w := sdkworker.New(c, workflows.TaskQueue, sdkworker.Options{MaxConcurrentWorkflowTaskPollers: pollers})
-	w.RegisterWorkflow(workflows.CheckWorkflow)
-	w.RegisterWorkflow(workflows.RescreenWorkflow)
-	w.RegisterWorkflow(workflows.HousekeepingWorkflow)
+	for _, wf := range workflows.All() {
+		w.RegisterWorkflow(wf)
+	}
 	w.RegisterActivity(acts)
 	return w
 }

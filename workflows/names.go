@@ -10,6 +10,9 @@ import (
 	"go.temporal.io/sdk/temporal"
 )
 
+// All are the workflows a worker runs (and the replay tests replay).
+func All() []any { return []any{CheckWorkflow, RescreenWorkflow, HousekeepingWorkflow} }
+
 // TaskQueue is the queue every check workflow and activity runs on.
 const TaskQueue = "kycflow-checks"
 

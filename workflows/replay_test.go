@@ -26,9 +26,9 @@ func TestReplayRecordedHistories(t *testing.T) {
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			r := worker.NewWorkflowReplayer()
-			r.RegisterWorkflow(CheckWorkflow)
-			r.RegisterWorkflow(RescreenWorkflow)
-			r.RegisterWorkflow(HousekeepingWorkflow)
+			for _, wf := range All() {
+				r.RegisterWorkflow(wf)
+			}
 			if err := r.ReplayWorkflowHistoryFromJSONFile(logger, f); err != nil {
 				t.Fatal(err)
 			}
