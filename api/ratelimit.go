@@ -194,7 +194,7 @@ func (s *Server) rateLimit(next echo.HandlerFunc) echo.HandlerFunc {
 
 // guardVerify limits the verification pages per client address: all
 // requests, and tighter the answers "unknown link" (token guessing).
-func (s *Server) guardVerify(busy func(w http.ResponseWriter, r *http.Request, retryAfter int)) echo.MiddlewareFunc {
+func (s *Server) guardVerify(busy func(w http.ResponseWriter, r *http.Request)) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			now := time.Now()
@@ -203,7 +203,7 @@ func (s *Server) guardVerify(busy func(w http.ResponseWriter, r *http.Request, r
 			refuse := func(l *rate.Limiter) error {
 				wait := tooMany(l, now).retryAfter
 				h.Set("Retry-After", strconv.Itoa(wait))
-				busy(c.Response(), c.Request(), wait)
+				busy(c.Response(), c.Request())
 				return nil
 			}
 			var fails *rate.Limiter

@@ -195,7 +195,7 @@ const (
 )
 
 // Reasons an idscan check is not validated (data.reason), in the order they
-// are decided; ReasonNameMismatch (coc.go) comes before the birthdate.
+// are decided; ReasonNameMismatch (above, with coc) comes before the birthdate.
 const (
 	ReasonUnreadable        = "unreadable"         // not an MRZ at all
 	ReasonCheckDigit        = "check_digit"        // a check digit does not hold

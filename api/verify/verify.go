@@ -69,16 +69,20 @@ func New(s *store.Store, log *slog.Logger, broker idin.Broker, publicURL string)
 	return h
 }
 
-func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	// The token is in the URL: keep it out of other sites' referrers and
-	// out of caches, and the page out of frames. (same-origin, not
-	// no-referrer: under no-referrer a browser sends "Origin: null" with
-	// the page's own form posts, which the origin check must refuse.)
+// pageHeaders: the token is in the URL, so keep it out of other sites'
+// referrers and out of caches, and the page out of frames. (same-origin,
+// not no-referrer: under no-referrer a browser sends "Origin: null" with the
+// page's own form posts, which the origin check must refuse.)
+func pageHeaders(w http.ResponseWriter) {
 	w.Header().Set("Referrer-Policy", "same-origin")
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("X-Frame-Options", "DENY")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+}
+
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	pageHeaders(w)
 	if r.Method == http.MethodPost && !strings.HasSuffix(r.URL.Path, "/mrz") && !h.sameOrigin(r) {
 		// A form post from another site (cross-site request forgery, or a
 		// page that copied ours): refused before the token is looked up.
@@ -94,10 +98,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // Busy answers a client past its request budget (the API's limiter calls
-// it): a page for people, JSON for the app endpoint. Retry-After is set.
-func (h *Handler) Busy(w http.ResponseWriter, r *http.Request, retryAfter int) {
-	w.Header().Set("Cache-Control", "no-store")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
+// it, after setting Retry-After): a page for people, JSON for the app endpoint.
+func (h *Handler) Busy(w http.ResponseWriter, r *http.Request) {
+	pageHeaders(w)
 	if strings.HasSuffix(r.URL.Path, "/mrz") {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusTooManyRequests)
