@@ -130,6 +130,32 @@ func clientAddr(c echo.Context) netip.Addr {
 	return a
 }
 
+// addressBudget is what a client address may spend: requests, and a
+// smaller budget of failures (nil: that limit is off).
+type addressBudget struct{ all, fails *keyed }
+
+// admit spends one request of addr's budget and sets the RateLimit fields.
+// refused is the bucket that said no (nil: go on); fails is addr's failure
+// bucket, for the caller to spend from when the request fails.
+func (b addressBudget) admit(h http.Header, addr netip.Addr, now time.Time) (fails, refused *rate.Limiter) {
+	if b.fails != nil {
+		fails = b.fails.get(addr, now)
+		if fails.TokensAt(now) < 1 {
+			budget(h, fails, now)
+			return fails, fails
+		}
+	}
+	if b.all != nil {
+		l := b.all.get(addr, now)
+		allowed := l.AllowN(now, 1)
+		budget(h, l, now)
+		if !allowed {
+			return fails, l
+		}
+	}
+	return fails, nil
+}
+
 // guardAPI runs in front of authentication on every /api/ path (unknown
 // routes too): a client address past its request budget, or past its
 // budget of failed authentications, gets 429 without a database round
@@ -140,28 +166,15 @@ func (s *Server) guardAPI(next echo.HandlerFunc) echo.HandlerFunc {
 			return next(c)
 		}
 		now := time.Now()
-		addr := clientAddr(c)
 		h := c.Response().Header()
-		var fails *rate.Limiter
-		if s.authFailures != nil {
-			fails = s.authFailures.get(addr, now)
-			if fails.TokensAt(now) < 1 {
-				budget(h, fails, now)
-				return tooMany(fails, now)
-			}
-		}
-		if s.perIP != nil {
-			l := s.perIP.get(addr, now)
-			allowed := l.AllowN(now, 1)
-			budget(h, l, now)
-			if !allowed {
-				return tooMany(l, now)
-			}
+		fails, refused := s.apiBudget.admit(h, clientAddr(c), now)
+		if refused != nil {
+			return tooMany(refused, now)
 		}
 		err := next(c)
 		if fails != nil && (errors.Is(err, store.ErrUnauthenticated) || errors.Is(err, store.ErrUnknownTenant)) {
 			fails.AllowN(now, 1)
-			if s.perIP == nil {
+			if s.apiBudget.all == nil {
 				budget(h, fails, now)
 			}
 		}
@@ -198,29 +211,12 @@ func (s *Server) guardVerify(busy func(w http.ResponseWriter, r *http.Request)) 
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			now := time.Now()
-			addr := clientAddr(c)
 			h := c.Response().Header()
-			refuse := func(l *rate.Limiter) error {
-				wait := tooMany(l, now).retryAfter
-				h.Set("Retry-After", strconv.Itoa(wait))
+			fails, refused := s.verifyBudget.admit(h, clientAddr(c), now)
+			if refused != nil {
+				h.Set("Retry-After", strconv.Itoa(tooMany(refused, now).retryAfter))
 				busy(c.Response(), c.Request())
 				return nil
-			}
-			var fails *rate.Limiter
-			if s.verifyFailures != nil {
-				fails = s.verifyFailures.get(addr, now)
-				if fails.TokensAt(now) < 1 {
-					budget(h, fails, now)
-					return refuse(fails)
-				}
-			}
-			if s.verify != nil {
-				l := s.verify.get(addr, now)
-				allowed := l.AllowN(now, 1)
-				budget(h, l, now)
-				if !allowed {
-					return refuse(l)
-				}
 			}
 			err := next(c)
 			if fails != nil && c.Response().Status == http.StatusNotFound {

@@ -41,10 +41,9 @@ type Server struct {
 	// publicURL has no trailing slash.
 	publicURL string
 
-	limits                 Limits
-	tenants                sync.Map // tenant id → *rate.Limiter
-	perIP, authFailures    *keyed
-	verify, verifyFailures *keyed
+	limits                  Limits
+	tenants                 sync.Map // tenant id → *rate.Limiter
+	apiBudget, verifyBudget addressBudget
 }
 
 const principalKey = "principal"
@@ -52,8 +51,8 @@ const principalKey = "principal"
 // New builds the Echo server with every route.
 func New(cfg Config) *echo.Echo {
 	s := &Server{store: cfg.Store, log: cfg.Logger, publicURL: strings.TrimSuffix(cfg.PublicURL, "/"), limits: cfg.Limits,
-		perIP: perSecond(cfg.Limits.IP), authFailures: perMinute(cfg.Limits.AuthFailures),
-		verify: perMinute(cfg.Limits.Verify), verifyFailures: perMinute(cfg.Limits.VerifyFailures)}
+		apiBudget:    addressBudget{all: perSecond(cfg.Limits.IP), fails: perMinute(cfg.Limits.AuthFailures)},
+		verifyBudget: addressBudget{all: perMinute(cfg.Limits.Verify), fails: perMinute(cfg.Limits.VerifyFailures)}}
 	if s.publicURL == "" {
 		s.publicURL = "http://localhost:8080"
 	}

@@ -74,12 +74,21 @@ func toCheck(c store.Check) *checkJSON {
 	}
 }
 
-// checkFieldOrder is where a record's `<type>_check` fields stand, as the
-// seed API placed them; a type added since follows them, in the check
-// package's order.
-var checkFieldOrder = map[check.Kind][]check.Type{
-	check.Business: {check.CoC, check.IBAN, check.VAT},
-	check.Customer: {check.IBAN, check.AML, check.IDIN, check.IDScan},
+// checkFields are a record's `<type>_check` fields in the order the seed API
+// placed them; a type added since follows them, in the check package's
+// order.
+var checkFields = map[check.Kind][]check.Type{
+	check.Business: withRest(check.Business, check.CoC, check.IBAN, check.VAT),
+	check.Customer: withRest(check.Customer, check.IBAN, check.AML, check.IDIN, check.IDScan),
+}
+
+func withRest(kind check.Kind, seed ...check.Type) []check.Type {
+	for _, t := range check.Types(kind) {
+		if !slices.Contains(seed, t) {
+			seed = append(seed, t)
+		}
+	}
+	return seed
 }
 
 // latestChecks are a record's `<type>_check` fields: the latest check of
@@ -92,12 +101,7 @@ type latestCheck struct {
 }
 
 func latestOf(kind check.Kind, checks map[check.Type]store.Check) latestChecks {
-	types := slices.Clone(checkFieldOrder[kind])
-	for _, t := range check.Types(kind) {
-		if !slices.Contains(types, t) {
-			types = append(types, t)
-		}
-	}
+	types := checkFields[kind]
 	out := make(latestChecks, len(types))
 	for i, t := range types {
 		out[i].field = string(t) + "_check"

@@ -90,6 +90,13 @@ func (s *Store) deleteSubject(ctx context.Context, p Principal, kind check.Kind,
 		if _, err := tx.ExecContext(ctx, `DELETE FROM `+subjectTable(kind)+` WHERE tenant_id = $1 AND id = $2`, p.TenantID, id); err != nil {
 			return fmt.Errorf("delete %s: %w", kind, err)
 		}
+		// Stored idempotent answers that carry the record (its create,
+		// checks queued on it) go with it: its personal data must not
+		// outlive it for a day in a replay.
+		if _, err := tx.ExecContext(ctx, `DELETE FROM idempotency_keys WHERE tenant_id = $1
+			AND position(convert_to($2, 'UTF8') IN body) > 0`, p.TenantID, id.String()); err != nil {
+			return fmt.Errorf("forget answers about %s: %w", kind, err)
+		}
 		keyID := &p.KeyID
 		if p.KeyID == uuid.Nil {
 			keyID = nil

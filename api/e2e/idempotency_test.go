@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -19,27 +18,7 @@ import (
 // post sends a POST as tn with an Idempotency-Key.
 func post(t *testing.T, tn tenant, path, key string, body any) response {
 	t.Helper()
-	raw, _ := json.Marshal(body)
-	req, err := http.NewRequest(http.MethodPost, env.server.URL+path, bytes.NewReader(raw))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Host = tn.host
-	req.Header.Set("Authorization", "Bearer "+tn.key)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Idempotency-Key", key)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	out := response{status: resp.StatusCode, header: resp.Header}
-	out.raw, _ = io.ReadAll(resp.Body)
-	json.Unmarshal(out.raw, &out.body)
-	if out.status >= 500 {
-		t.Fatalf("POST %s: %d %s", path, out.status, out.raw)
-	}
-	return out
+	return requestWith(t, http.MethodPost, path, tn.host, "Bearer "+tn.key, "application/json", body, "Idempotency-Key", key)
 }
 
 func countRows(t *testing.T, query string, args ...any) int {
@@ -85,6 +64,11 @@ func TestIdempotentCreate(t *testing.T) {
 	b := post(t, env.b, "/api/v1/businesses/create", key, body).want(t, http.StatusCreated)
 	if b.header.Get("Idempotent-Replayed") != "" || b.body["id"] == first.body["id"] {
 		t.Fatalf("tenant B got tenant A's answer: %s", b.raw)
+	}
+	// Deleting the record forgets the stored answer that carries it.
+	request(t, env.a, http.MethodDelete, "/api/v1/businesses/"+first.body["id"].(string)+"/delete", nil).want(t, http.StatusOK)
+	if n := countRows(t, `SELECT count(*) FROM idempotency_keys WHERE tenant_id = $1 AND key = $2`, env.a.id, key); n != 0 {
+		t.Fatalf("the deleted business's create is still replayable")
 	}
 }
 

@@ -266,7 +266,9 @@ func request(t *testing.T, tn tenant, method, path string, body any) response {
 	return requestWith(t, method, path, tn.host, "Bearer "+tn.key, "application/json", body)
 }
 
-func requestWith(t *testing.T, method, path, host, auth, contentType string, body any) response {
+// requestWith sends a request with the Host, Authorization and Content-Type
+// given; header holds further headers as name, value pairs.
+func requestWith(t *testing.T, method, path, host, auth, contentType string, body any, header ...string) response {
 	t.Helper()
 	var r io.Reader
 	switch b := body.(type) {
@@ -293,6 +295,9 @@ func requestWith(t *testing.T, method, path, host, auth, contentType string, bod
 	}
 	if body != nil && contentType != "" {
 		req.Header.Set("Content-Type", contentType)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

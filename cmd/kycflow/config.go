@@ -98,8 +98,7 @@ func loadConfig() (config, error) {
 		IDINMerchantToken:  lookup("IDIN_MERCHANT_TOKEN"),
 		SandboxIDINAddr:    lookup("SANDBOX_IDIN_ADDR"),
 	}
-	_ = lookup("DEV_TEMPORAL_PRAGMAS") // in the table; read below, where set-but-empty counts
-	if v, ok := os.LookupEnv("DEV_TEMPORAL_PRAGMAS"); ok {
+	if v, ok := lookupSet("DEV_TEMPORAL_PRAGMAS"); ok {
 		c.DevTemporalPragmas = strings.Fields(v)
 		if c.DevTemporalPragmas == nil {
 			c.DevTemporalPragmas = []string{} // set but empty: SQLite's own defaults

@@ -96,15 +96,27 @@ var groupTitles = map[string]string{
 	"mail": "Link mails", "dev": "Development stack and sandboxes", "all": "Every process",
 }
 
-// lookup is a setting's value: the environment's, else its default. A
-// name missing from the table is a programming error.
+// lookup is a setting's value: the environment's, else its default.
 func lookup(name string) string {
+	if v, _ := lookupSet(name); v != "" {
+		return v
+	}
+	return find(name).def
+}
+
+// lookupSet is a setting's value in the environment, and whether it is set
+// there at all (some settings mean something when set empty).
+func lookupSet(name string) (string, bool) {
+	find(name) // only names in the table
+	return os.LookupEnv(name)
+}
+
+// find finds a setting; a name missing from the table is a programming
+// error.
+func find(name string) setting {
 	for _, s := range settings {
 		if s.name == name {
-			if v := os.Getenv(name); v != "" {
-				return v
-			}
-			return s.def
+			return s
 		}
 	}
 	panic("kycflow: setting " + name + " is not in the settings table")
