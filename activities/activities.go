@@ -44,6 +44,8 @@ type Activities struct {
 	// Screener screens against the loaded watchlists; nil or no list
 	// loaded: aml checks fail provider_not_configured.
 	Screener Screener
+	// Webhooks signs and sends webhook deliveries; nil: they wait.
+	Webhooks *Webhooks
 }
 
 // Error types of application errors the workflow acts on.

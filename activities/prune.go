@@ -8,13 +8,18 @@ type PruneInput struct{}
 // PruneResult counts what was deleted.
 type PruneResult struct {
 	IdempotencyKeys int64
+	Events          int64
 }
 
-// Prune deletes every tenant's expired idempotency keys.
+// Prune deletes every tenant's expired idempotency keys and events.
 func (a *Activities) Prune(ctx context.Context, _ PruneInput) (PruneResult, error) {
-	n, err := a.Store.PruneIdempotencyKeys(ctx)
-	if err != nil {
-		return PruneResult{}, wrap(err, "prune idempotency keys")
+	var out PruneResult
+	var err error
+	if out.IdempotencyKeys, err = a.Store.PruneIdempotencyKeys(ctx); err != nil {
+		return out, wrap(err, "prune idempotency keys")
 	}
-	return PruneResult{IdempotencyKeys: n}, nil
+	if out.Events, err = a.Store.PruneEvents(ctx); err != nil {
+		return out, wrap(err, "prune events")
+	}
+	return out, nil
 }

@@ -103,6 +103,8 @@ func New(cfg Config) *echo.Echo {
 	v1.GET("/customers/:id", s.getCustomer)
 	v1.Match(anyDelete, "/customers/:id/delete", s.deleteCustomer)
 	v1.POST("/checks/:id/retry", s.retryCheck)
+	v1.GET("/events", s.listEvents)
+	v1.GET("/events/:id", s.getEvent)
 	return e
 }
 

@@ -14,7 +14,14 @@ const (
 	Failed        Status = "failed"         // the provider step failed after its retries; support can retry
 	Expired       Status = "expired"        // the verification link expired unused
 	Cancelled     Status = "cancelled"      // superseded by a newer check, or its record deleted
+	// AwaitingReview: an AML hit waits for a compliance officer's decision
+	// (the review loop; no check enters it yet, but tenants may subscribe
+	// to its event already).
+	AwaitingReview Status = "awaiting_review"
 )
+
+// statuses in documentation order.
+var statuses = []Status{Queued, Running, AwaitingInput, AwaitingReview, Completed, Failed, Expired, Cancelled}
 
 // Final reports whether nothing more happens to a check in this status.
 func (s Status) Final() bool {

@@ -69,13 +69,18 @@ func insertChecks(ctx context.Context, tx *sqlx.Tx, lead string, leadArgs []any,
 	n := func(i int) string { return fmt.Sprintf("$%d", len(leadArgs)+i) }
 	q := "WITH "
 	if lead != "" {
-		// The subject's row is inserted by the same statement; the checks'
-		// foreign keys are checked at its end, when the row exists.
-		q += "subject AS (" + lead + "), "
+		// The subject's row is inserted by the same statement. The checks
+		// read it, so it is inserted first: its created event precedes
+		// theirs.
+		q += "subject AS (" + lead + " RETURNING id), "
+	}
+	from := "input"
+	if lead != "" {
+		from = "input, (SELECT 1 FROM subject) AS s"
 	}
 	q += `input AS (SELECT * FROM unnest(` + n(1) + `::uuid[], ` + n(2) + `::text[], ` + n(3) + `::jsonb[]) AS t(id, type, payload)),
 		c AS (INSERT INTO checks (id, tenant_id, business_id, customer_id, type, status, created_at, updated_at)
-		      SELECT id, ` + n(4) + `, ` + n(5) + `, ` + n(6) + `, type, 'queued', ` + n(7) + `, ` + n(7) + ` FROM input)
+		      SELECT id, ` + n(4) + `, ` + n(5) + `, ` + n(6) + `, type, 'queued', ` + n(7) + `, ` + n(7) + ` FROM ` + from + `)
 		INSERT INTO outbox (tenant_id, check_id, action, payload) SELECT ` + n(4) + `, id, 'start', payload FROM input`
 	if _, err := tx.ExecContext(ctx, q, args...); err != nil {
 		return nil, fmt.Errorf("queue checks: %w", err)

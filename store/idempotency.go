@@ -99,7 +99,13 @@ func (s *Store) ReleaseIdempotencyKey(ctx context.Context, tenantID uuid.UUID, k
 // PruneIdempotencyKeys deletes every tenant's keys past IdempotencyTTL
 // (the worker's role, through idempotency_prune).
 func (s *Store) PruneIdempotencyKeys(ctx context.Context) (int64, error) {
+	return s.prune(ctx, "idempotency_prune", IdempotencyTTL)
+}
+
+// prune calls one of the definer functions that delete, across tenants,
+// what is older than ttl, and returns how many rows went.
+func (s *Store) prune(ctx context.Context, fn string, ttl time.Duration) (int64, error) {
 	var n int64
-	err := s.db.GetContext(ctx, &n, `SELECT idempotency_prune(make_interval(secs => $1))`, IdempotencyTTL.Seconds())
+	err := s.db.GetContext(ctx, &n, `SELECT `+fn+`(make_interval(secs => $1))`, ttl.Seconds())
 	return n, classify(err)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/lib/pq"
 
 	"github.com/kycflow/kycflow/check"
+	"github.com/kycflow/kycflow/webhook"
 )
 
 // Outbox actions, carried to Temporal by the relay.
@@ -21,6 +22,9 @@ const (
 	// ActionVerified tells a check's workflow that the person submitted
 	// through the check's link (the submission itself stays in the store).
 	ActionVerified = "verified"
+	// ActionDeliver starts a webhook delivery's workflow (the payload is
+	// a webhook.Ref).
+	ActionDeliver = "deliver"
 )
 
 // OutboxNotifyChannel is the channel the store notifies after committing outbox rows.
@@ -35,14 +39,38 @@ type OutboxItem struct {
 	// Ref is the check the action is about: the payload (the workflow's
 	// input, a check.Ref as JSON) with the row's own ids. A cancellation
 	// needs the ids only, and its payload is empty.
-	Ref      check.Ref `db:"-"`
-	Payload  []byte    `db:"payload"`
-	Attempts int       `db:"attempts"`
+	Ref check.Ref `db:"-"`
+	// Delivery is the webhook delivery an ActionDeliver starts.
+	Delivery webhook.Ref `db:"-"`
+	Payload  []byte      `db:"payload"`
+	Attempts int         `db:"attempts"`
 }
 
-// payload is the outbox payload of an action on ref: the one place it is
-// made (cancellations, queued in SQL, carry none).
-func payload(ref check.Ref) (string, error) {
+// Key groups the actions whose order matters: those on one check (a start
+// before its cancel). Each delivery stands alone.
+func (it OutboxItem) Key() string {
+	if it.Action == ActionDeliver {
+		return it.Delivery.DeliveryID.String()
+	}
+	return it.CheckID.String()
+}
+
+// decode reads the payload into Ref or Delivery, with the row's own ids.
+func (it *OutboxItem) decode() error {
+	if it.Action == ActionDeliver {
+		err := json.Unmarshal(it.Payload, &it.Delivery)
+		it.Delivery.TenantID = it.TenantID
+		return err
+	}
+	err := json.Unmarshal(it.Payload, &it.Ref)
+	it.Ref.TenantID, it.Ref.CheckID = it.TenantID, it.CheckID
+	return err
+}
+
+// payload is the outbox payload of an action on ref (a check.Ref, or a
+// webhook.Ref): the one place it is made in Go (cancellations carry none;
+// an event's deliveries are queued by its trigger).
+func payload(ref any) (string, error) {
 	p, err := json.Marshal(ref)
 	return string(p), err
 }
@@ -81,11 +109,10 @@ func (s *Store) RelayBatch(ctx context.Context, limit int, deliver func([]Outbox
 	var good []OutboxItem
 	var bad []int64
 	for _, it := range items {
-		if err := json.Unmarshal(it.Payload, &it.Ref); err != nil {
+		if err := it.decode(); err != nil {
 			bad = append(bad, it.ID)
 			continue
 		}
-		it.Ref.TenantID, it.Ref.CheckID = it.TenantID, it.CheckID
 		good = append(good, it)
 	}
 	ok := deliver(good)

@@ -33,6 +33,10 @@ var roleMatrix = map[string]map[string][]string{
 		"watchlist_entities": nil,
 		"goose_db_version":   nil,
 		"idempotency_keys":   {"SELECT", "INSERT", "UPDATE", "DELETE"},
+		"events":             {"SELECT", "INSERT", "U(data)"},
+		"webhook_endpoints":  {"SELECT", "INSERT", "DELETE", "U(secret)", "U(previous_secret)", "U(previous_expires_at)", "U(updated_at)"},
+		"webhook_deliveries": {"SELECT", "INSERT"},
+		"webhook_attempts":   {"SELECT"},
 	},
 	store.WorkerRole: {
 		"tenants":            {"SELECT"},
@@ -48,6 +52,10 @@ var roleMatrix = map[string]map[string][]string{
 		"watchlist_entities": {"SELECT"},
 		"goose_db_version":   nil,
 		"idempotency_keys":   nil,
+		"events":             {"SELECT", "INSERT"},
+		"webhook_endpoints":  {"SELECT", "U(disabled_at)", "U(disabled_reason)", "U(failing_since)", "U(updated_at)"},
+		"webhook_deliveries": {"SELECT", "INSERT", "U(status)", "U(attempts)", "U(first_attempt_at)", "U(next_attempt_at)", "U(finished_at)", "U(updated_at)"},
+		"webhook_attempts":   {"SELECT", "INSERT"},
 	},
 }
 
@@ -58,6 +66,7 @@ var definers = map[string][]string{
 	"outbox_claim(integer)":                     {store.WorkerRole},
 	"outbox_settle(bigint[],bigint[],interval)": {store.WorkerRole},
 	"idempotency_prune(interval)":               {store.WorkerRole},
+	"events_prune(interval)":                    {store.WorkerRole},
 }
 
 // attempt runs stmt as role in a transaction that is rolled back, and
@@ -303,7 +312,10 @@ func TestSearchPathAttack(t *testing.T) {
 		`CREATE TEMP TABLE idempotency_rows (tenant_id uuid, key text, created_at timestamptz)`,
 		`INSERT INTO pg_temp.idempotency_rows VALUES ('` + tn.ID.String() + `', 'k', now() - interval '2 days')`,
 		`CREATE TEMP VIEW idempotency_keys AS SELECT * FROM pg_temp.idempotency_rows WHERE pg_temp.spy('idempotency view')`,
-		`GRANT ALL ON pg_temp.tenant_hosts, pg_temp.api_keys, pg_temp.links, pg_temp.outbox, pg_temp.outbox_rows, pg_temp.idempotency_keys, pg_temp.idempotency_rows TO PUBLIC`,
+		`CREATE TEMP TABLE event_rows (tenant_id uuid, created_at timestamptz)`,
+		`INSERT INTO pg_temp.event_rows VALUES ('` + tn.ID.String() + `', now() - interval '60 days')`,
+		`CREATE TEMP VIEW events AS SELECT * FROM pg_temp.event_rows WHERE pg_temp.spy('events view')`,
+		`GRANT ALL ON pg_temp.tenant_hosts, pg_temp.api_keys, pg_temp.links, pg_temp.outbox, pg_temp.outbox_rows, pg_temp.idempotency_keys, pg_temp.idempotency_rows, pg_temp.events, pg_temp.event_rows TO PUBLIC`,
 	}
 	calls := map[string]string{
 		"authenticate(text,bytea)":                  `SELECT count(*) FROM public.authenticate('victim.example', $1)`,
@@ -311,6 +323,7 @@ func TestSearchPathAttack(t *testing.T) {
 		"outbox_claim(integer)":                     `SELECT count(*) FROM public.outbox_claim(10)`,
 		"outbox_settle(bigint[],bigint[],interval)": `SELECT public.outbox_settle('{1}', '{1}', '1 second')`,
 		"idempotency_prune(interval)":               `SELECT public.idempotency_prune('1 day')`,
+		"events_prune(interval)":                    `SELECT public.events_prune('30 days')`,
 		"attack_control()":                          `SELECT public.attack_control()`,
 	}
 	type proof struct {

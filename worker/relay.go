@@ -16,6 +16,7 @@ import (
 
 	"github.com/kycflow/kycflow/check"
 	"github.com/kycflow/kycflow/store"
+	"github.com/kycflow/kycflow/webhook"
 	"github.com/kycflow/kycflow/workflows"
 )
 
@@ -32,6 +33,9 @@ type Relay struct {
 	CallTimeout time.Duration // per Temporal call; default 5s
 	// Retry goes into every workflow started: how provider steps retry.
 	Retry workflows.ProviderRetry
+	// DeliverySchedule goes into every delivery workflow; nil: the
+	// default (tests shorten it).
+	DeliverySchedule *webhook.Schedule
 }
 
 func (r *Relay) defaults() {
@@ -120,7 +124,7 @@ func (r *Relay) deliver(ctx context.Context) func([]store.OutboxItem) []bool {
 		byCheck := map[string][]int{}
 		var order []string
 		for i, it := range items {
-			k := it.Ref.CheckID.String()
+			k := it.Key()
 			if _, seen := byCheck[k]; !seen {
 				order = append(order, k)
 			}
@@ -143,7 +147,7 @@ func (r *Relay) deliver(ctx context.Context) func([]store.OutboxItem) []bool {
 					}
 					if err := r.send(ctx, items[i]); err != nil {
 						broken.Store(true)
-						r.Logger.Warn("relay to temporal", "action", items[i].Action, "check_id", items[i].Ref.CheckID, "attempts", items[i].Attempts, "error", err)
+						r.Logger.Warn("relay to temporal", "action", items[i].Action, "key", items[i].Key(), "attempts", items[i].Attempts, "error", err)
 						return // later actions of this check wait for this one
 					}
 					ok[i] = true
@@ -167,12 +171,7 @@ func (r *Relay) send(ctx context.Context, it store.OutboxItem) error {
 		// the server can hand the first workflow task straight back to it,
 		// skipping task-queue matching (latency and server work).
 		opts.EnableEagerStart = true
-		_, err := r.Client.ExecuteWorkflow(ctx, opts, workflows.CheckWorkflow, in)
-		var started *serviceerror.WorkflowExecutionAlreadyStarted
-		if errors.As(err, &started) {
-			return nil // a repeated start: the workflow exists or already ran
-		}
-		return err
+		return r.start(ctx, opts, workflows.CheckWorkflow, in)
 	case store.ActionCancel:
 		err := r.Client.CancelWorkflow(ctx, id, "")
 		var nf *serviceerror.NotFound
@@ -186,6 +185,18 @@ func (r *Relay) send(ctx context.Context, it store.OutboxItem) error {
 		_, err := r.Client.SignalWithStartWorkflow(ctx, id, workflows.SignalRetry, req,
 			startOptions(it.Ref, enums.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE), workflows.CheckWorkflow, in)
 		return err
+	case store.ActionDeliver:
+		d := it.Delivery
+		opts := client.StartWorkflowOptions{
+			ID: d.WorkflowID(), TaskQueue: workflows.TaskQueue, EnableEagerStart: true,
+			WorkflowIDReusePolicy: enums.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
+			TypedSearchAttributes: temporal.NewSearchAttributes(
+				workflows.SATenantID.ValueSet(d.TenantID.String()),
+				workflows.SAWebhookEndpointID.ValueSet(d.EndpointID.String()),
+				workflows.SADeliveryStatus.ValueSet(string(webhook.Pending)),
+			),
+		}
+		return r.start(ctx, opts, workflows.DeliveryWorkflow, workflows.DeliveryInput{Delivery: d, Schedule: r.DeliverySchedule})
 	case store.ActionVerified:
 		err := r.Client.SignalWorkflow(ctx, id, "", workflows.SignalVerification,
 			workflows.VerificationResult{ID: fmt.Sprintf("outbox-%d", it.ID)})
@@ -197,6 +208,17 @@ func (r *Relay) send(ctx context.Context, it store.OutboxItem) error {
 	}
 	r.Logger.Error("unknown outbox action dropped", "action", it.Action)
 	return nil
+}
+
+// start starts a workflow once: a repeated start (the workflow exists or
+// already ran) is done.
+func (r *Relay) start(ctx context.Context, opts client.StartWorkflowOptions, wf, in any) error {
+	_, err := r.Client.ExecuteWorkflow(ctx, opts, wf, in)
+	var started *serviceerror.WorkflowExecutionAlreadyStarted
+	if errors.As(err, &started) {
+		return nil
+	}
+	return err
 }
 
 // startOptions are the options every check workflow starts with.

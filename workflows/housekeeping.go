@@ -24,10 +24,11 @@ type HousekeepingInput struct{}
 // HousekeepingResult counts what was pruned.
 type HousekeepingResult struct {
 	IdempotencyKeys int64
+	Events          int64
 }
 
 // HousekeepingWorkflow deletes what kycflow keeps for a while only:
-// idempotency keys past their 24 hours.
+// idempotency keys past their 24 hours, events past their 30 days.
 func HousekeepingWorkflow(ctx workflow.Context, _ HousekeepingInput) (HousekeepingResult, error) {
 	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: 5 * time.Minute,
@@ -35,5 +36,5 @@ func HousekeepingWorkflow(ctx workflow.Context, _ HousekeepingInput) (Housekeepi
 	})
 	var out activities.PruneResult
 	err := workflow.ExecuteActivity(ctx, a.Prune, activities.PruneInput{}).Get(ctx, &out)
-	return HousekeepingResult{IdempotencyKeys: out.IdempotencyKeys}, err
+	return HousekeepingResult{IdempotencyKeys: out.IdempotencyKeys, Events: out.Events}, err
 }

@@ -11,7 +11,9 @@ import (
 )
 
 // All are the workflows a worker runs (and the replay tests replay).
-func All() []any { return []any{CheckWorkflow, RescreenWorkflow, HousekeepingWorkflow} }
+func All() []any {
+	return []any{CheckWorkflow, RescreenWorkflow, HousekeepingWorkflow, DeliveryWorkflow}
+}
 
 // TaskQueue is the queue every check workflow and activity runs on.
 const TaskQueue = "kycflow-checks"
@@ -51,11 +53,14 @@ var (
 	SASubjectID   = temporal.NewSearchAttributeKeyKeyword("SubjectId")
 	SACheckType   = temporal.NewSearchAttributeKeyKeyword("CheckType")
 	SACheckStatus = temporal.NewSearchAttributeKeyKeyword("CheckStatus")
+	// Webhook deliveries carry TenantId too.
+	SAWebhookEndpointID = temporal.NewSearchAttributeKeyKeyword("WebhookEndpointId")
+	SADeliveryStatus    = temporal.NewSearchAttributeKeyKeyword("DeliveryStatus")
 )
 
 // SearchAttributeNames lists the keys to register on the server.
 func SearchAttributeNames() []string {
-	return []string{"TenantId", "SubjectKind", "SubjectId", "CheckType", "CheckStatus"}
+	return []string{"TenantId", "SubjectKind", "SubjectId", "CheckType", "CheckStatus", "WebhookEndpointId", "DeliveryStatus"}
 }
 
 // WorkflowID is the deterministic id of a check's workflow, so a repeated

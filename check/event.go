@@ -1,0 +1,87 @@
+package check
+
+import "strings"
+
+// EventType names an event: something a tenant hears about (GET /events,
+// webhooks). A check's status change is "check." and the new status.
+type EventType string
+
+// The record events. Check events are StatusEvent(status).
+const (
+	BusinessCreated  EventType = "business.created"
+	BusinessDeleted  EventType = "business.deleted"
+	CustomerCreated  EventType = "customer.created"
+	CustomerDeleted  EventType = "customer.deleted"
+	CheckReviewed    EventType = "check.reviewed"
+	WatchlistUpdated EventType = "watchlist.updated"
+)
+
+// StatusEvent is the event of a check entering a status (the database's
+// event triggers spell it the same way).
+func StatusEvent(s Status) EventType { return EventType(checkEventPrefix + string(s)) }
+
+const checkEventPrefix = "check."
+
+// EventTypes are all the events there are, in documentation order.
+func EventTypes() []EventType {
+	out := make([]EventType, 0, len(statuses)+6)
+	for _, s := range statuses {
+		out = append(out, StatusEvent(s))
+	}
+	return append(out, CheckReviewed, BusinessCreated, BusinessDeleted, CustomerCreated, CustomerDeleted, WatchlistUpdated)
+}
+
+// EventFilter is a set of event types given by their names, where "*" is
+// every event and "check.*" every check event.
+type EventFilter struct {
+	All    bool
+	Checks bool
+	Types  []EventType
+}
+
+// AllEvents and AllCheckEvents are the two wildcards a filter accepts.
+const (
+	AllEvents      = "*"
+	AllCheckEvents = checkEventPrefix + "*"
+)
+
+// ParseEventFilter reads event names; ok is false on the first unknown one,
+// which is returned.
+func ParseEventFilter(names []string) (f EventFilter, bad string, ok bool) {
+	known := EventTypes()
+	for _, n := range names {
+		switch {
+		case n == AllEvents:
+			f.All = true
+		case n == AllCheckEvents || n == checkEventPrefix || n == strings.TrimSuffix(checkEventPrefix, "."):
+			f.Checks = true
+		case isEventType(known, n):
+			f.Types = append(f.Types, EventType(n))
+		default:
+			return EventFilter{}, n, false
+		}
+	}
+	return f, "", true
+}
+
+func isEventType(known []EventType, n string) bool {
+	for _, t := range known {
+		if string(t) == n {
+			return true
+		}
+	}
+	return false
+}
+
+// Matches reports whether the filter takes an event type.
+func (f EventFilter) Matches(t EventType) bool {
+	if f.All || (f.Checks && strings.HasPrefix(string(t), checkEventPrefix)) {
+		return true
+	}
+	for _, x := range f.Types {
+		if x == t {
+			return true
+		}
+	}
+	return false
+}

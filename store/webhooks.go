@@ -1,0 +1,440 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+
+	"github.com/kycflow/kycflow/check"
+	"github.com/kycflow/kycflow/webhook"
+)
+
+// ErrLimit: the tenant has as many of these as it may.
+var ErrLimit = errors.New("limit reached")
+
+const endpointCols = `id, tenant_id, url, events, description, secret, previous_secret, previous_expires_at,
+	disabled_at, disabled_reason, failing_since, created_at, updated_at`
+
+// Endpoint is a tenant's webhook endpoint. Its secrets are sealed (see
+// webhook.Cipher): the store never sees them in the clear.
+type Endpoint struct {
+	ID                uuid.UUID      `db:"id"`
+	TenantID          uuid.UUID      `db:"tenant_id"`
+	URL               string         `db:"url"`
+	Events            pq.StringArray `db:"events"`
+	Description       *string        `db:"description"`
+	Secret            []byte         `db:"secret"`
+	PreviousSecret    []byte         `db:"previous_secret"`
+	PreviousExpiresAt *time.Time     `db:"previous_expires_at"`
+	DisabledAt        *time.Time     `db:"disabled_at"`
+	DisabledReason    *string        `db:"disabled_reason"`
+	FailingSince      *time.Time     `db:"failing_since"`
+	CreatedAt         time.Time      `db:"created_at"`
+	UpdatedAt         time.Time      `db:"updated_at"`
+}
+
+// Secrets are the sealed secrets that sign now, newest first: the previous
+// one until it expires.
+func (e Endpoint) Secrets(at time.Time) [][]byte {
+	out := [][]byte{e.Secret}
+	if e.PreviousSecret != nil && e.PreviousExpiresAt != nil && at.Before(*e.PreviousExpiresAt) {
+		out = append(out, e.PreviousSecret)
+	}
+	return out
+}
+
+// CreateEndpoint stores a new endpoint (its ID and sealed secret set by
+// the caller, who sealed the secret with the ID). ErrLimit when the tenant
+// has webhook.MaxEndpoints already.
+func (s *Store) CreateEndpoint(ctx context.Context, e Endpoint) (Endpoint, error) {
+	e.CreatedAt = now()
+	e.UpdatedAt = e.CreatedAt
+	err := s.inTenant(ctx, e.TenantID, func(tx *sqlx.Tx) error {
+		// Serialises the tenant's creates, so the count holds.
+		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 12))`, e.TenantID.String()); err != nil {
+			return err
+		}
+		var n int
+		if err := tx.GetContext(ctx, &n, `SELECT count(*) FROM webhook_endpoints WHERE tenant_id = $1`, e.TenantID); err != nil {
+			return err
+		}
+		if n >= webhook.MaxEndpoints {
+			return ErrLimit
+		}
+		_, err := tx.NamedExecContext(ctx, `INSERT INTO webhook_endpoints (id, tenant_id, url, events, description, secret, created_at, updated_at)
+			VALUES (:id, :tenant_id, :url, :events, :description, :secret, :created_at, :updated_at)`, e)
+		return err
+	})
+	return e, err
+}
+
+// ListEndpoints returns one page of the tenant's endpoints, newest first.
+func (s *Store) ListEndpoints(ctx context.Context, tenantID uuid.UUID, q PageQuery) (Page[Endpoint], error) {
+	var p Page[Endpoint]
+	err := s.inTenant(ctx, tenantID, func(tx *sqlx.Tx) error {
+		var err error
+		p, err = listPage(ctx, tx, "webhook_endpoints", endpointCols, "", []any{tenantID}, q, func(e Endpoint) uuid.UUID { return e.ID })
+		return err
+	})
+	return p, err
+}
+
+// GetEndpoint reads one endpoint of the tenant.
+func (s *Store) GetEndpoint(ctx context.Context, tenantID, id uuid.UUID) (Endpoint, error) {
+	var e Endpoint
+	err := s.inTenant(ctx, tenantID, func(tx *sqlx.Tx) error {
+		return tx.GetContext(ctx, &e, `SELECT `+endpointCols+` FROM webhook_endpoints WHERE tenant_id = $1 AND id = $2`, tenantID, id)
+	})
+	return e, err
+}
+
+// DeleteEndpoint removes an endpoint and its deliveries; their workflows
+// find it gone and stop.
+func (s *Store) DeleteEndpoint(ctx context.Context, tenantID, id uuid.UUID) error {
+	return s.inTenant(ctx, tenantID, func(tx *sqlx.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM webhook_endpoints WHERE tenant_id = $1 AND id = $2`, tenantID, id)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return ErrNotFound
+		}
+		return nil
+	})
+}
+
+// RotateSecret makes sealed the endpoint's secret; the one it replaces
+// keeps signing for webhook.SecretOverlap (a secret rotated out before
+// that is dropped).
+func (s *Store) RotateSecret(ctx context.Context, tenantID, id uuid.UUID, sealed []byte) (Endpoint, error) {
+	var e Endpoint
+	err := s.inTenant(ctx, tenantID, func(tx *sqlx.Tx) error {
+		at := now()
+		return tx.GetContext(ctx, &e, `UPDATE webhook_endpoints SET previous_secret = secret, previous_expires_at = $3,
+				secret = $4, updated_at = $5
+			WHERE tenant_id = $1 AND id = $2 RETURNING `+endpointCols,
+			tenantID, id, at.Add(webhook.SecretOverlap), sealed, at)
+	})
+	return e, err
+}
+
+// deliveryCols select a Delivery from webhook_deliveries named d.
+const deliveryCols = `d.id, d.tenant_id, d.endpoint_id, d.event_id, (SELECT ev.type FROM events ev WHERE ev.id = d.event_id) AS event_type,
+	d.number, d.status, d.attempts, d.first_attempt_at, d.next_attempt_at, d.finished_at, d.created_at, d.updated_at`
+
+// Delivery is an event's delivery to an endpoint, with its attempts.
+type Delivery struct {
+	ID             uuid.UUID       `db:"id"`
+	TenantID       uuid.UUID       `db:"tenant_id"`
+	EndpointID     uuid.UUID       `db:"endpoint_id"`
+	EventID        uuid.UUID       `db:"event_id"`
+	EventType      check.EventType `db:"event_type"`
+	Number         int             `db:"number"`
+	Status         webhook.Status  `db:"status"`
+	Attempts       int             `db:"attempts"`
+	FirstAttemptAt *time.Time      `db:"first_attempt_at"`
+	NextAttemptAt  *time.Time      `db:"next_attempt_at"`
+	FinishedAt     *time.Time      `db:"finished_at"`
+	CreatedAt      time.Time       `db:"created_at"`
+	UpdatedAt      time.Time       `db:"updated_at"`
+	Tries          []Attempt       `db:"-"`
+}
+
+// Ref names the delivery for its workflow.
+func (d Delivery) Ref() webhook.Ref {
+	return webhook.Ref{TenantID: d.TenantID, DeliveryID: d.ID, EndpointID: d.EndpointID, EventID: d.EventID, Number: d.Number}
+}
+
+// Attempt is one try at a delivery.
+type Attempt struct {
+	DeliveryID uuid.UUID `db:"delivery_id"`
+	Attempt    int       `db:"attempt"`
+	At         time.Time `db:"at"`
+	StatusCode *int      `db:"status_code"`
+	DurationMS int       `db:"duration_ms"`
+	Error      *string   `db:"error"`
+	Response   []byte    `db:"response"`
+}
+
+// ListDeliveries returns one page of an endpoint's deliveries, newest
+// first, each with its attempts. ErrNotFound for another tenant's endpoint.
+func (s *Store) ListDeliveries(ctx context.Context, tenantID, endpointID uuid.UUID, q PageQuery) (Page[Delivery], error) {
+	var p Page[Delivery]
+	err := s.inTenant(ctx, tenantID, func(tx *sqlx.Tx) error {
+		var one int
+		if err := tx.GetContext(ctx, &one, `SELECT 1 FROM webhook_endpoints WHERE tenant_id = $1 AND id = $2`, tenantID, endpointID); err != nil {
+			return err
+		}
+		var err error
+		p, err = listPage(ctx, tx, "webhook_deliveries d", deliveryCols,
+			" AND endpoint_id = $2", []any{tenantID, endpointID}, q, func(d Delivery) uuid.UUID { return d.ID })
+		if err != nil || len(p.Items) == 0 {
+			return err
+		}
+		return attachAttempts(ctx, tx, tenantID, p.Items)
+	})
+	return p, err
+}
+
+func attachAttempts(ctx context.Context, tx *sqlx.Tx, tenantID uuid.UUID, ds []Delivery) error {
+	ids := make([]string, len(ds))
+	at := make(map[uuid.UUID]int, len(ds))
+	for i, d := range ds {
+		ids[i], at[d.ID] = d.ID.String(), i
+	}
+	var as []Attempt
+	if err := tx.SelectContext(ctx, &as, `SELECT delivery_id, attempt, at, status_code, duration_ms, error, response
+		FROM webhook_attempts WHERE tenant_id = $1 AND delivery_id = ANY($2) ORDER BY delivery_id, attempt`, tenantID, pq.Array(ids)); err != nil {
+		return fmt.Errorf("list attempts: %w", err)
+	}
+	for _, a := range as {
+		i := at[a.DeliveryID]
+		ds[i].Tries = append(ds[i].Tries, a)
+	}
+	return nil
+}
+
+// Redeliver queues a new delivery of an event to an endpoint (or to every
+// live endpoint subscribed to its type, when endpointID is nil).
+// ErrNotFound for an unknown event or endpoint; ErrConflict when the
+// endpoint is disabled or no endpoint takes the event.
+func (s *Store) Redeliver(ctx context.Context, tenantID, eventID uuid.UUID, endpointID *uuid.UUID) ([]Delivery, error) {
+	var out []Delivery
+	err := s.inTenant(ctx, tenantID, func(tx *sqlx.Tx) error {
+		var ev Event
+		if err := tx.GetContext(ctx, &ev, `SELECT `+eventCols+` FROM events WHERE tenant_id = $1 AND id = $2`, tenantID, eventID); err != nil {
+			return err
+		}
+		var eps []Endpoint
+		if err := tx.SelectContext(ctx, &eps, `SELECT `+endpointCols+` FROM webhook_endpoints
+			WHERE tenant_id = $1 AND ($2::uuid IS NULL OR id = $2) ORDER BY id`, tenantID, endpointID); err != nil {
+			return err
+		}
+		if endpointID != nil && len(eps) == 0 {
+			return ErrNotFound
+		}
+		for _, ep := range eps {
+			filter, _, _ := check.ParseEventFilter(ep.Events)
+			if ep.DisabledAt != nil || (endpointID == nil && !filter.Matches(ev.Type)) {
+				continue
+			}
+			var d Delivery
+			if err := tx.GetContext(ctx, &d, `WITH d AS (
+					INSERT INTO webhook_deliveries (tenant_id, endpoint_id, event_id, subject_id, number)
+					SELECT $1, $2, $3, $4, coalesce(max(number), 0) + 1 FROM webhook_deliveries WHERE endpoint_id = $2 AND event_id = $3
+					RETURNING *)
+				SELECT `+deliveryCols+` FROM d`, tenantID, ep.ID, ev.ID, ev.SubjectID); err != nil {
+				return fmt.Errorf("redeliver: %w", err)
+			}
+			if err := enqueueDelivery(ctx, tx, d.Ref()); err != nil {
+				return err
+			}
+			out = append(out, d)
+		}
+		if len(out) == 0 {
+			return ErrConflict
+		}
+		return nil
+	})
+	if err == nil {
+		s.wakeRelay()
+	}
+	return out, err
+}
+
+// enqueueDelivery queues the start of a delivery's workflow (the event
+// trigger queues first deliveries likewise, in SQL).
+func enqueueDelivery(ctx context.Context, tx *sqlx.Tx, ref webhook.Ref) error {
+	p, err := payload(ref)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO outbox (tenant_id, action, payload) VALUES ($1, $2, $3)`,
+		ref.TenantID, ActionDeliver, p); err != nil {
+		return fmt.Errorf("enqueue delivery: %w", err)
+	}
+	return nil
+}
+
+// DeliveryWork is what a delivery attempt needs, read in one transaction.
+type DeliveryWork struct {
+	Delivery Delivery
+	// Endpoint is nil when the endpoint was deleted.
+	Endpoint *Endpoint
+	Event    Event
+	// Blocked: an earlier delivery of the same subject to the endpoint is
+	// still open; this one waits for it.
+	Blocked bool
+}
+
+// LoadDelivery reads a delivery, its endpoint and its event. ErrNotFound
+// when the delivery is gone (its endpoint deleted, or its event pruned).
+func (s *Store) LoadDelivery(ctx context.Context, ref webhook.Ref) (DeliveryWork, error) {
+	var w DeliveryWork
+	err := s.inTenant(ctx, ref.TenantID, func(tx *sqlx.Tx) error {
+		var row struct {
+			Delivery
+			Seq       int64      `db:"seq"`
+			SubjectID *uuid.UUID `db:"subject_id"`
+		}
+		if err := tx.GetContext(ctx, &row, `SELECT `+deliveryCols+`, d.seq, d.subject_id FROM webhook_deliveries d
+			WHERE d.tenant_id = $1 AND d.id = $2`, ref.TenantID, ref.DeliveryID); err != nil {
+			return err
+		}
+		w.Delivery = row.Delivery
+		if err := tx.GetContext(ctx, &w.Event, `SELECT `+eventCols+` FROM events WHERE tenant_id = $1 AND id = $2`, ref.TenantID, ref.EventID); err != nil {
+			return err
+		}
+		var ep Endpoint
+		err := tx.GetContext(ctx, &ep, `SELECT `+endpointCols+` FROM webhook_endpoints WHERE tenant_id = $1 AND id = $2`, ref.TenantID, ref.EndpointID)
+		switch {
+		case err == nil:
+			w.Endpoint = &ep
+		case !errors.Is(err, sql.ErrNoRows):
+			return err
+		}
+		if row.SubjectID == nil || w.Delivery.Status.Final() {
+			return nil
+		}
+		return tx.GetContext(ctx, &w.Blocked, `SELECT EXISTS (SELECT 1 FROM webhook_deliveries
+			WHERE endpoint_id = $1 AND subject_id = $2 AND seq < $3 AND status IN ('pending', 'retrying'))`,
+			ref.EndpointID, *row.SubjectID, row.Seq)
+	})
+	return w, err
+}
+
+// AttemptRecord is the outcome of an attempt, to record.
+type AttemptRecord struct {
+	Attempt webhook.Result
+	At      time.Time
+	// Status is the delivery's status after it; NextAttemptAt is set when
+	// it is retrying.
+	Status        webhook.Status
+	NextAttemptAt *time.Time
+}
+
+// Settled is what the store tells a delivery's workflow after a write.
+type Settled struct {
+	// Applied is false when the delivery was already final (a repeated step).
+	Applied bool
+	// Next is the delivery of the same subject to the same endpoint that
+	// was waiting for this one, now at the head of the line.
+	Next *webhook.Ref
+	// Recovered: this delivery succeeded where the endpoint was failing.
+	Recovered bool
+}
+
+// RecordAttempt writes an attempt and the delivery's new status; a 410
+// disables the endpoint, a failure marks it failing, a success clears that.
+func (s *Store) RecordAttempt(ctx context.Context, ref webhook.Ref, rec AttemptRecord) (Settled, error) {
+	var out Settled
+	err := s.inTenant(ctx, ref.TenantID, func(tx *sqlx.Tx) error {
+		var attempts int
+		err := tx.GetContext(ctx, &attempts, `UPDATE webhook_deliveries SET attempts = attempts + 1, status = $3,
+				first_attempt_at = coalesce(first_attempt_at, $4), next_attempt_at = $5,
+				finished_at = CASE WHEN $3 IN ('delivered', 'failed', 'cancelled') THEN $4::timestamptz END, updated_at = $4
+			WHERE tenant_id = $1 AND id = $2 AND status IN ('pending', 'retrying') RETURNING attempts`,
+			ref.TenantID, ref.DeliveryID, rec.Status, rec.At, rec.NextAttemptAt)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil // already final
+		}
+		if err != nil {
+			return err
+		}
+		out.Applied = true
+		r := rec.Attempt
+		var code *int
+		if r.StatusCode != 0 {
+			code = &r.StatusCode
+		}
+		var msg *string
+		if r.Error != "" {
+			msg = &r.Error
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO webhook_attempts (delivery_id, tenant_id, attempt, at, status_code, duration_ms, error, response)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, ref.DeliveryID, ref.TenantID, attempts, rec.At, code,
+			r.Duration.Milliseconds(), msg, r.Response[:min(len(r.Response), webhook.MaxResponse)]); err != nil {
+			return fmt.Errorf("record attempt: %w", err)
+		}
+		switch {
+		case r.Gone:
+			_, err = tx.ExecContext(ctx, `UPDATE webhook_endpoints SET disabled_at = $3, disabled_reason = $4, updated_at = $3
+				WHERE tenant_id = $1 AND id = $2 AND disabled_at IS NULL`, ref.TenantID, ref.EndpointID, rec.At,
+				"the receiver answered 410 Gone")
+		case r.OK:
+			err = tx.GetContext(ctx, &out.Recovered, `WITH u AS (UPDATE webhook_endpoints SET failing_since = NULL
+				WHERE tenant_id = $1 AND id = $2 AND failing_since IS NOT NULL RETURNING 1) SELECT EXISTS (SELECT 1 FROM u)`,
+				ref.TenantID, ref.EndpointID)
+		default:
+			_, err = tx.ExecContext(ctx, `UPDATE webhook_endpoints SET failing_since = $3
+				WHERE tenant_id = $1 AND id = $2 AND failing_since IS NULL`, ref.TenantID, ref.EndpointID, rec.At)
+		}
+		if err != nil {
+			return fmt.Errorf("endpoint health: %w", err)
+		}
+		if rec.Status.Final() {
+			out.Next, err = nextInLine(ctx, tx, ref)
+		}
+		return err
+	})
+	return out, err
+}
+
+// FinishDelivery ends a delivery without an attempt (its endpoint deleted
+// or disabled, its window over while it waited).
+func (s *Store) FinishDelivery(ctx context.Context, ref webhook.Ref, status webhook.Status) (Settled, error) {
+	var out Settled
+	err := s.inTenant(ctx, ref.TenantID, func(tx *sqlx.Tx) error {
+		at := now()
+		res, err := tx.ExecContext(ctx, `UPDATE webhook_deliveries SET status = $3, next_attempt_at = NULL, finished_at = $4, updated_at = $4
+			WHERE tenant_id = $1 AND id = $2 AND status IN ('pending', 'retrying')`, ref.TenantID, ref.DeliveryID, status, at)
+		if err != nil {
+			return err
+		}
+		n, _ := res.RowsAffected()
+		out.Applied = n == 1
+		out.Next, err = nextInLine(ctx, tx, ref)
+		return err
+	})
+	return out, err
+}
+
+// nextInLine is the open delivery, to the same endpoint, of the same
+// subject, that follows ref's.
+func nextInLine(ctx context.Context, tx *sqlx.Tx, ref webhook.Ref) (*webhook.Ref, error) {
+	var d Delivery
+	err := tx.GetContext(ctx, &d, `SELECT `+deliveryCols+` FROM webhook_deliveries d
+		JOIN webhook_deliveries me ON me.id = $2
+		WHERE d.tenant_id = $1 AND d.endpoint_id = me.endpoint_id AND d.subject_id = me.subject_id AND d.seq > me.seq
+		  AND d.status IN ('pending', 'retrying')
+		ORDER BY d.seq LIMIT 1`, ref.TenantID, ref.DeliveryID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("next in line: %w", err)
+	}
+	r := d.Ref()
+	return &r, nil
+}
+
+// RetryingDeliveries are an endpoint's deliveries waiting to be tried
+// again: a recovered endpoint's backlog.
+func (s *Store) RetryingDeliveries(ctx context.Context, tenantID, endpointID uuid.UUID) ([]webhook.Ref, error) {
+	var ds []Delivery
+	err := s.inTenant(ctx, tenantID, func(tx *sqlx.Tx) error {
+		return tx.SelectContext(ctx, &ds, `SELECT `+deliveryCols+` FROM webhook_deliveries d
+			WHERE d.tenant_id = $1 AND d.endpoint_id = $2 AND d.status = 'retrying' ORDER BY d.seq`, tenantID, endpointID)
+	})
+	out := make([]webhook.Ref, len(ds))
+	for i, d := range ds {
+		out[i] = d.Ref()
+	}
+	return out, err
+}

@@ -1,0 +1,186 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/lib/pq"
+
+	"github.com/kycflow/kycflow/check"
+	"github.com/kycflow/kycflow/store"
+	"github.com/kycflow/kycflow/webhook"
+)
+
+func endpoint(t *testing.T, app *store.Store, tenantID uuid.UUID, events ...string) store.Endpoint {
+	t.Helper()
+	e, err := app.CreateEndpoint(context.Background(), store.Endpoint{ID: store.NewID(), TenantID: tenantID,
+		URL: "https://hooks.example.com/" + uuid.NewString(), Events: pq.StringArray(events), Secret: []byte("sealed")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// deliveries reads every delivery of an endpoint, oldest first.
+func deliveries(t *testing.T, s *store.Store, tenantID, endpointID uuid.UUID) []store.Delivery {
+	t.Helper()
+	p, err := s.ListDeliveries(context.Background(), tenantID, endpointID, store.PageQuery{Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := p.Items
+	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+		out[i], out[j] = out[j], out[i]
+	}
+	return out
+}
+
+// An event fans out, in its own transaction, to the tenant's live
+// endpoints that subscribed to it; each subject's deliveries wait in line.
+func TestWebhookFanOutAndLine(t *testing.T) {
+	ctx := context.Background()
+	admin, app, worker := open(t, ownerDSN), open(t, appDSN), open(t, workerDSN)
+	tn := newTenant(t, admin, "hooks.example")
+	other := newTenant(t, admin, "hooks-other.example")
+	all := endpoint(t, app, tn.ID, "*")
+	checks := endpoint(t, app, tn.ID, "check.*")
+	completed := endpoint(t, app, tn.ID, "check.completed", "business.deleted")
+	theirs := endpoint(t, app, other.ID, "*")
+
+	b, cs, err := app.CreateBusiness(ctx, tn.ID, store.Business{Name: "B", CountryID: 528, CoCNumber: "12345678"}, []check.Type{check.CoC})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds := deliveries(t, app, tn.ID, all.ID)
+	if len(ds) != 2 || ds[0].EventType != check.BusinessCreated || ds[1].EventType != "check.queued" || ds[0].Status != webhook.Pending {
+		t.Fatalf("deliveries to *: %+v", ds)
+	}
+	if ds := deliveries(t, app, tn.ID, checks.ID); len(ds) != 1 || ds[0].EventType != "check.queued" {
+		t.Fatalf("deliveries to check.*: %+v", ds)
+	}
+	if ds := deliveries(t, app, tn.ID, completed.ID); len(ds) != 0 {
+		t.Fatalf("deliveries to check.completed: %+v", ds)
+	}
+	if ds := deliveries(t, app, other.ID, theirs.ID); len(ds) != 0 {
+		t.Fatalf("another tenant's endpoint got %+v", ds)
+	}
+	if _, err := app.ListDeliveries(ctx, other.ID, all.ID, store.PageQuery{Limit: 10}); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("cross-tenant deliveries: %v", err)
+	}
+
+	// The second delivery of the subject waits for the first.
+	first, second := ds[0].Ref(), ds[1].Ref()
+	w, err := worker.LoadDelivery(ctx, second)
+	if err != nil || !w.Blocked || w.Endpoint == nil || w.Event.ID != second.EventID {
+		t.Fatalf("second in line: %+v %v", w, err)
+	}
+	if w, err := worker.LoadDelivery(ctx, first); err != nil || w.Blocked {
+		t.Fatalf("head of line: %+v %v", w, err)
+	}
+	// A failed attempt keeps the line; the endpoint is failing.
+	next := time.Now().Add(time.Minute)
+	s, err := worker.RecordAttempt(ctx, first, store.AttemptRecord{At: time.Now(), Status: webhook.Retrying, NextAttemptAt: &next,
+		Attempt: webhook.Result{StatusCode: 500, Error: "the receiver answered 500", Response: []byte("oops")}})
+	if err != nil || !s.Applied || s.Next != nil || s.Recovered {
+		t.Fatalf("failed attempt: %+v %v", s, err)
+	}
+	if refs, err := worker.RetryingDeliveries(ctx, tn.ID, all.ID); err != nil || len(refs) != 1 || refs[0] != first {
+		t.Fatalf("retrying: %v %v", refs, err)
+	}
+	// Delivered: the next in line is named, the endpoint has recovered.
+	s, err = worker.RecordAttempt(ctx, first, store.AttemptRecord{At: time.Now(), Status: webhook.Delivered, Attempt: webhook.Result{OK: true, StatusCode: 204}})
+	if err != nil || !s.Applied || s.Next == nil || *s.Next != second || !s.Recovered {
+		t.Fatalf("delivered: %+v %v", s, err)
+	}
+	// A repeated step changes nothing.
+	if s, err := worker.RecordAttempt(ctx, first, store.AttemptRecord{At: time.Now(), Status: webhook.Delivered, Attempt: webhook.Result{OK: true}}); err != nil || s.Applied {
+		t.Fatalf("repeat: %+v %v", s, err)
+	}
+	if w, err := worker.LoadDelivery(ctx, second); err != nil || w.Blocked {
+		t.Fatalf("second after the first: %+v %v", w, err)
+	}
+	ds = deliveries(t, app, tn.ID, all.ID)
+	if d := ds[0]; d.Status != webhook.Delivered || d.Attempts != 2 || len(d.Tries) != 2 || *d.Tries[0].StatusCode != 500 ||
+		string(d.Tries[0].Response) != "oops" || *d.Tries[1].StatusCode != 204 || d.FinishedAt == nil {
+		t.Fatalf("delivered delivery: %+v", d)
+	}
+
+	// A 410 disables the endpoint: no more fan-out to it.
+	if _, err := worker.RecordAttempt(ctx, second, store.AttemptRecord{At: time.Now(), Status: webhook.Failed, Attempt: webhook.Result{Gone: true, StatusCode: 410}}); err != nil {
+		t.Fatal(err)
+	}
+	if e, err := app.GetEndpoint(ctx, tn.ID, all.ID); err != nil || e.DisabledAt == nil || e.DisabledReason == nil {
+		t.Fatalf("after 410: %+v %v", e, err)
+	}
+	if _, _, err := worker.UpdateCheck(ctx, cs[0].Ref(), store.CheckUpdate{Status: check.Running, From: []check.Status{check.Queued}}); err != nil {
+		t.Fatal(err)
+	}
+	if ds := deliveries(t, app, tn.ID, all.ID); len(ds) != 2 {
+		t.Fatalf("a disabled endpoint got %d deliveries", len(ds))
+	}
+	if ds := deliveries(t, app, tn.ID, checks.ID); len(ds) != 2 || ds[1].EventType != "check.running" {
+		t.Fatalf("check.* after running: %+v", ds)
+	}
+
+	// Redelivery: a new delivery of the same event, numbered.
+	red, err := app.Redeliver(ctx, tn.ID, first.EventID, &checks.ID)
+	if err != nil || len(red) != 1 || red[0].Number != 1 {
+		// check.* never had business.created: number 1 to this endpoint.
+		t.Fatalf("redeliver to check.*: %+v %v", red, err)
+	}
+	red, err = app.Redeliver(ctx, tn.ID, second.EventID, nil)
+	if err != nil || len(red) != 1 || red[0].EndpointID != checks.ID || red[0].Number != 2 {
+		t.Fatalf("redeliver to subscribers: %+v %v", red, err)
+	}
+	if red[0].Ref().WorkflowID() != "webhook-"+checks.ID.String()+"-"+second.EventID.String()+"-2" {
+		t.Fatalf("workflow id %s", red[0].Ref().WorkflowID())
+	}
+	if _, err := app.Redeliver(ctx, tn.ID, second.EventID, &all.ID); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("redeliver to a disabled endpoint: %v", err)
+	}
+	if _, err := app.Redeliver(ctx, other.ID, second.EventID, nil); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("redeliver another tenant's event: %v", err)
+	}
+
+	// Deleting an endpoint takes its deliveries; their steps find nothing.
+	if err := app.DeleteEndpoint(ctx, tn.ID, checks.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := worker.LoadDelivery(ctx, red[0].Ref()); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("delivery of a deleted endpoint: %v", err)
+	}
+	if err := app.DeleteEndpoint(ctx, other.ID, completed.ID); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("cross-tenant delete: %v", err)
+	}
+	_ = b
+}
+
+func TestEndpointLimitAndRotation(t *testing.T) {
+	ctx := context.Background()
+	admin, app := open(t, ownerDSN), open(t, appDSN)
+	tn := newTenant(t, admin, "limits-hooks.example")
+	var first store.Endpoint
+	for i := 0; i < webhook.MaxEndpoints; i++ {
+		e := endpoint(t, app, tn.ID, "*")
+		if i == 0 {
+			first = e
+		}
+	}
+	if _, err := app.CreateEndpoint(ctx, store.Endpoint{ID: store.NewID(), TenantID: tn.ID, URL: "https://x.example/", Events: []string{"*"}, Secret: []byte("s")}); !errors.Is(err, store.ErrLimit) {
+		t.Fatalf("endpoint %d: %v", webhook.MaxEndpoints+1, err)
+	}
+	e, err := app.RotateSecret(ctx, tn.ID, first.ID, []byte("new"))
+	if err != nil || string(e.Secret) != "new" || string(e.PreviousSecret) != "sealed" || e.PreviousExpiresAt == nil {
+		t.Fatalf("rotate: %+v %v", e, err)
+	}
+	now := time.Now()
+	if got := e.Secrets(now); len(got) != 2 || string(got[0]) != "new" {
+		t.Fatalf("secrets during the overlap: %q", got)
+	}
+	if got := e.Secrets(now.Add(webhook.SecretOverlap + time.Minute)); len(got) != 1 {
+		t.Fatalf("secrets after the overlap: %q", got)
+	}
+}
