@@ -18,7 +18,7 @@ SUDO        := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # run with a spurious "context deadline exceeded" (go.dev/issue/75804).
 FUZZTIME    ?= 20000x
 
-.PHONY: run test deps tools postgres temporal chromium build unit lint vulncheck histories fuzz bench screenshots clean
+.PHONY: run test deps tools postgres temporal chromium openssl build unit lint vulncheck histories fuzz bench screenshots clean
 
 run: deps build
 	./bin/kycflow dev
@@ -30,7 +30,7 @@ run: deps build
 # slower instrumented; TestConcurrentSearch is the matcher's race test).
 INTEGRATION   := ./store ./cmd/kycflow ./api/e2e
 QUALITY_GATES := ^(TestEvalReport|TestBlockingRecall)$$
-test: postgres chromium tools lint vulncheck
+test: postgres chromium openssl tools lint vulncheck
 	$(GO) test -count=1 -race -timeout 12m -skip '$(QUALITY_GATES)' $$($(GO) list ./... | grep -v -e /store$$ -e /cmd/kycflow$$ -e /api/e2e$$)
 	TEMPORAL_BIN=$(TEMPORAL) $(GO) test -count=1 -timeout 12m $(INTEGRATION)
 	$(GO) test -count=1 -run '$(QUALITY_GATES)' ./providers/sanctions
@@ -80,6 +80,12 @@ chromium:
 	@command -v chromium >/dev/null 2>&1 || { \
 		echo "installing Chromium (Debian package chromium)"; \
 		$(SUDO) apt-get update -q && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q chromium; }
+
+# openssl, for the webhook verification example the e2e suite runs, when missing.
+openssl:
+	@command -v openssl >/dev/null 2>&1 || { \
+		echo "installing openssl (Debian package openssl)"; \
+		$(SUDO) apt-get update -q && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q openssl; }
 
 # The Temporal CLI (dev server + UI), built from the Go module proxy; the first build takes a few minutes.
 temporal: $(TEMPORAL)

@@ -37,33 +37,39 @@ type Outcome string
 const (
 	// OutcomeDelivered: the receiver answered 2xx (now or before).
 	OutcomeDelivered Outcome = "delivered"
-	// OutcomeRetry: the attempt failed; the next is due at RetryAt.
-	OutcomeRetry Outcome = "retry"
-	// OutcomeFailed: the attempt failed and the window is over, or the
-	// receiver answered 410 (and the endpoint is disabled).
+	// OutcomeFailed: given up: the window is over, or the receiver
+	// answered 410 (and the endpoint is disabled).
 	OutcomeFailed Outcome = "failed"
-	// OutcomeBlocked: an earlier delivery of the same subject to the
-	// endpoint is still open; nothing was sent.
-	OutcomeBlocked Outcome = "blocked"
 	// OutcomeEnded: the delivery, its endpoint or its event is gone, or
 	// the endpoint is disabled; nothing was sent.
 	OutcomeEnded Outcome = "ended"
+	// OutcomeWait: not now; try again at Until, or when woken. Status
+	// says why: retrying (an attempt failed, the next is due at Until) or
+	// pending (waiting in line behind an earlier delivery of the subject).
+	OutcomeWait Outcome = "wait"
 )
 
-// DeliverInput is one delivery step. RetryAt is when the next attempt
-// would be, should this one fail; nil when the window ends first.
+// DeliverInput is one delivery step. Now: try even if the next attempt is
+// not due (the endpoint is back).
 type DeliverInput struct {
 	Delivery webhook.Ref
-	RetryAt  *time.Time
+	Schedule webhook.Schedule
+	Now      bool
 }
 
 // DeliverResult tells the workflow what happened; no personal data, no
 // receiver's answer (that is in the store).
 type DeliverResult struct {
-	Outcome    Outcome
-	StatusCode int
-	// Next is the delivery that waited behind this one, to wake.
-	Next *webhook.Ref
+	Outcome Outcome
+	Status  webhook.Status
+	Until   time.Time
+	// Attempts is how many attempts the delivery has had.
+	Attempts int
+	// Drained are later deliveries of the subject sent in the same step,
+	// after this one succeeded (their workflows only need to wake and
+	// see); Next is the open delivery now at the head of the line.
+	Drained []webhook.Ref
+	Next    *webhook.Ref
 	// Recovered: the endpoint was failing and this attempt succeeded; its
 	// waiting deliveries should be woken.
 	Recovered bool
@@ -72,79 +78,164 @@ type DeliverResult struct {
 // ErrTypeWebhooksNotConfigured: this worker has no WEBHOOK_SECRET_KEY.
 const ErrTypeWebhooksNotConfigured = "WebhooksNotConfigured"
 
-// Deliver makes one attempt at a delivery, unless it must wait behind an
-// earlier one or has nothing left to do. Idempotent: a delivery already
-// settled (a retried step) is reported, not sent again.
+// Bounds of one step's drain of a subject's line.
+const (
+	drainMax    = 20
+	drainBudget = 5 * time.Second
+)
+
+// blockedPoll is how often a delivery waiting in line looks again should
+// its wake signal be lost; the signal is the usual way on.
+const blockedPoll = 30 * time.Minute
+
+// Deliver makes an attempt at a delivery when it is its turn, and on
+// success goes on with the deliveries waiting behind it in its subject's
+// line (one connection, in order). Idempotent: a settled delivery is
+// reported, never sent again; an attempt holds its delivery (store claim)
+// so no two run at once.
 func (a *Activities) Deliver(ctx context.Context, in DeliverInput) (DeliverResult, error) {
 	ref := in.Delivery
-	w, err := a.Store.LoadDelivery(ctx, ref)
+	c, err := a.Store.ClaimDelivery(ctx, ref, a.lease())
 	if errors.Is(err, store.ErrNotFound) {
-		return DeliverResult{Outcome: OutcomeEnded}, nil // endpoint deleted, or event pruned
+		return DeliverResult{Outcome: OutcomeEnded, Status: webhook.Cancelled}, nil // endpoint deleted, or event pruned
 	}
 	if err != nil {
-		return DeliverResult{}, wrap(err, "load delivery")
+		return DeliverResult{}, wrap(err, "claim delivery")
 	}
-	switch st := w.Delivery.Status; {
-	case st.Final():
-		return a.settled(ctx, ref, st)
-	case w.Endpoint == nil || w.Endpoint.DisabledAt != nil:
+	now := time.Now()
+	out := DeliverResult{Attempts: c.Delivery.Attempts}
+	switch c.State {
+	case store.Final:
+		return a.settled(ctx, ref, c.Delivery)
+	case store.Orphaned:
 		return a.finish(ctx, ref, webhook.Cancelled)
-	case w.Blocked:
-		return DeliverResult{Outcome: OutcomeBlocked}, nil
+	case store.Blocked:
+		out.Outcome, out.Status, out.Until = OutcomeWait, webhook.Pending, now.Add(blockedPoll)
+		return out, nil
+	case store.Busy:
+		out.Outcome, out.Status, out.Until = OutcomeWait, c.Delivery.Status, c.Until
+		return out, nil
 	}
-	hooks := a.Webhooks
-	if hooks == nil || hooks.Cipher == nil || hooks.Sender == nil {
-		return DeliverResult{}, temporal.NewApplicationError("webhooks are not configured on this worker (WEBHOOK_SECRET_KEY)", ErrTypeWebhooksNotConfigured)
-	}
-	at := time.Now()
-	var secrets [][]byte
-	for _, sealed := range w.Endpoint.Secrets(at) {
-		s, err := hooks.Cipher.Open(sealed, w.Endpoint.ID.String())
-		if err != nil {
-			return DeliverResult{}, temporal.NewApplicationError(err.Error(), ErrTypeWebhooksNotConfigured)
+	if at := c.Delivery.NextAttemptAt; c.Delivery.Status == webhook.Retrying && at != nil && at.After(now) && !in.Now {
+		if err := a.Store.Release(ctx, ref); err != nil {
+			return DeliverResult{}, wrap(err, "release delivery")
 		}
-		secrets = append(secrets, []byte(s))
+		out.Outcome, out.Status, out.Until = OutcomeWait, webhook.Retrying, *at
+		return out, nil
 	}
-	var body bytes.Buffer
-	if err := json.Compact(&body, w.Event.Body); err != nil {
-		return DeliverResult{}, temporal.NewNonRetryableApplicationError("event "+ref.EventID.String()+" is not JSON", "BadEvent", err)
-	}
-	res := hooks.Sender.Send(ctx, webhook.Message{URL: w.Endpoint.URL, EventID: w.Event.ID.String(),
-		EventType: string(w.Event.Type), Body: body.Bytes(), Secrets: secrets})
-	if ctx.Err() != nil {
-		return DeliverResult{}, ctx.Err() // the worker is stopping: the attempt did not happen as far as anyone knows
-	}
-	rec := store.AttemptRecord{Attempt: res, At: at}
-	out := DeliverResult{StatusCode: res.StatusCode}
-	switch {
-	case res.OK:
-		rec.Status, out.Outcome = webhook.Delivered, OutcomeDelivered
-	case res.Gone || in.RetryAt == nil:
-		rec.Status, out.Outcome = webhook.Failed, OutcomeFailed
-	default:
-		rec.Status, rec.NextAttemptAt, out.Outcome = webhook.Retrying, in.RetryAt, OutcomeRetry
-	}
-	s, err := a.Store.RecordAttempt(ctx, ref, rec)
+	res, s, err := a.attempt(ctx, c, in.Schedule)
 	if err != nil {
-		return DeliverResult{}, wrap(err, "record attempt")
+		return DeliverResult{}, err
 	}
-	if !s.Applied {
-		// Settled meanwhile by a copy of this step (a retry after a lost
-		// answer): report what the store holds.
-		w, err := a.Store.LoadDelivery(ctx, ref)
-		if err != nil {
-			return DeliverResult{}, wrap(err, "reload delivery")
+	out.Attempts, out.Status, out.Recovered, out.Next = c.Delivery.Attempts+1, res.status, s.Recovered, s.Next
+	switch res.status {
+	case webhook.Retrying:
+		out.Outcome, out.Until = OutcomeWait, *res.next
+		return out, nil
+	case webhook.Failed:
+		out.Outcome = OutcomeFailed
+		return out, nil
+	}
+	out.Outcome = OutcomeDelivered
+	// The receiver is up: the line behind goes now, in order.
+	deadline := time.Now().Add(drainBudget)
+	prev := ref
+	for len(out.Drained) < drainMax && time.Now().Before(deadline) {
+		nc, ok, err := a.Store.ClaimNext(ctx, prev, a.lease())
+		if err != nil || !ok || nc.State != store.Claimed {
+			break // its own workflow (woken through Next) takes it from here
 		}
-		return a.settled(ctx, ref, w.Delivery.Status)
+		next := nc.Delivery.Ref()
+		res, s, err := a.attempt(ctx, nc, in.Schedule)
+		if err != nil || res.status != webhook.Delivered {
+			out.Next = &next
+			break
+		}
+		out.Drained, out.Next, prev = append(out.Drained, next), s.Next, next
 	}
-	out.Next, out.Recovered = s.Next, s.Recovered
 	return out, nil
 }
 
+// lease is how long an attempt holds its delivery: the receiver's timeout
+// and time for the writes around it.
+func (a *Activities) lease() time.Duration {
+	t := webhook.Timeout
+	if a.Webhooks != nil && a.Webhooks.Sender != nil && a.Webhooks.Sender.Timeout > 0 {
+		t = a.Webhooks.Sender.Timeout
+	}
+	return t + 5*time.Second
+}
+
+// attemptResult is what attempt did.
+type attemptResult struct {
+	status webhook.Status
+	next   *time.Time // retrying: when
+}
+
+// attempt sends a claimed delivery and records the attempt: delivered, or
+// retrying at the schedule's next time, or failed when past the window
+// (or on 410).
+func (a *Activities) attempt(ctx context.Context, c store.Claim, sched webhook.Schedule) (attemptResult, store.Settled, error) {
+	hooks := a.Webhooks
+	ref := c.Delivery.Ref()
+	if hooks == nil || hooks.Cipher == nil || hooks.Sender == nil {
+		return attemptResult{}, store.Settled{}, temporal.NewApplicationError("webhooks are not configured on this worker (WEBHOOK_SECRET_KEY)", ErrTypeWebhooksNotConfigured)
+	}
+	at := time.Now()
+	var secrets [][]byte
+	for _, sealed := range c.Endpoint.Secrets(at) {
+		sec, err := hooks.Cipher.Open(sealed, c.Endpoint.ID.String())
+		if err != nil {
+			return attemptResult{}, store.Settled{}, temporal.NewApplicationError(err.Error(), ErrTypeWebhooksNotConfigured)
+		}
+		secrets = append(secrets, []byte(sec))
+	}
+	var body bytes.Buffer
+	if err := json.Compact(&body, c.Event.Body); err != nil {
+		return attemptResult{}, store.Settled{}, temporal.NewNonRetryableApplicationError("event "+ref.EventID.String()+" is not JSON", "BadEvent", err)
+	}
+	res := hooks.Sender.Send(ctx, webhook.Message{URL: c.Endpoint.URL, EventID: c.Event.ID.String(),
+		EventType: string(c.Event.Type), Body: body.Bytes(), Secrets: secrets})
+	if ctx.Err() != nil {
+		// The worker is stopping: let go at once (the step is retried, by
+		// this worker or another) rather than when the hold runs out.
+		if err := a.Store.Release(context.WithoutCancel(ctx), ref); err != nil {
+			return attemptResult{}, store.Settled{}, errors.Join(ctx.Err(), err)
+		}
+		return attemptResult{}, store.Settled{}, ctx.Err()
+	}
+	rec := store.AttemptRecord{Attempt: res, At: at}
+	first := at
+	if c.Delivery.FirstAttemptAt != nil {
+		first = *c.Delivery.FirstAttemptAt
+	}
+	var out attemptResult
+	switch next, ok := sched.Next(first, at, c.Delivery.Attempts+1); {
+	case res.OK:
+		out.status = webhook.Delivered
+	case res.Gone || !ok:
+		out.status = webhook.Failed
+	default:
+		out.status, out.next = webhook.Retrying, &next
+	}
+	rec.Status, rec.NextAttemptAt = out.status, out.next
+	if out.status == webhook.Retrying && sched.Probe > 0 {
+		probe := at.Add(sched.Probe)
+		rec.ProbeAt = &probe
+	}
+	s, err := a.Store.RecordAttempt(ctx, ref, rec)
+	if err != nil {
+		return attemptResult{}, store.Settled{}, wrap(err, "record attempt")
+	}
+	out.next = s.NextAttemptAt
+	return out, s, nil
+}
+
 // settled reports a delivery that is already final.
-func (a *Activities) settled(ctx context.Context, ref webhook.Ref, st webhook.Status) (DeliverResult, error) {
-	out, err := a.finish(ctx, ref, st) // changes nothing; finds the next in line
-	switch st {
+func (a *Activities) settled(ctx context.Context, ref webhook.Ref, d store.Delivery) (DeliverResult, error) {
+	out, err := a.finish(ctx, ref, d.Status) // changes nothing; finds the next in line
+	out.Attempts, out.Status = d.Attempts, d.Status
+	switch d.Status {
 	case webhook.Delivered:
 		out.Outcome = OutcomeDelivered
 	case webhook.Failed:
@@ -153,23 +244,12 @@ func (a *Activities) settled(ctx context.Context, ref webhook.Ref, st webhook.St
 	return out, err
 }
 
-// FinishDeliveryInput ends a delivery that will not be attempted again.
-type FinishDeliveryInput struct {
-	Delivery webhook.Ref
-	Status   webhook.Status
-}
-
-// FinishDelivery ends a delivery (its window over while it waited in line).
-func (a *Activities) FinishDelivery(ctx context.Context, in FinishDeliveryInput) (DeliverResult, error) {
-	return a.finish(ctx, in.Delivery, in.Status)
-}
-
 func (a *Activities) finish(ctx context.Context, ref webhook.Ref, st webhook.Status) (DeliverResult, error) {
 	s, err := a.Store.FinishDelivery(ctx, ref, st)
 	if err != nil {
 		return DeliverResult{}, wrap(err, "finish delivery")
 	}
-	return DeliverResult{Outcome: OutcomeEnded, Next: s.Next}, nil
+	return DeliverResult{Outcome: OutcomeEnded, Status: st, Next: s.Next}, nil
 }
 
 // WakeInput names a recovered endpoint.
@@ -182,9 +262,15 @@ type WakeResult struct {
 	Woken int
 }
 
-// SignalWake is the signal that makes a waiting delivery try now: its
-// turn came, or its endpoint is back.
+// SignalWake is the signal that makes a waiting delivery look again: its
+// turn came (Wake.Now false), or its endpoint is back (Now true: retry
+// without waiting for the schedule).
 const SignalWake = "wake"
+
+// Wake is the wake signal's payload.
+type Wake struct {
+	Now bool
+}
 
 // WakeEndpoint wakes every delivery of a recovered endpoint that waits to
 // retry, so a backlog drains when the receiver is back rather than on each
@@ -209,7 +295,7 @@ func (a *Activities) WakeEndpoint(ctx context.Context, in WakeInput) (WakeResult
 		go func() {
 			defer func() { <-sem; wg.Done() }()
 			// A delivery that ended meanwhile is not found: nothing to wake.
-			if a.Webhooks.Signaler.SignalWorkflow(ctx, r.WorkflowID(), "", SignalWake, nil) == nil {
+			if a.Webhooks.Signaler.SignalWorkflow(ctx, r.WorkflowID(), "", SignalWake, Wake{Now: true}) == nil {
 				mu.Lock()
 				woken++
 				mu.Unlock()

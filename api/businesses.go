@@ -103,15 +103,10 @@ func (s *Server) checkBusiness(c echo.Context) error {
 
 func (s *Server) listBusinesses(c echo.Context) error {
 	var fe fieldErrors
-	q := pageParams(c, &fe)
-	if !fe.empty() {
-		return validationError(&fe)
+	fetch := func(q store.PageQuery) (store.Page[store.Business], error) {
+		return s.store.ListBusinesses(c.Request().Context(), principal(c).TenantID, q)
 	}
-	p, err := s.store.ListBusinesses(c.Request().Context(), principal(c).TenantID, q)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, envelope(c, p, q.Limit, toBusinessItem, func(b store.Business) uuid.UUID { return b.ID }))
+	return answerPage(c, pageParams(c, &fe), &fe, fetch, toBusinessItem, func(b store.Business) uuid.UUID { return b.ID })
 }
 
 func (s *Server) getBusiness(c echo.Context) error {

@@ -177,23 +177,11 @@ func mailsQueued(checks []store.Check, mails bool) mailsJSON {
 func (s *Server) listCustomers(c echo.Context) error {
 	var fe fieldErrors
 	q := pageParams(c, &fe)
-	var businessID *uuid.UUID
-	if v := c.QueryParam("business_id"); v != "" {
-		id, err := uuid.Parse(v)
-		if err != nil || len(v) != 36 {
-			fe.add("business_id", msg("business_id", "must be a valid UUID."))
-		} else {
-			businessID = &id
-		}
+	businessID := queryUUID(c, "business_id", &fe)
+	fetch := func(q store.PageQuery) (store.Page[store.Customer], error) {
+		return s.store.ListCustomers(c.Request().Context(), principal(c).TenantID, businessID, q)
 	}
-	if !fe.empty() {
-		return validationError(&fe)
-	}
-	p, err := s.store.ListCustomers(c.Request().Context(), principal(c).TenantID, businessID, q)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, envelope(c, p, q.Limit, toCustomerItem, func(c store.Customer) uuid.UUID { return c.ID }))
+	return answerPage(c, q, &fe, fetch, toCustomerItem, func(c store.Customer) uuid.UUID { return c.ID })
 }
 
 func (s *Server) getCustomer(c echo.Context) error {

@@ -32,14 +32,7 @@ func (s *Server) listEvents(c echo.Context) error {
 	} else {
 		fe.add("type", "The type "+quoteParam(bad)+" is not an event type: see GET /api/v1/events in the API reference for the list, or use check.* for every check event.")
 	}
-	if v := c.QueryParam("subject_id"); v != "" {
-		id, err := uuid.Parse(v)
-		if err != nil {
-			fe.add("subject_id", msg("subject_id", "must be a valid UUID."))
-		} else {
-			q.SubjectID = &id
-		}
-	}
+	q.SubjectID = queryUUID(c, "subject_id", &fe)
 	if v := c.QueryParam("created_after"); v != "" {
 		t, err := time.Parse(time.RFC3339Nano, v)
 		if err != nil {
@@ -48,14 +41,11 @@ func (s *Server) listEvents(c echo.Context) error {
 			q.CreatedAfter = &t
 		}
 	}
-	if !fe.empty() {
-		return validationError(&fe)
+	fetch := func(pq store.PageQuery) (store.Page[store.Event], error) {
+		q.PageQuery = pq
+		return s.store.ListEvents(c.Request().Context(), principal(c).TenantID, q)
 	}
-	p, err := s.store.ListEvents(c.Request().Context(), principal(c).TenantID, q)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, envelope(c, p, q.Limit, toEvent, func(e store.Event) uuid.UUID { return e.ID }))
+	return answerPage(c, q.PageQuery, &fe, fetch, toEvent, func(e store.Event) uuid.UUID { return e.ID })
 }
 
 func (s *Server) getEvent(c echo.Context) error {

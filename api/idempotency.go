@@ -55,8 +55,12 @@ func (s *Server) idempotent(next echo.HandlerFunc) echo.HandlerFunc {
 		case a.InFlight:
 			return errIdempotencyInFlight
 		case !a.Claimed:
+			body, err := s.unsealAnswer(a.Body, tenant.String()+"/"+key)
+			if err != nil {
+				return err
+			}
 			c.Response().Header().Set("Idempotent-Replayed", "true")
-			return c.JSONBlob(a.Status, a.Body)
+			return c.JSONBlob(a.Status, body)
 		}
 		// This request holds the key: answer it (errors rendered here, so
 		// their answer is what is kept) and keep the answer.
@@ -74,11 +78,37 @@ func (s *Server) idempotent(next echo.HandlerFunc) echo.HandlerFunc {
 			}
 			return nil
 		}
-		if err := s.store.CompleteIdempotencyKey(context.WithoutCancel(ctx), tenant, key, status, rec.body.Bytes()); err != nil {
+		kept := rec.body.Bytes()
+		if sealed, _ := c.Get(sealAnswer).(bool); sealed {
+			kept = append([]byte{sealedMark}, s.hooks.Cipher.Seal(string(kept), tenant.String()+"/"+key)...)
+		}
+		if err := s.store.CompleteIdempotencyKey(context.WithoutCancel(ctx), tenant, key, status, kept); err != nil {
 			s.log.Error("keep idempotent answer", "request_id", requestID(c), "error", err)
 		}
 		return nil
 	}
+}
+
+// sealAnswer marks an answer that carries a secret (a new webhook signing
+// secret): it is kept sealed with the webhook key, as the secret itself
+// is, so the idempotency table holds no secret in the clear.
+const sealAnswer = "idempotency.seal"
+
+// sealedMark starts a sealed answer (a JSON answer never starts with NUL).
+const sealedMark = 0
+
+func (s *Server) unsealAnswer(body []byte, context string) ([]byte, error) {
+	if len(body) == 0 || body[0] != sealedMark {
+		return body, nil
+	}
+	if s.hooks.Cipher == nil {
+		return nil, errWebhooksOff
+	}
+	plain, err := s.hooks.Cipher.Open(body[1:], context)
+	if err != nil {
+		return nil, err
+	}
+	return []byte(plain), nil
 }
 
 // validIdempotencyKey: 1 to 255 printable ASCII characters.

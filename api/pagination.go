@@ -3,6 +3,7 @@ package api
 import (
 	"encoding/base64"
 	"encoding/json"
+	"net/http"
 	"net/url"
 	"strconv"
 
@@ -112,4 +113,33 @@ func envelope[S, T any](c echo.Context, p store.Page[S], limit int, conv func(S)
 		}
 	}
 	return out
+}
+
+// answerPage answers a list request: a 422 for the parameters' errors
+// gathered in fe, else the page fetch reads, in the list envelope.
+func answerPage[S, T any](c echo.Context, q store.PageQuery, fe *fieldErrors, fetch func(store.PageQuery) (store.Page[S], error),
+	conv func(S) T, idOf func(S) uuid.UUID) error {
+	if !fe.empty() {
+		return validationError(fe)
+	}
+	p, err := fetch(q)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, envelope(c, p, q.Limit, conv, idOf))
+}
+
+// queryUUID reads a UUID query parameter (nil when absent); anything but a
+// 36-character UUID is an error on it.
+func queryUUID(c echo.Context, name string, fe *fieldErrors) *uuid.UUID {
+	v := c.QueryParam(name)
+	if v == "" {
+		return nil
+	}
+	id, err := uuid.Parse(v)
+	if err != nil || len(v) != 36 {
+		fe.add(name, msg(name, "must be a valid UUID."))
+		return nil
+	}
+	return &id
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/kycflow/kycflow/api/verify"
 	"github.com/kycflow/kycflow/providers/idin"
 	"github.com/kycflow/kycflow/store"
+	"github.com/kycflow/kycflow/webhook"
 )
 
 // Config configures the API.
@@ -32,6 +33,8 @@ type Config struct {
 	// IDIN is the iDIN broker the idin pages start bank transactions with;
 	// nil: idin links show "not available".
 	IDIN idin.Broker
+	// Webhooks configures webhook endpoints.
+	Webhooks Webhooks
 }
 
 // Server holds the API's dependencies.
@@ -41,6 +44,7 @@ type Server struct {
 	// publicURL has no trailing slash.
 	publicURL string
 
+	hooks                   Webhooks
 	limits                  Limits
 	tenants                 sync.Map // tenant id → *rate.Limiter
 	apiBudget, verifyBudget addressBudget
@@ -53,6 +57,10 @@ func New(cfg Config) *echo.Echo {
 	s := &Server{store: cfg.Store, log: cfg.Logger, publicURL: strings.TrimSuffix(cfg.PublicURL, "/"), limits: cfg.Limits,
 		apiBudget:    addressBudget{all: perSecond(cfg.Limits.IP), fails: perMinute(cfg.Limits.AuthFailures)},
 		verifyBudget: addressBudget{all: perMinute(cfg.Limits.Verify), fails: perMinute(cfg.Limits.VerifyFailures)}}
+	s.hooks = cfg.Webhooks
+	if s.hooks.Guard == nil {
+		s.hooks.Guard = &webhook.Guard{}
+	}
 	if s.publicURL == "" {
 		s.publicURL = "http://localhost:8080"
 	}
@@ -105,6 +113,13 @@ func New(cfg Config) *echo.Echo {
 	v1.POST("/checks/:id/retry", s.retryCheck)
 	v1.GET("/events", s.listEvents)
 	v1.GET("/events/:id", s.getEvent)
+	v1.POST("/events/:id/redeliver", s.redeliver)
+	v1.POST("/webhooks", s.createWebhook)
+	v1.GET("/webhooks", s.listWebhooks)
+	v1.GET("/webhooks/:id", s.getWebhook)
+	v1.DELETE("/webhooks/:id", s.deleteWebhook)
+	v1.POST("/webhooks/:id/rotate-secret", s.rotateSecret)
+	v1.GET("/webhooks/:id/deliveries", s.listDeliveries)
 	return e
 }
 
@@ -116,6 +131,9 @@ type routes struct {
 
 func (r *routes) GET(path string, h echo.HandlerFunc)  { r.g.GET(path, h, r.mw...) }
 func (r *routes) POST(path string, h echo.HandlerFunc) { r.g.POST(path, h, r.mw...) }
+func (r *routes) DELETE(path string, h echo.HandlerFunc) {
+	r.g.DELETE(path, h, r.mw...)
+}
 func (r *routes) Match(methods []string, path string, h echo.HandlerFunc) {
 	r.g.Match(methods, path, h, r.mw...)
 }

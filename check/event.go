@@ -1,6 +1,9 @@
 package check
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // EventType names an event: something a tenant hears about (GET /events,
 // webhooks). A check's status change is "check." and the new status.
@@ -65,23 +68,33 @@ func ParseEventFilter(names []string) (f EventFilter, bad string, ok bool) {
 }
 
 func isEventType(known []EventType, n string) bool {
-	for _, t := range known {
-		if string(t) == n {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(known, EventType(n))
 }
 
 // Matches reports whether the filter takes an event type.
 func (f EventFilter) Matches(t EventType) bool {
-	if f.All || (f.Checks && strings.HasPrefix(string(t), checkEventPrefix)) {
-		return true
+	return f.All || (f.Checks && strings.HasPrefix(string(t), checkEventPrefix)) || slices.Contains(f.Types, t)
+}
+
+// EventNames vets an endpoint's subscription: known types or the
+// wildcards ("check" and "check." mean check.*), repeats dropped, none
+// meaning every event. bad is the index of the first unknown name, or -1.
+func EventNames(names []string) (out []string, bad int) {
+	if len(names) == 0 {
+		return []string{AllEvents}, -1
 	}
-	for _, x := range f.Types {
-		if x == t {
-			return true
+	for i, n := range names {
+		n = strings.TrimSpace(n)
+		f, _, ok := ParseEventFilter([]string{n})
+		if !ok {
+			return nil, i
+		}
+		if f.Checks {
+			n = AllCheckEvents
+		}
+		if !slices.Contains(out, n) {
+			out = append(out, n)
 		}
 	}
-	return false
+	return out, -1
 }

@@ -54,7 +54,7 @@ var roleMatrix = map[string]map[string][]string{
 		"idempotency_keys":   nil,
 		"events":             {"SELECT", "INSERT"},
 		"webhook_endpoints":  {"SELECT", "U(disabled_at)", "U(disabled_reason)", "U(failing_since)", "U(updated_at)"},
-		"webhook_deliveries": {"SELECT", "INSERT", "U(status)", "U(attempts)", "U(first_attempt_at)", "U(next_attempt_at)", "U(finished_at)", "U(updated_at)"},
+		"webhook_deliveries": {"SELECT", "INSERT", "U(status)", "U(attempts)", "U(first_attempt_at)", "U(next_attempt_at)", "U(claimed_until)", "U(finished_at)", "U(updated_at)"},
 		"webhook_attempts":   {"SELECT", "INSERT"},
 	},
 }

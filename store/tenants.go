@@ -276,3 +276,10 @@ func (s *Store) SetAMLThreshold(ctx context.Context, tenantID uuid.UUID, t float
 	}
 	return s.updateTenant(ctx, `UPDATE tenants SET aml_threshold = $2 WHERE id = $1`, tenantID, t)
 }
+
+// IsSandbox reports whether a tenant is a sandbox tenant.
+func (s *Store) IsSandbox(ctx context.Context, tenantID uuid.UUID) (bool, error) {
+	var sandbox bool
+	err := s.db.GetContext(ctx, &sandbox, `SELECT sandbox FROM tenants WHERE id = $1`, tenantID)
+	return sandbox, classify(err)
+}

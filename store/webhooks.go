@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -153,14 +154,22 @@ func (d Delivery) Ref() webhook.Ref {
 
 // Attempt is one try at a delivery.
 type Attempt struct {
-	DeliveryID uuid.UUID `db:"delivery_id"`
-	Attempt    int       `db:"attempt"`
-	At         time.Time `db:"at"`
-	StatusCode *int      `db:"status_code"`
-	DurationMS int       `db:"duration_ms"`
-	Error      *string   `db:"error"`
-	Response   []byte    `db:"response"`
+	DeliveryID uuid.UUID `json:"delivery_id"`
+	Attempt    int       `json:"attempt"`
+	At         time.Time `json:"at"`
+	StatusCode *int      `json:"status_code"`
+	DurationMS int       `json:"duration_ms"`
+	Error      *string   `json:"error"`
+	// Response is the start of the receiver's answer (base64 in the
+	// query's JSON, which encoding/json decodes into bytes).
+	Response []byte `json:"response"`
 }
+
+// attemptsCol reads a delivery's attempts with the delivery, in the same
+// statement (so a list never shows an attempt its delivery does not count).
+const attemptsCol = `(SELECT coalesce(json_agg(json_build_object('delivery_id', a.delivery_id, 'attempt', a.attempt, 'at', a.at,
+	'status_code', a.status_code, 'duration_ms', a.duration_ms, 'error', a.error, 'response', encode(a.response, 'base64'))
+	ORDER BY a.attempt), '[]') FROM webhook_attempts a WHERE a.delivery_id = d.id) AS tries`
 
 // ListDeliveries returns one page of an endpoint's deliveries, newest
 // first, each with its attempts. ErrNotFound for another tenant's endpoint.
@@ -171,33 +180,25 @@ func (s *Store) ListDeliveries(ctx context.Context, tenantID, endpointID uuid.UU
 		if err := tx.GetContext(ctx, &one, `SELECT 1 FROM webhook_endpoints WHERE tenant_id = $1 AND id = $2`, tenantID, endpointID); err != nil {
 			return err
 		}
-		var err error
-		p, err = listPage(ctx, tx, "webhook_deliveries d", deliveryCols,
-			" AND endpoint_id = $2", []any{tenantID, endpointID}, q, func(d Delivery) uuid.UUID { return d.ID })
-		if err != nil || len(p.Items) == 0 {
+		type row struct {
+			Delivery
+			Tries JSON `db:"tries"`
+		}
+		rp, err := listPage(ctx, tx, "webhook_deliveries d", deliveryCols+", "+attemptsCol,
+			" AND endpoint_id = $2", []any{tenantID, endpointID}, q, func(r row) uuid.UUID { return r.ID })
+		if err != nil {
 			return err
 		}
-		return attachAttempts(ctx, tx, tenantID, p.Items)
+		p = Page[Delivery]{HasNext: rp.HasNext, HasPrev: rp.HasPrev, Items: make([]Delivery, len(rp.Items))}
+		for i, r := range rp.Items {
+			p.Items[i] = r.Delivery
+			if err := json.Unmarshal(r.Tries, &p.Items[i].Tries); err != nil {
+				return fmt.Errorf("attempts of delivery %s: %w", r.ID, err)
+			}
+		}
+		return nil
 	})
 	return p, err
-}
-
-func attachAttempts(ctx context.Context, tx *sqlx.Tx, tenantID uuid.UUID, ds []Delivery) error {
-	ids := make([]string, len(ds))
-	at := make(map[uuid.UUID]int, len(ds))
-	for i, d := range ds {
-		ids[i], at[d.ID] = d.ID.String(), i
-	}
-	var as []Attempt
-	if err := tx.SelectContext(ctx, &as, `SELECT delivery_id, attempt, at, status_code, duration_ms, error, response
-		FROM webhook_attempts WHERE tenant_id = $1 AND delivery_id = ANY($2) ORDER BY delivery_id, attempt`, tenantID, pq.Array(ids)); err != nil {
-		return fmt.Errorf("list attempts: %w", err)
-	}
-	for _, a := range as {
-		i := at[a.DeliveryID]
-		ds[i].Tries = append(ds[i].Tries, a)
-	}
-	return nil
 }
 
 // Redeliver queues a new delivery of an event to an endpoint (or to every
@@ -262,51 +263,125 @@ func enqueueDelivery(ctx context.Context, tx *sqlx.Tx, ref webhook.Ref) error {
 	return nil
 }
 
-// DeliveryWork is what a delivery attempt needs, read in one transaction.
-type DeliveryWork struct {
-	Delivery Delivery
-	// Endpoint is nil when the endpoint was deleted.
-	Endpoint *Endpoint
-	Event    Event
+// ClaimState says whether a delivery may be attempted now.
+type ClaimState int
+
+// The claim states.
+const (
+	// Claimed: this caller holds the delivery until it records an attempt.
+	Claimed ClaimState = iota
 	// Blocked: an earlier delivery of the same subject to the endpoint is
-	// still open; this one waits for it.
-	Blocked bool
+	// still open.
+	Blocked
+	// Busy: another attempt holds it (until Until).
+	Busy
+	// Final: it is settled already (Delivery.Status says how).
+	Final
+	// Orphaned: its endpoint is disabled; nothing will be sent.
+	Orphaned
+)
+
+// Claim is the answer to a claim: the state and, when claimed, what the
+// attempt needs.
+type Claim struct {
+	State    ClaimState
+	Delivery Delivery
+	Endpoint Endpoint
+	Event    Event
+	// Until: a Busy delivery's hold ends then.
+	Until time.Time
 }
 
-// LoadDelivery reads a delivery, its endpoint and its event. ErrNotFound
-// when the delivery is gone (its endpoint deleted, or its event pruned).
-func (s *Store) LoadDelivery(ctx context.Context, ref webhook.Ref) (DeliveryWork, error) {
-	var w DeliveryWork
+// ClaimDelivery takes hold of a delivery for an attempt, for lease (longer
+// than the receiver's timeout and the writes around it: a crashed
+// worker's hold runs out then), if it is its subject's turn and no other
+// attempt holds it. ErrNotFound when it is gone (its endpoint deleted, or
+// its event pruned).
+func (s *Store) ClaimDelivery(ctx context.Context, ref webhook.Ref, lease time.Duration) (Claim, error) {
+	var c Claim
 	err := s.inTenant(ctx, ref.TenantID, func(tx *sqlx.Tx) error {
-		var row struct {
-			Delivery
-			Seq       int64      `db:"seq"`
-			SubjectID *uuid.UUID `db:"subject_id"`
-		}
-		if err := tx.GetContext(ctx, &row, `SELECT `+deliveryCols+`, d.seq, d.subject_id FROM webhook_deliveries d
-			WHERE d.tenant_id = $1 AND d.id = $2`, ref.TenantID, ref.DeliveryID); err != nil {
-			return err
-		}
-		w.Delivery = row.Delivery
-		if err := tx.GetContext(ctx, &w.Event, `SELECT `+eventCols+` FROM events WHERE tenant_id = $1 AND id = $2`, ref.TenantID, ref.EventID); err != nil {
-			return err
-		}
-		var ep Endpoint
-		err := tx.GetContext(ctx, &ep, `SELECT `+endpointCols+` FROM webhook_endpoints WHERE tenant_id = $1 AND id = $2`, ref.TenantID, ref.EndpointID)
-		switch {
-		case err == nil:
-			w.Endpoint = &ep
-		case !errors.Is(err, sql.ErrNoRows):
-			return err
-		}
-		if row.SubjectID == nil || w.Delivery.Status.Final() {
-			return nil
-		}
-		return tx.GetContext(ctx, &w.Blocked, `SELECT EXISTS (SELECT 1 FROM webhook_deliveries
-			WHERE endpoint_id = $1 AND subject_id = $2 AND seq < $3 AND status IN ('pending', 'retrying'))`,
-			ref.EndpointID, *row.SubjectID, row.Seq)
+		var err error
+		c, err = claim(ctx, tx, ref.TenantID, ref.DeliveryID, lease)
+		return err
 	})
-	return w, err
+	return c, err
+}
+
+// ClaimNext takes hold of the delivery that follows ref's in its subject's
+// line, for an attempt that goes on from ref's success. ok is false when
+// there is none; the claim may still be Busy (its own workflow has it).
+func (s *Store) ClaimNext(ctx context.Context, ref webhook.Ref, lease time.Duration) (c Claim, ok bool, err error) {
+	err = s.inTenant(ctx, ref.TenantID, func(tx *sqlx.Tx) error {
+		next, err := nextInLine(ctx, tx, ref)
+		if err != nil || next == nil {
+			return err
+		}
+		ok = true
+		c, err = claim(ctx, tx, ref.TenantID, next.DeliveryID, lease)
+		return err
+	})
+	return c, ok, err
+}
+
+func claim(ctx context.Context, tx *sqlx.Tx, tenantID, deliveryID uuid.UUID, lease time.Duration) (Claim, error) {
+	var c Claim
+	var row struct {
+		Delivery
+		Seq          int64      `db:"seq"`
+		SubjectID    *uuid.UUID `db:"subject_id"`
+		ClaimedUntil *time.Time `db:"claimed_until"`
+		Now          time.Time  `db:"now"`
+	}
+	// The row lock orders concurrent claims of one delivery.
+	if err := tx.GetContext(ctx, &row, `SELECT `+deliveryCols+`, d.seq, d.subject_id, d.claimed_until, now() AS now
+		FROM webhook_deliveries d WHERE d.tenant_id = $1 AND d.id = $2 FOR UPDATE`, tenantID, deliveryID); err != nil {
+		return c, err
+	}
+	c.Delivery = row.Delivery
+	if c.Delivery.Status.Final() {
+		c.State = Final
+		return c, nil
+	}
+	if err := tx.GetContext(ctx, &c.Endpoint, `SELECT `+endpointCols+` FROM webhook_endpoints WHERE tenant_id = $1 AND id = $2`,
+		tenantID, c.Delivery.EndpointID); err != nil {
+		return c, err
+	}
+	if c.Endpoint.DisabledAt != nil {
+		c.State = Orphaned
+		return c, nil
+	}
+	if row.ClaimedUntil != nil && row.ClaimedUntil.After(row.Now) {
+		c.State, c.Until = Busy, *row.ClaimedUntil
+		return c, nil
+	}
+	if row.SubjectID != nil {
+		var blocked bool
+		if err := tx.GetContext(ctx, &blocked, `SELECT EXISTS (SELECT 1 FROM webhook_deliveries
+			WHERE endpoint_id = $1 AND subject_id = $2 AND seq < $3 AND status IN ('pending', 'retrying'))`,
+			c.Delivery.EndpointID, *row.SubjectID, row.Seq); err != nil {
+			return c, err
+		}
+		if blocked {
+			c.State = Blocked
+			return c, nil
+		}
+	}
+	if err := tx.GetContext(ctx, &c.Event, `SELECT `+eventCols+` FROM events WHERE tenant_id = $1 AND id = $2`, tenantID, c.Delivery.EventID); err != nil {
+		return c, err
+	}
+	_, err := tx.ExecContext(ctx, `UPDATE webhook_deliveries SET claimed_until = now() + $3::interval WHERE tenant_id = $1 AND id = $2`,
+		tenantID, deliveryID, fmt.Sprintf("%d milliseconds", lease.Milliseconds()))
+	c.State = Claimed
+	return c, err
+}
+
+// Release lets go of a claimed delivery without an attempt (its retry is
+// not due yet).
+func (s *Store) Release(ctx context.Context, ref webhook.Ref) error {
+	return s.inTenant(ctx, ref.TenantID, func(tx *sqlx.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE webhook_deliveries SET claimed_until = NULL WHERE tenant_id = $1 AND id = $2`, ref.TenantID, ref.DeliveryID)
+		return err
+	})
 }
 
 // AttemptRecord is the outcome of an attempt, to record.
@@ -317,6 +392,10 @@ type AttemptRecord struct {
 	// it is retrying.
 	Status        webhook.Status
 	NextAttemptAt *time.Time
+	// ProbeAt, when set, brings a retry forward to then if no other
+	// delivery of the endpoint is due by then: a failing endpoint is
+	// always probed soon.
+	ProbeAt *time.Time
 }
 
 // Settled is what the store tells a delivery's workflow after a write.
@@ -328,6 +407,8 @@ type Settled struct {
 	Next *webhook.Ref
 	// Recovered: this delivery succeeded where the endpoint was failing.
 	Recovered bool
+	// NextAttemptAt: a retrying delivery's next attempt, as recorded.
+	NextAttemptAt *time.Time
 }
 
 // RecordAttempt writes an attempt and the delivery's new status; a 410
@@ -335,9 +416,21 @@ type Settled struct {
 func (s *Store) RecordAttempt(ctx context.Context, ref webhook.Ref, rec AttemptRecord) (Settled, error) {
 	var out Settled
 	err := s.inTenant(ctx, ref.TenantID, func(tx *sqlx.Tx) error {
+		if p := rec.ProbeAt; p != nil && rec.NextAttemptAt != nil && rec.NextAttemptAt.After(*p) {
+			var due bool
+			if err := tx.GetContext(ctx, &due, `SELECT EXISTS (SELECT 1 FROM webhook_deliveries
+				WHERE tenant_id = $1 AND endpoint_id = $2 AND id <> $3 AND status = 'retrying' AND next_attempt_at <= $4)`,
+				ref.TenantID, ref.EndpointID, ref.DeliveryID, *p); err != nil {
+				return err
+			}
+			if !due {
+				rec.NextAttemptAt = p
+			}
+		}
+		out.NextAttemptAt = rec.NextAttemptAt
 		var attempts int
 		err := tx.GetContext(ctx, &attempts, `UPDATE webhook_deliveries SET attempts = attempts + 1, status = $3,
-				first_attempt_at = coalesce(first_attempt_at, $4), next_attempt_at = $5,
+				first_attempt_at = coalesce(first_attempt_at, $4), next_attempt_at = $5, claimed_until = NULL,
 				finished_at = CASE WHEN $3 IN ('delivered', 'failed', 'cancelled') THEN $4::timestamptz END, updated_at = $4
 			WHERE tenant_id = $1 AND id = $2 AND status IN ('pending', 'retrying') RETURNING attempts`,
 			ref.TenantID, ref.DeliveryID, rec.Status, rec.At, rec.NextAttemptAt)
@@ -386,13 +479,13 @@ func (s *Store) RecordAttempt(ctx context.Context, ref webhook.Ref, rec AttemptR
 	return out, err
 }
 
-// FinishDelivery ends a delivery without an attempt (its endpoint deleted
-// or disabled, its window over while it waited).
+// FinishDelivery ends a delivery without an attempt (its endpoint
+// disabled), or, for one already final, just finds the next in line.
 func (s *Store) FinishDelivery(ctx context.Context, ref webhook.Ref, status webhook.Status) (Settled, error) {
 	var out Settled
 	err := s.inTenant(ctx, ref.TenantID, func(tx *sqlx.Tx) error {
 		at := now()
-		res, err := tx.ExecContext(ctx, `UPDATE webhook_deliveries SET status = $3, next_attempt_at = NULL, finished_at = $4, updated_at = $4
+		res, err := tx.ExecContext(ctx, `UPDATE webhook_deliveries SET status = $3, next_attempt_at = NULL, claimed_until = NULL, finished_at = $4, updated_at = $4
 			WHERE tenant_id = $1 AND id = $2 AND status IN ('pending', 'retrying')`, ref.TenantID, ref.DeliveryID, status, at)
 		if err != nil {
 			return err

@@ -71,14 +71,18 @@ func TestWebhookFanOutAndLine(t *testing.T) {
 		t.Fatalf("cross-tenant deliveries: %v", err)
 	}
 
-	// The second delivery of the subject waits for the first.
+	// The second delivery of the subject waits for the first; the first
+	// is held by one attempt at a time.
 	first, second := ds[0].Ref(), ds[1].Ref()
-	w, err := worker.LoadDelivery(ctx, second)
-	if err != nil || !w.Blocked || w.Endpoint == nil || w.Event.ID != second.EventID {
-		t.Fatalf("second in line: %+v %v", w, err)
+	if c, err := worker.ClaimDelivery(ctx, second, time.Minute); err != nil || c.State != store.Blocked {
+		t.Fatalf("second in line: %+v %v", c, err)
 	}
-	if w, err := worker.LoadDelivery(ctx, first); err != nil || w.Blocked {
-		t.Fatalf("head of line: %+v %v", w, err)
+	c, err := worker.ClaimDelivery(ctx, first, time.Minute)
+	if err != nil || c.State != store.Claimed || c.Endpoint.ID != all.ID || c.Event.ID != first.EventID || len(c.Event.Body) == 0 {
+		t.Fatalf("head of line: %+v %v", c, err)
+	}
+	if c, err := worker.ClaimDelivery(ctx, first, time.Minute); err != nil || c.State != store.Busy || c.Until.Before(time.Now().Add(30*time.Second)) {
+		t.Fatalf("held twice: %+v %v", c, err)
 	}
 	// A failed attempt keeps the line; the endpoint is failing.
 	next := time.Now().Add(time.Minute)
@@ -99,8 +103,10 @@ func TestWebhookFanOutAndLine(t *testing.T) {
 	if s, err := worker.RecordAttempt(ctx, first, store.AttemptRecord{At: time.Now(), Status: webhook.Delivered, Attempt: webhook.Result{OK: true}}); err != nil || s.Applied {
 		t.Fatalf("repeat: %+v %v", s, err)
 	}
-	if w, err := worker.LoadDelivery(ctx, second); err != nil || w.Blocked {
-		t.Fatalf("second after the first: %+v %v", w, err)
+	// The attempt let go of it; the next in line goes on from it.
+	nc, ok, err := worker.ClaimNext(ctx, first, time.Minute)
+	if err != nil || !ok || nc.State != store.Claimed || nc.Delivery.ID != second.DeliveryID {
+		t.Fatalf("next after the first: %+v %v %v", nc, ok, err)
 	}
 	ds = deliveries(t, app, tn.ID, all.ID)
 	if d := ds[0]; d.Status != webhook.Delivered || d.Attempts != 2 || len(d.Tries) != 2 || *d.Tries[0].StatusCode != 500 ||
@@ -149,7 +155,7 @@ func TestWebhookFanOutAndLine(t *testing.T) {
 	if err := app.DeleteEndpoint(ctx, tn.ID, checks.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := worker.LoadDelivery(ctx, red[0].Ref()); !errors.Is(err, store.ErrNotFound) {
+	if _, err := worker.ClaimDelivery(ctx, red[0].Ref(), time.Minute); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("delivery of a deleted endpoint: %v", err)
 	}
 	if err := app.DeleteEndpoint(ctx, other.ID, completed.ID); !errors.Is(err, store.ErrNotFound) {
@@ -182,5 +188,32 @@ func TestEndpointLimitAndRotation(t *testing.T) {
 	}
 	if got := e.Secrets(now.Add(webhook.SecretOverlap + time.Minute)); len(got) != 1 {
 		t.Fatalf("secrets after the overlap: %q", got)
+	}
+}
+
+// A failing endpoint is probed: the first failed delivery's retry comes
+// forward to the probe time when nothing else of the endpoint is due by
+// then; the next failure keeps its schedule.
+func TestWebhookProbe(t *testing.T) {
+	ctx := context.Background()
+	admin, app, worker := open(t, ownerDSN), open(t, appDSN), open(t, workerDSN)
+	tn := newTenant(t, admin, "probe-hooks.example")
+	ep := endpoint(t, app, tn.ID, "business.created")
+	for _, name := range []string{"A", "B"} {
+		if _, _, err := app.CreateBusiness(ctx, tn.ID, store.Business{Name: name, CountryID: 528, CoCNumber: "12345678"}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ds := deliveries(t, app, tn.ID, ep.ID)
+	now := time.Now()
+	later, probe := now.Add(time.Hour), now.Add(5*time.Minute)
+	fail := store.AttemptRecord{At: now, Status: webhook.Retrying, NextAttemptAt: &later, ProbeAt: &probe, Attempt: webhook.Result{StatusCode: 503}}
+	s, err := worker.RecordAttempt(ctx, ds[0].Ref(), fail)
+	if err != nil || s.NextAttemptAt == nil || !s.NextAttemptAt.Equal(probe) {
+		t.Fatalf("first failure: %+v %v", s, err)
+	}
+	s, err = worker.RecordAttempt(ctx, ds[1].Ref(), fail)
+	if err != nil || s.NextAttemptAt == nil || !s.NextAttemptAt.Equal(later) {
+		t.Fatalf("second failure: %+v %v", s, err)
 	}
 }

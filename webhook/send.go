@@ -3,11 +3,13 @@ package webhook
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"sync"
 	"time"
 )
@@ -17,6 +19,9 @@ type Sender struct {
 	Guard *Guard
 	// Timeout is how long a receiver has to answer; 0: Timeout.
 	Timeout time.Duration
+	// TLS, when set, configures https connections (tests trust their own
+	// receivers' certificates with it); nil: the system's roots.
+	TLS *tls.Config
 
 	once   sync.Once
 	client *http.Client
@@ -64,6 +69,7 @@ func (s *Sender) init() {
 			MaxIdleConnsPerHost:   8,
 			IdleConnTimeout:       90 * time.Second,
 			ForceAttemptHTTP2:     true,
+			TLSClientConfig:       s.TLS,
 		},
 		// A redirect is an answer, not an instruction: following it would
 		// let a receiver point deliveries at a host the guard never saw.
@@ -128,6 +134,14 @@ func describe(err error, timeout time.Duration) string {
 	var opErr *net.OpError
 	if errors.As(err, &opErr) && opErr.Op == "dial" {
 		return "could not connect: " + opErr.Err.Error()
+	}
+	var certErr *tls.CertificateVerificationError
+	if errors.As(err, &certErr) {
+		return "the receiver's TLS certificate did not verify: " + certErr.Err.Error()
+	}
+	var urlErr *url.Error
+	if errors.As(err, &urlErr) {
+		err = urlErr.Err // the URL is the endpoint's, known already
 	}
 	return "the request failed: " + err.Error()
 }

@@ -32,18 +32,23 @@ const Timeout = 10 * time.Second
 
 // Schedule is when a failed delivery is tried again: after each of Waits
 // in turn, then every Every, while within Window of the first attempt.
+// While an endpoint is failing, one of its waiting deliveries is tried at
+// least every Probe, so its recovery is noticed (and its backlog sent)
+// soon after it comes back.
 type Schedule struct {
 	Waits  []time.Duration
 	Every  time.Duration
 	Window time.Duration
+	Probe  time.Duration
 }
 
 // DefaultSchedule: about 1 min, 5 min, 30 min, 2 h, 5 h, 10 h, then every
-// 12 h, for 3 days.
+// 12 h, for 3 days; a failing endpoint probed every 5 minutes.
 var DefaultSchedule = Schedule{
 	Waits:  []time.Duration{time.Minute, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 5 * time.Hour, 10 * time.Hour},
 	Every:  12 * time.Hour,
 	Window: 72 * time.Hour,
+	Probe:  5 * time.Minute,
 }
 
 // Next is when to try again after `attempts` failed attempts, the first

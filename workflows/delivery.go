@@ -24,19 +24,22 @@ type DeliveryResult struct {
 	Attempts int
 }
 
-// blockedPoll is how often a delivery waiting behind an earlier one looks
-// again should its wake signal be lost; the signal is the usual way on.
-const blockedPoll = 30 * time.Minute
-
-// DeliveryWorkflow delivers one event to one endpoint: attempts on the
-// webhook schedule (about 1 min, 5 min, 30 min, 2 h, 5 h, 10 h, then every
-// 12 h) for 3 days from the first, after any earlier delivery of the same
-// subject to the endpoint has settled. Its timers are durable: worker and
-// server restarts lose nothing. DeliveryStatus shows where it stands.
+// DeliveryWorkflow delivers one event to one endpoint. Each step is a local
+// activity (no task round trip between the commit and the receiver) that
+// attempts when it is the delivery's turn in its subject's line, and then
+// sends the line behind it while the receiver answers. Between attempts
+// the workflow waits on a durable timer (the schedule: about 1 min, 5 min,
+// 30 min, 2 h, 5 h, 10 h, then every 12 h, for 3 days), or for a wake
+// signal (its turn came; its endpoint is back). DeliveryStatus shows where
+// it stands.
 func DeliveryWorkflow(ctx workflow.Context, in DeliveryInput) (DeliveryResult, error) {
-	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		// The receiver has webhook.Timeout; the rest is the store.
-		StartToCloseTimeout: webhook.Timeout + 20*time.Second,
+	sched := webhook.DefaultSchedule
+	if in.Schedule != nil {
+		sched = *in.Schedule
+	}
+	lctx := workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
+		// The receiver's timeout, a drain of the line behind, the store.
+		StartToCloseTimeout: time.Minute,
 		// Errors here are the worker's (database down, no signing key),
 		// not the receiver's: retried until they clear.
 		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute},
@@ -50,93 +53,67 @@ func DeliveryWorkflow(ctx workflow.Context, in DeliveryInput) (DeliveryResult, e
 		shown = st
 		return workflow.UpsertTypedSearchAttributes(ctx, SADeliveryStatus.ValueSet(string(st)))
 	}
-	// wait returns at `until`, or earlier on a wake signal.
-	wait := func(until time.Time) {
+	// wait returns at `until`, or earlier on a wake signal: now reports
+	// whether a wake asked to retry at once.
+	wait := func(until time.Time) (now bool) {
 		tctx, cancel := workflow.WithCancel(ctx)
 		defer cancel()
 		timer := workflow.NewTimer(tctx, until.Sub(workflow.Now(ctx)))
 		sel := workflow.NewSelector(ctx)
 		sel.AddFuture(timer, func(workflow.Future) {})
-		sel.AddReceive(wake, func(c workflow.ReceiveChannel, more bool) { c.Receive(ctx, nil) })
+		sel.AddReceive(wake, func(c workflow.ReceiveChannel, _ bool) {
+			var w activities.Wake
+			c.Receive(ctx, &w)
+			now = w.Now
+		})
 		sel.Select(ctx)
-		for wake.ReceiveAsync(nil) { // one wake is enough
+		var w activities.Wake
+		for wake.ReceiveAsync(&w) { // one wake is enough
+			now = now || w.Now
 		}
+		return now
 	}
 
-	sched := webhook.DefaultSchedule
-	if in.Schedule != nil {
-		sched = *in.Schedule
-	}
-	var first time.Time
-	attempts := 0
+	step := activities.DeliverInput{Delivery: in.Delivery, Schedule: sched}
 	for {
-		now := workflow.Now(ctx)
-		start := first
-		if start.IsZero() {
-			start = now
-		}
-		step := activities.DeliverInput{Delivery: in.Delivery}
-		if at, ok := sched.Next(start, now, attempts+1); ok {
-			step.RetryAt = &at
-		}
 		var res activities.DeliverResult
-		if err := workflow.ExecuteActivity(ctx, a.Deliver, step).Get(ctx, &res); err != nil {
+		if err := workflow.ExecuteLocalActivity(lctx, a.Deliver, step).Get(ctx, &res); err != nil {
 			return DeliveryResult{}, err
 		}
-		switch res.Outcome {
-		case activities.OutcomeBlocked:
-			if !first.IsZero() && !now.Before(first.Add(sched.Window)) {
-				// Out of time while in line (a retry window reopened by a
-				// stuck predecessor): give up without an attempt.
-				var end activities.DeliverResult
-				if err := workflow.ExecuteActivity(ctx, a.FinishDelivery, activities.FinishDeliveryInput{Delivery: in.Delivery, Status: webhook.Failed}).Get(ctx, &end); err != nil {
-					return DeliveryResult{}, err
-				}
-				return finishDelivery(ctx, in, webhook.Failed, attempts, end.Next, show)
-			}
-			wait(now.Add(blockedPoll))
-			continue
-		case activities.OutcomeRetry:
-			if first.IsZero() {
-				first = now
-			}
-			attempts++
-			if err := show(webhook.Retrying); err != nil {
+		if res.Outcome == activities.OutcomeWait {
+			if err := show(res.Status); err != nil {
 				return DeliveryResult{}, err
 			}
-			wait(*step.RetryAt)
+			step.Now = wait(res.Until)
 			continue
 		}
-		attempts++
-		st := webhook.Cancelled
-		switch res.Outcome {
-		case activities.OutcomeDelivered:
-			st = webhook.Delivered
-		case activities.OutcomeFailed:
-			st = webhook.Failed
-		case activities.OutcomeEnded:
-			attempts--
+		if err := show(res.Status); err != nil {
+			return DeliveryResult{}, err
 		}
 		if res.Recovered {
 			// The endpoint is back: its other waiting deliveries go now.
-			if err := workflow.ExecuteActivity(ctx, a.WakeEndpoint, activities.WakeInput{Delivery: in.Delivery}).Get(ctx, nil); err != nil {
+			actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: 5 * time.Minute,
+				RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 3}})
+			if err := workflow.ExecuteActivity(actx, a.WakeEndpoint, activities.WakeInput{Delivery: in.Delivery}).Get(ctx, nil); err != nil {
 				workflow.GetLogger(ctx).Warn("waking the endpoint's deliveries failed; they keep their schedule", "error", err)
 			}
 		}
-		return finishDelivery(ctx, in, st, attempts, res.Next, show)
-	}
-}
-
-// finishDelivery shows the final status and hands the line on to the next
-// delivery of the subject (a lost signal costs it one blockedPoll).
-func finishDelivery(ctx workflow.Context, in DeliveryInput, st webhook.Status, attempts int, next *webhook.Ref, show func(webhook.Status) error) (DeliveryResult, error) {
-	if err := show(st); err != nil {
-		return DeliveryResult{}, err
-	}
-	if next != nil {
-		if err := workflow.SignalExternalWorkflow(ctx, next.WorkflowID(), "", activities.SignalWake, nil).Get(ctx, nil); err != nil {
-			workflow.GetLogger(ctx).Info("the next delivery was not waiting", "workflow_id", next.WorkflowID(), "error", err)
+		// Hand the line on: the deliveries sent in this step only need to
+		// see that, and the new head of the line may go. A lost signal
+		// costs a poll.
+		wakes := append([]webhook.Ref(nil), res.Drained...)
+		if res.Next != nil {
+			wakes = append(wakes, *res.Next)
 		}
+		var sent []workflow.Future
+		for _, r := range wakes {
+			sent = append(sent, workflow.SignalExternalWorkflow(ctx, r.WorkflowID(), "", activities.SignalWake, activities.Wake{}))
+		}
+		for i, f := range sent {
+			if err := f.Get(ctx, nil); err != nil {
+				workflow.GetLogger(ctx).Info("a delivery in line was not waiting", "workflow_id", wakes[i].WorkflowID(), "error", err)
+			}
+		}
+		return DeliveryResult{Status: res.Status, Attempts: res.Attempts}, nil
 	}
-	return DeliveryResult{Status: st, Attempts: attempts}, nil
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -26,7 +27,7 @@ type deliverySuite struct {
 	in       DeliveryInput
 	start    time.Time
 	attempts []time.Duration // test-clock offsets of Deliver calls
-	retryAts []time.Duration // the RetryAt each carried (-1: none)
+	nows     []bool          // the Now flag of each step
 	statuses []webhook.Status
 }
 
@@ -38,7 +39,7 @@ func (s *deliverySuite) SetupTest() {
 	s.env.RegisterActivity(&activities.Activities{})
 	s.in = DeliveryInput{Delivery: webhook.Ref{TenantID: uuid.New(), DeliveryID: uuid.New(), EndpointID: uuid.New(), EventID: uuid.New(), Number: 1}}
 	s.start = s.env.Now()
-	s.attempts, s.retryAts, s.statuses = nil, nil, nil
+	s.attempts, s.nows, s.statuses = nil, nil, nil
 	s.env.OnUpsertTypedSearchAttributes(mock.Anything).Run(func(args mock.Arguments) {
 		if v, ok := args.Get(0).(temporal.SearchAttributes).GetKeyword(SADeliveryStatus); ok {
 			s.statuses = append(s.statuses, webhook.Status(v))
@@ -46,22 +47,28 @@ func (s *deliverySuite) SetupTest() {
 	}).Return(nil)
 }
 
-// receiver answers each Deliver step with what outcome(offset) says, where
-// offset is the test clock since the workflow started.
-func (s *deliverySuite) receiver(outcome func(offset time.Duration, in activities.DeliverInput) activities.DeliverResult) {
+// receiver plays the Deliver step against a receiver that answers
+// up(offset): attempts are counted and scheduled as the activity does (the
+// store's state is kept here), so the workflow's timers are what is tested.
+func (s *deliverySuite) receiver(up func(offset time.Duration, in activities.DeliverInput) bool) {
+	var first time.Time
+	n := 0
 	s.env.OnActivity(a.Deliver, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.DeliverInput) (activities.DeliverResult, error) {
-		off := s.env.Now().Sub(s.start)
-		s.attempts = append(s.attempts, off)
-		ra := time.Duration(-1)
-		if in.RetryAt != nil {
-			ra = in.RetryAt.Sub(s.start)
+		now := s.env.Now()
+		s.attempts = append(s.attempts, now.Sub(s.start))
+		s.nows = append(s.nows, in.Now)
+		if n == 0 {
+			first = now
 		}
-		s.retryAts = append(s.retryAts, ra)
-		r := outcome(off, in)
-		if r.Outcome == activities.OutcomeRetry && in.RetryAt == nil {
-			r.Outcome = activities.OutcomeFailed // as the activity does when the window is over
+		n++
+		if up(now.Sub(s.start), in) {
+			return activities.DeliverResult{Outcome: activities.OutcomeDelivered, Status: webhook.Delivered, Attempts: n}, nil
 		}
-		return r, nil
+		next, ok := in.Schedule.Next(first, now, n)
+		if !ok {
+			return activities.DeliverResult{Outcome: activities.OutcomeFailed, Status: webhook.Failed, Attempts: n}, nil
+		}
+		return activities.DeliverResult{Outcome: activities.OutcomeWait, Status: webhook.Retrying, Until: next, Attempts: n}, nil
 	})
 }
 
@@ -77,105 +84,100 @@ func (s *deliverySuite) result() DeliveryResult {
 // to the workflow all are failed attempts) gets the schedule's attempts,
 // and the first after it is back delivers.
 func (s *deliverySuite) TestRetriesOnScheduleUntilBack() {
-	s.receiver(func(off time.Duration, _ activities.DeliverInput) activities.DeliverResult {
-		if off < time.Hour {
-			return activities.DeliverResult{Outcome: activities.OutcomeRetry, StatusCode: 500}
-		}
-		return activities.DeliverResult{Outcome: activities.OutcomeDelivered, StatusCode: 200}
-	})
+	s.receiver(func(off time.Duration, _ activities.DeliverInput) bool { return off >= time.Hour })
 	s.env.ExecuteWorkflow(DeliveryWorkflow, s.in)
-	r := s.result()
-	s.Equal(DeliveryResult{Status: webhook.Delivered, Attempts: 5}, r)
+	s.Equal(DeliveryResult{Status: webhook.Delivered, Attempts: 5}, s.result())
 	m := time.Minute
 	s.Equal([]time.Duration{0, m, 6 * m, 36 * m, 2*time.Hour + 36*m}, s.attempts)
-	s.Equal([]time.Duration{m, 6 * m, 36 * m, 2*time.Hour + 36*m, 7*time.Hour + 36*m}, s.retryAts)
 	s.Equal([]webhook.Status{webhook.Retrying, webhook.Delivered}, s.statuses)
 }
 
 // A receiver that never comes back: 11 attempts over 3 days, then failed.
 func (s *deliverySuite) TestGivesUpAfterTheWindow() {
-	s.receiver(func(time.Duration, activities.DeliverInput) activities.DeliverResult {
-		return activities.DeliverResult{Outcome: activities.OutcomeRetry}
-	})
+	s.receiver(func(time.Duration, activities.DeliverInput) bool { return false })
 	s.env.ExecuteWorkflow(DeliveryWorkflow, s.in)
-	r := s.result()
-	s.Equal(DeliveryResult{Status: webhook.Failed, Attempts: 11}, r)
-	s.Equal(time.Duration(-1), s.retryAts[len(s.retryAts)-1])
+	s.Equal(DeliveryResult{Status: webhook.Failed, Attempts: 11}, s.result())
 	s.LessOrEqual(s.attempts[len(s.attempts)-1], webhook.DefaultSchedule.Window)
 	s.Equal([]webhook.Status{webhook.Retrying, webhook.Failed}, s.statuses)
 }
 
-// A wake signal (the endpoint is back) cuts a retry's wait short.
+// A wake signal that says the endpoint is back cuts a retry's wait short
+// and asks the step to try although the retry is not due.
 func (s *deliverySuite) TestWakeRetriesNow() {
-	s.receiver(func(off time.Duration, _ activities.DeliverInput) activities.DeliverResult {
-		if off == 0 {
-			return activities.DeliverResult{Outcome: activities.OutcomeRetry}
-		}
-		return activities.DeliverResult{Outcome: activities.OutcomeDelivered}
-	})
-	s.env.RegisterDelayedCallback(func() { s.env.SignalWorkflow(activities.SignalWake, nil) }, 10*time.Second)
+	s.receiver(func(off time.Duration, in activities.DeliverInput) bool { return off > 0 })
+	s.env.RegisterDelayedCallback(func() { s.env.SignalWorkflow(activities.SignalWake, activities.Wake{Now: true}) }, 10*time.Second)
 	s.env.ExecuteWorkflow(DeliveryWorkflow, s.in)
 	s.Equal(webhook.Delivered, s.result().Status)
 	s.Equal([]time.Duration{0, 10 * time.Second}, s.attempts)
+	s.Equal([]bool{false, true}, s.nows)
 }
 
 // Behind an earlier delivery of its subject, a delivery waits (sending
-// nothing) until woken; when it settles it wakes the one behind it, and a
-// recovered endpoint's backlog is woken too.
+// nothing) until woken; when it is sent it wakes the deliveries it sent
+// after it and the new head of the line, and a recovered endpoint's
+// backlog.
 func (s *deliverySuite) TestWaitsInLineAndHandsOn() {
-	next := webhook.Ref{TenantID: s.in.Delivery.TenantID, DeliveryID: uuid.New(), EndpointID: s.in.Delivery.EndpointID, EventID: uuid.New(), Number: 1}
-	s.receiver(func(off time.Duration, _ activities.DeliverInput) activities.DeliverResult {
+	ref := func() webhook.Ref {
+		return webhook.Ref{TenantID: s.in.Delivery.TenantID, DeliveryID: uuid.New(), EndpointID: s.in.Delivery.EndpointID, EventID: uuid.New(), Number: 1}
+	}
+	d1, d2, next := ref(), ref(), ref()
+	s.env.OnActivity(a.Deliver, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.DeliverInput) (activities.DeliverResult, error) {
+		off := s.env.Now().Sub(s.start)
+		s.attempts = append(s.attempts, off)
 		if off < 20*time.Second {
-			return activities.DeliverResult{Outcome: activities.OutcomeBlocked}
+			return activities.DeliverResult{Outcome: activities.OutcomeWait, Status: webhook.Pending, Until: s.env.Now().Add(30 * time.Minute)}, nil
 		}
-		return activities.DeliverResult{Outcome: activities.OutcomeDelivered, Next: &next, Recovered: true}
+		return activities.DeliverResult{Outcome: activities.OutcomeDelivered, Status: webhook.Delivered, Attempts: 1,
+			Drained: []webhook.Ref{d1, d2}, Next: &next, Recovered: true}, nil
 	})
 	woken := 0
 	s.env.OnActivity(a.WakeEndpoint, mock.Anything, activities.WakeInput{Delivery: s.in.Delivery}).Return(func(context.Context, activities.WakeInput) (activities.WakeResult, error) {
 		woken++
 		return activities.WakeResult{Woken: 3}, nil
 	})
-	signalled := ""
-	s.env.OnSignalExternalWorkflow(mock.Anything, next.WorkflowID(), "", activities.SignalWake, mock.Anything).Return(func(_, id, _, _ string, _ any) error {
-		signalled = id
+	var mu sync.Mutex // the test environment signals from goroutines of its own
+	var signalled []string
+	s.env.OnSignalExternalWorkflow(mock.Anything, mock.Anything, "", activities.SignalWake, mock.Anything).Return(func(_, id, _, _ string, _ any) error {
+		mu.Lock()
+		defer mu.Unlock()
+		signalled = append(signalled, id)
 		return nil
 	})
-	s.env.RegisterDelayedCallback(func() { s.env.SignalWorkflow(activities.SignalWake, nil) }, 20*time.Second)
+	s.env.RegisterDelayedCallback(func() { s.env.SignalWorkflow(activities.SignalWake, activities.Wake{}) }, 20*time.Second)
 	s.env.ExecuteWorkflow(DeliveryWorkflow, s.in)
-	r := s.result()
-	s.Equal(DeliveryResult{Status: webhook.Delivered, Attempts: 1}, r)
+	s.Equal(DeliveryResult{Status: webhook.Delivered, Attempts: 1}, s.result())
 	s.Equal([]time.Duration{0, 20 * time.Second}, s.attempts)
 	s.Equal(1, woken)
-	s.Equal(next.WorkflowID(), signalled)
+	mu.Lock()
+	defer mu.Unlock()
+	s.ElementsMatch([]string{d1.WorkflowID(), d2.WorkflowID(), next.WorkflowID()}, signalled)
 	s.True(slices.Equal([]webhook.Status{webhook.Delivered}, s.statuses), "%v", s.statuses)
 }
 
-// Without a wake, a waiting delivery still looks again now and then.
-func (s *deliverySuite) TestBlockedPollsWithoutSignal() {
-	s.receiver(func(off time.Duration, _ activities.DeliverInput) activities.DeliverResult {
+// Without a wake, a waiting delivery still looks again when its wait is up.
+func (s *deliverySuite) TestWaitsWithoutSignal() {
+	s.env.OnActivity(a.Deliver, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.DeliverInput) (activities.DeliverResult, error) {
+		off := s.env.Now().Sub(s.start)
+		s.attempts = append(s.attempts, off)
 		if off < time.Hour {
-			return activities.DeliverResult{Outcome: activities.OutcomeBlocked}
+			return activities.DeliverResult{Outcome: activities.OutcomeWait, Status: webhook.Pending, Until: s.env.Now().Add(30 * time.Minute)}, nil
 		}
-		return activities.DeliverResult{Outcome: activities.OutcomeDelivered}
+		return activities.DeliverResult{Outcome: activities.OutcomeDelivered, Status: webhook.Delivered, Attempts: 1}, nil
 	})
 	s.env.ExecuteWorkflow(DeliveryWorkflow, s.in)
 	s.Equal(webhook.Delivered, s.result().Status)
-	s.Equal([]time.Duration{0, blockedPoll, 2 * blockedPoll}, s.attempts)
+	s.Equal([]time.Duration{0, 30 * time.Minute, time.Hour}, s.attempts)
 }
 
-// A 410 fails the delivery at once (the activity disabled the endpoint);
-// a deleted endpoint ends it without an attempt.
+// A 410 fails the delivery at once (the step disabled the endpoint); a
+// deleted endpoint ends it without an attempt.
 func (s *deliverySuite) TestGoneAndEnded() {
-	s.receiver(func(time.Duration, activities.DeliverInput) activities.DeliverResult {
-		return activities.DeliverResult{Outcome: activities.OutcomeFailed, StatusCode: 410}
-	})
+	s.env.OnActivity(a.Deliver, mock.Anything, mock.Anything).Return(activities.DeliverResult{Outcome: activities.OutcomeFailed, Status: webhook.Failed, Attempts: 1}, nil)
 	s.env.ExecuteWorkflow(DeliveryWorkflow, s.in)
 	s.Equal(DeliveryResult{Status: webhook.Failed, Attempts: 1}, s.result())
 
 	s.SetupTest()
-	s.receiver(func(time.Duration, activities.DeliverInput) activities.DeliverResult {
-		return activities.DeliverResult{Outcome: activities.OutcomeEnded}
-	})
+	s.env.OnActivity(a.Deliver, mock.Anything, mock.Anything).Return(activities.DeliverResult{Outcome: activities.OutcomeEnded, Status: webhook.Cancelled}, nil)
 	s.env.ExecuteWorkflow(DeliveryWorkflow, s.in)
-	s.Equal(DeliveryResult{Status: webhook.Cancelled, Attempts: 0}, s.result())
+	s.Equal(DeliveryResult{Status: webhook.Cancelled}, s.result())
 }

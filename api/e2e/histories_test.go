@@ -46,6 +46,7 @@ func recordHistories(ctx context.Context, dir string) error {
 			checkType, status := "", ""
 			if sa := ex.SearchAttributes.GetIndexedFields(); sa != nil {
 				checkType, status = string(sa[workflows.SACheckType.GetName()].GetData()), string(sa[workflows.SACheckStatus.GetName()].GetData())
+				status += string(sa[workflows.SADeliveryStatus.GetName()].GetData())
 			}
 			var ks []string
 			for k := range kinds {

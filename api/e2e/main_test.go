@@ -14,6 +14,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -40,6 +41,7 @@ import (
 	viessandbox "github.com/kycflow/kycflow/providers/vies/sandbox"
 	"github.com/kycflow/kycflow/store"
 	"github.com/kycflow/kycflow/store/pgcluster"
+	"github.com/kycflow/kycflow/webhook"
 	"github.com/kycflow/kycflow/worker"
 	"github.com/kycflow/kycflow/worker/devserver"
 	"github.com/kycflow/kycflow/workflows"
@@ -70,6 +72,26 @@ var env struct {
 	broker          idin.Broker
 	lists           *worker.Watchlists // the worker's loaded watchlists
 	publicURL       string             // the API's base URL, as links carry it
+
+	// Webhooks: the names the harness's resolver knows, the sealing key,
+	// and receivers' certificates the sender trusts.
+	dns        *fakeDNS
+	hookCipher *webhook.Cipher
+	hookTLS    *tls.Config
+}
+
+// receiverNet is where the suite's webhook receivers listen: a loopback
+// address the operator allow-list opens (WEBHOOK_ALLOW_NETS), so that the
+// rest of loopback (127.0.0.1, ::1) stays refused as in production.
+const receiverIP = "127.0.0.200"
+
+// deliverySchedule is the harness's webhook retry schedule: seconds, not
+// hours, with the same shape.
+var deliverySchedule = webhook.Schedule{
+	Waits:  []time.Duration{300 * time.Millisecond, 600 * time.Millisecond, time.Second, 2 * time.Second},
+	Every:  2 * time.Second,
+	Window: 30 * time.Second,
+	Probe:  time.Second,
 }
 
 // retry is the harness's provider retry policy: an outage longer than 25
@@ -169,7 +191,20 @@ func run(m *testing.M) int {
 	defer idinSrv.Close()
 	env.idin.SetPublicURL(idinSrv.URL)
 	env.broker = &idin.Client{BaseURL: idinSrv.URL + idinsandbox.BasePath, MerchantToken: idinsandbox.TestMerchantToken}
+	// Webhooks: every lookup is the harness's, and every dial must be to
+	// loopback (anything else is recorded and fails the run).
+	env.dns = newFakeDNS()
+	guard := &webhook.Guard{Allow: []netip.Prefix{netip.MustParsePrefix(receiverIP + "/32")}, Resolve: env.dns.lookup, Dial: loopbackOnly}
+	if env.hookCipher, err = webhook.NewCipher(strings.Repeat("5e", 32)); err != nil {
+		return fail("webhook cipher", err)
+	}
+	rt, err := receiverCert()
+	if err != nil {
+		return fail("receiver certificate", err)
+	}
+	env.hookTLS = &tls.Config{RootCAs: rt.pool}
 	env.acts = &activities.Activities{Store: env.workerStore, Mailer: mailer, PublicURL: env.publicURL, IDIN: env.broker,
+		Webhooks:      &activities.Webhooks{Sender: &webhook.Sender{Guard: guard, TLS: env.hookTLS, Timeout: time.Second}, Cipher: env.hookCipher},
 		KvK:           &kvk.Client{BaseURL: kvkSrv.URL, APIKey: kvksandbox.TestAPIKey},
 		VIES:          &vies.Client{BaseURL: viesSrv.URL},
 		VIESRequester: &vies.Requester{MemberStateCode: "NL", Number: requester[2:]},
@@ -192,6 +227,7 @@ func run(m *testing.M) int {
 	if err := worker.EnsureHousekeeping(ctx, env.client); err != nil {
 		return fail("housekeeping schedule", err)
 	}
+	env.acts.Webhooks.Signaler = env.client
 	env.lists = &worker.Watchlists{Store: env.workerStore, Logger: quiet}
 	env.acts.Screener = env.lists
 	go env.lists.Run(ctx, env.client, 200*time.Millisecond)
@@ -200,7 +236,8 @@ func run(m *testing.M) int {
 	}
 	defer func() { env.worker.Stop() }()
 	g, gctx := errgroup.WithContext(ctx)
-	relay := &worker.Relay{Store: env.workerStore, Client: env.client, Logger: quiet, Sweep: 200 * time.Millisecond, CallTimeout: 2 * time.Second, Retry: retry}
+	relay := &worker.Relay{Store: env.workerStore, Client: env.client, Logger: quiet, Sweep: 200 * time.Millisecond, CallTimeout: 2 * time.Second, Retry: retry,
+		DeliverySchedule: &deliverySchedule}
 	g.Go(func() error { return relay.Run(gctx) })
 	defer g.Wait()
 	defer cancel()
@@ -208,7 +245,7 @@ func run(m *testing.M) int {
 	// Limits on, as in production, but far above what the suite sends from
 	// its one address (limits_test.go tries them tight).
 	env.server = httptest.NewUnstartedServer(api.New(api.Config{Store: env.app, Logger: slog.New(slog.NewTextHandler(logs, nil)), PublicURL: env.publicURL, IDIN: env.broker,
-		Limits: harnessLimits}))
+		Limits: harnessLimits, Webhooks: api.Webhooks{Cipher: env.hookCipher, Guard: guard}}))
 	env.server.Listener.Close()
 	env.server.Listener = apiListener
 	env.server.Start()
@@ -226,6 +263,10 @@ func run(m *testing.M) int {
 	}
 	env.sandboxT = tenant{id: st.ID.String(), host: "sandbox.test", key: key}
 	code := m.Run()
+	if d := dialViolations(); len(d) > 0 {
+		fmt.Fprintf(os.Stderr, "FAIL: webhook deliveries dialled outside loopback: %v\n", d)
+		code = 1
+	}
 	if dir := os.Getenv("KYCFLOW_RECORD_HISTORIES"); dir != "" && code == 0 {
 		if err := recordHistories(ctx, dir); err != nil {
 			return fail("record histories", err)

@@ -24,17 +24,22 @@ import (
 //
 //	create: POST /businesses/create with a --check check, for --duration at --concurrency;
 //	e2e:    create, then poll GET until the check is completed: end-to-end latency;
-//	list:   GET /businesses pages, first and --deep (following next_cursor).
+//	list:   GET /businesses pages, first and --deep (following next_cursor);
+//	create-webhook: create without, then with, an endpoint taking every event;
+//	webhook-latency: --n creates, idle: check completed → the receiver's 2xx;
+//	webhook-drain: --events to an endpoint down for --outage, then up.
 func runBench(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	base := fs.String("url", "http://127.0.0.1:8080", "API base URL")
 	key := fs.String("key", os.Getenv("KYCFLOW_API_KEY"), "API key (or KYCFLOW_API_KEY)")
-	mode := fs.String("mode", "create", "create, e2e or list")
+	mode := fs.String("mode", "create", "create, e2e, list, create-webhook, webhook-latency or webhook-drain")
 	conc := fs.Int("concurrency", 16, "requests in flight")
 	dur := fs.Duration("duration", 10*time.Second, "how long to run (create, e2e)")
 	deep := fs.Int("deep", 0, "list: pages to walk before measuring (0: first page)")
 	n := fs.Int("n", 500, "list: requests to measure")
 	checkName := fs.String("check", string(check.IBAN), "create, e2e: the check each business gets: iban, coc or vat")
+	events := fs.Int("events", 10000, "webhook-drain: events to queue (4 per business)")
+	outage := fs.Duration("outage", 10*time.Minute, "webhook-drain: how long the endpoint is down")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
@@ -57,6 +62,12 @@ func runBench(ctx context.Context, args []string) error {
 		return b.loop(ctx, *conc, *dur, string(typ)+" check end to end", b.endToEnd)
 	case "list":
 		return b.list(ctx, *deep, *n)
+	case "create-webhook":
+		return b.createWithEndpoint(ctx, *conc, *dur)
+	case "webhook-latency":
+		return b.webhookLatency(ctx, *n)
+	case "webhook-drain":
+		return b.webhookDrain(ctx, *events, *conc, *outage)
 	}
 	return errUsage
 }

@@ -261,18 +261,25 @@ func TestComposeOpenAPIParses(t *testing.T) {
 		t.Errorf("openapi = %q, want 3.1.x", doc.OpenAPI)
 	}
 	want := map[string][]string{
-		"/api/v1/businesses/create":      {"post"},
-		"/api/v1/businesses/{id}/check":  {"post"},
-		"/api/v1/businesses":             {"get"},
-		"/api/v1/businesses/{id}":        {"get"},
-		"/api/v1/businesses/{id}/delete": {"get", "post", "delete"},
-		"/api/v1/customers/create":       {"post"},
-		"/api/v1/customers/{id}/check":   {"post"},
-		"/api/v1/customers":              {"get"},
-		"/api/v1/customers/{id}":         {"get"},
-		"/api/v1/customers/{id}/delete":  {"get", "post", "delete"},
-		"/api/v1/checks/{id}/retry":      {"post"},
-		"/verify/{token}/mrz":            {"post"},
+		"/api/v1/businesses/create":           {"post"},
+		"/api/v1/businesses/{id}/check":       {"post"},
+		"/api/v1/businesses":                  {"get"},
+		"/api/v1/businesses/{id}":             {"get"},
+		"/api/v1/businesses/{id}/delete":      {"get", "post", "delete"},
+		"/api/v1/customers/create":            {"post"},
+		"/api/v1/customers/{id}/check":        {"post"},
+		"/api/v1/customers":                   {"get"},
+		"/api/v1/customers/{id}":              {"get"},
+		"/api/v1/customers/{id}/delete":       {"get", "post", "delete"},
+		"/api/v1/checks/{id}/retry":           {"post"},
+		"/api/v1/events":                      {"get"},
+		"/api/v1/events/{id}":                 {"get"},
+		"/api/v1/events/{id}/redeliver":       {"post"},
+		"/api/v1/webhooks":                    {"get", "post"},
+		"/api/v1/webhooks/{id}":               {"get", "delete"},
+		"/api/v1/webhooks/{id}/rotate-secret": {"post"},
+		"/api/v1/webhooks/{id}/deliveries":    {"get"},
+		"/verify/{token}/mrz":                 {"post"},
 	}
 	for path, methods := range want {
 		ops, ok := doc.Paths[path]

@@ -64,6 +64,13 @@ type config struct {
 	SandboxIDINAddr                string
 	// WatchlistRefresh is how often the worker looks for new list versions.
 	WatchlistRefresh time.Duration
+	// Webhooks: the key that seals signing secrets, the private networks
+	// deliveries may reach, and whether live tenants may use http://.
+	WebhookKey       string
+	WebhookAllow     []netip.Prefix
+	WebhookAllowHTTP bool
+	// Where `kycflow dev` serves its webhook catcher.
+	DevWebhookAddr string
 }
 
 // loadConfig reads the settings (settings.go has every name, default and
@@ -97,6 +104,9 @@ func loadConfig() (config, error) {
 		IDINBaseURL:        lookup("IDIN_BASE_URL"),
 		IDINMerchantToken:  lookup("IDIN_MERCHANT_TOKEN"),
 		SandboxIDINAddr:    lookup("SANDBOX_IDIN_ADDR"),
+		WebhookKey:         lookup("WEBHOOK_SECRET_KEY"),
+		WebhookAllowHTTP:   lookup("WEBHOOK_ALLOW_HTTP") == "1",
+		DevWebhookAddr:     lookup("DEV_WEBHOOK_ADDR"),
 	}
 	if v, ok := lookupSet("DEV_TEMPORAL_PRAGMAS"); ok {
 		c.DevTemporalPragmas = strings.Fields(v)
@@ -130,18 +140,25 @@ func loadConfig() (config, error) {
 	c.Limits.AuthFailures = float64(num("AUTH_FAILURE_LIMIT"))
 	c.Limits.Verify = float64(num("VERIFY_RATE_LIMIT"))
 	c.Limits.VerifyFailures = float64(num("VERIFY_FAILURE_LIMIT"))
-	for _, p := range strings.FieldsFunc(lookup("TRUSTED_PROXIES"), func(r rune) bool { return r == ',' || r == ' ' }) {
-		prefix, perr := netip.ParsePrefix(p)
-		if perr != nil {
-			if a, aerr := netip.ParseAddr(p); aerr == nil {
-				prefix, perr = a.Prefix(a.BitLen())
+	// nets reads a list of addresses and CIDR ranges.
+	nets := func(name string) []netip.Prefix {
+		var out []netip.Prefix
+		for _, p := range strings.FieldsFunc(lookup(name), func(r rune) bool { return r == ',' || r == ' ' }) {
+			prefix, perr := netip.ParsePrefix(p)
+			if perr != nil {
+				if a, aerr := netip.ParseAddr(p); aerr == nil {
+					prefix, perr = a.Prefix(a.BitLen())
+				}
 			}
+			if perr != nil && err == nil {
+				err = fmt.Errorf("%s: %q is neither an address nor a CIDR range", name, p)
+			}
+			out = append(out, prefix)
 		}
-		if perr != nil && err == nil {
-			err = fmt.Errorf("TRUSTED_PROXIES: %q is neither an address nor a CIDR range", p)
-		}
-		c.Limits.TrustedProxies = append(c.Limits.TrustedProxies, prefix)
+		return out
 	}
+	c.Limits.TrustedProxies = nets("TRUSTED_PROXIES")
+	c.WebhookAllow = nets("WEBHOOK_ALLOW_NETS")
 	c.RelayConcurrency = num("RELAY_CONCURRENCY")
 	c.WorkflowPollers = num("WORKFLOW_POLLERS")
 	c.DevPGPort = num("DEV_PG_PORT")

@@ -31,8 +31,11 @@ func runDev(ctx context.Context, cfg config) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
+	if err := devWebhooks(&cfg, dir); err != nil {
+		return err
+	}
 	_, temporalPort, _ := net.SplitHostPort(cfg.TemporalAddress)
-	for _, addr := range []string{fmt.Sprintf("127.0.0.1:%d", cfg.DevPGPort), "127.0.0.1:" + temporalPort, "127.0.0.1:8233", cfg.httpAddr(true)} {
+	for _, addr := range []string{fmt.Sprintf("127.0.0.1:%d", cfg.DevPGPort), "127.0.0.1:" + temporalPort, "127.0.0.1:8233", cfg.httpAddr(true), cfg.DevWebhookAddr} {
 		if err := portFree(addr); err != nil {
 			return err
 		}
@@ -77,6 +80,10 @@ func runDev(ctx context.Context, cfg config) error {
 	if err != nil {
 		return err
 	}
+	hooks, err := sandboxes.webhookCatcher(ctx, cfg, admin, dir)
+	if err != nil {
+		return err
+	}
 	// The API and the worker share this process but not a role: each has
 	// its own pool, as when they run apart.
 	s, err := store.Open(ctx, pg.DSN(store.AppRole, "kycflow"), cfg.DBMaxConns)
@@ -101,6 +108,7 @@ kycflow is running.
   API            http://localhost:%[1]s/api/v1   (tenant "Demo", hosts localhost and 127.0.0.1)
   API key        %[2]s
   Temporal UI    http://localhost:8233/namespaces/default/workflows
+  Webhooks       %[7]s
   Data           %[3]s   (delete it to start afresh)
 
 %[4]s
@@ -116,7 +124,7 @@ A customer with an identity-document check (the link mail lands in the mail catc
 
 Ctrl-C stops everything.
 `, port, key, dir, sandboxes.describe(),
-		checksJSON(check.Types(check.Business)...), checksJSON(check.IDScan))
+		checksJSON(check.Types(check.Business)...), checksJSON(check.IDScan), hooks)
 
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return serveAPI(gctx, cfg, s, log, true) })

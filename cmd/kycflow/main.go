@@ -26,6 +26,12 @@ Usage:
   kycflow tenant key list --tenant ID
   kycflow tenant key revoke --tenant ID KEY_ID_OR_PREFIX
   kycflow check retry CHECK_ID      resume a failed check
+  kycflow webhook create --tenant ID --url URL [--event TYPE]... [--description D]
+  kycflow webhook list --tenant ID
+  kycflow webhook delete --tenant ID ENDPOINT_ID
+  kycflow webhook rotate-secret --tenant ID ENDPOINT_ID
+  kycflow webhook deliveries --tenant ID ENDPOINT_ID
+  kycflow webhook redeliver --tenant ID [--endpoint ID] EVENT_ID
   kycflow sandbox                   KvK, VIES and iDIN sandboxes (for docker compose or your own setup)
   kycflow watchlist import --format ftm|eu-fsf|eu-xml|ofac-sdn [--list NAME] [--max-size BYTES] [--timeout 10m] FILE|URL...
   kycflow watchlist list
@@ -77,6 +83,8 @@ func run(ctx context.Context, args []string) error {
 		return runTenant(ctx, cfg, args[1:])
 	case "check":
 		return runCheck(ctx, cfg, args[1:])
+	case "webhook":
+		return runWebhook(ctx, cfg, args[1:])
 	case "watchlist":
 		return runWatchlist(ctx, cfg, args[1:])
 	case "sandbox":

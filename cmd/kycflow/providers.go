@@ -13,6 +13,7 @@ import (
 	"github.com/kycflow/kycflow/providers/vatnum"
 	"github.com/kycflow/kycflow/providers/vies"
 	"github.com/kycflow/kycflow/store"
+	"github.com/kycflow/kycflow/webhook"
 )
 
 // activities builds the worker's activities with the provider clients the
@@ -41,6 +42,13 @@ func (c config) activities(s *store.Store) (*activities.Activities, error) {
 		}
 	}
 	a.IDIN = c.idinBroker()
+	hooks, err := c.webhooks()
+	if err != nil {
+		return nil, err
+	}
+	if hooks.Cipher != nil {
+		a.Webhooks = &activities.Webhooks{Sender: &webhook.Sender{Guard: hooks.Guard}, Cipher: hooks.Cipher}
+	}
 	a.VIES = &vies.Client{BaseURL: c.VIESBaseURL, HTTP: &http.Client{Timeout: c.VIESTimeout}}
 	if c.VIESRequester != "" {
 		n, err := vatnum.Validate(c.VIESRequester, "")

@@ -57,7 +57,14 @@ func startPprof(cfg config, log *slog.Logger) {
 
 func serveAPI(ctx context.Context, cfg config, s *store.Store, log *slog.Logger, dev bool) error {
 	startPprof(cfg, log)
-	e := api.New(api.Config{Store: s, Logger: log, Limits: cfg.Limits, PublicURL: cfg.PublicURL, IDIN: cfg.idinBroker()})
+	hooks, err := cfg.webhooks()
+	if err != nil {
+		return err
+	}
+	if hooks.Cipher == nil {
+		log.Warn("webhooks are off: set WEBHOOK_SECRET_KEY to let tenants register endpoints")
+	}
+	e := api.New(api.Config{Store: s, Logger: log, Limits: cfg.Limits, PublicURL: cfg.PublicURL, IDIN: cfg.idinBroker(), Webhooks: hooks})
 	addr := cfg.httpAddr(dev)
 	srv := &http.Server{Addr: addr, Handler: e, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second}
 	errc := make(chan error, 1)
@@ -139,6 +146,11 @@ func serveWorker(ctx context.Context, cfg config, s *store.Store, c client.Clien
 	acts, err := cfg.activities(s)
 	if err != nil {
 		return err
+	}
+	if acts.Webhooks != nil {
+		acts.Webhooks.Signaler = c
+	} else {
+		log.Warn("webhook deliveries wait: set WEBHOOK_SECRET_KEY (the api's) so this worker can sign them")
 	}
 	lists := &worker.Watchlists{Store: s, Logger: log.With("component", "watchlists")}
 	acts.Screener = lists

@@ -23,7 +23,7 @@ type setting struct {
 
 var (
 	serving  = []string{"api", "worker", "dev"}
-	admin    = []string{"migrate", "tenant", "check", "watchlist"}
+	admin    = []string{"migrate", "tenant", "check", "watchlist", "webhook"}
 	apiSide  = []string{"api", "dev"}
 	workSide = []string{"worker", "dev"}
 	devOnly  = []string{"dev"}
@@ -77,12 +77,17 @@ var settings = []setting{
 	{"SMTP_PASSWORD", "", "mail", workSide, "SMTP AUTH password"},
 	{"SMTP_TLS", "starttls", "mail", workSide, "starttls (mandatory), tls (implicit) or none"},
 	{"SMTP_FROM", "kycflow <no-reply@kycflow.localhost>", "mail", workSide, "sender of link mails"},
+	// webhooks
+	{"WEBHOOK_SECRET_KEY", "", "webhooks", append(slices.Clone(serving), "webhook"), "32 bytes (64 hex digits, or base64) that seal endpoints' signing secrets; unset: webhooks are off (dev: a key kept in KYCFLOW_DATA_DIR)"},
+	{"WEBHOOK_ALLOW_NETS", "", "webhooks", append(slices.Clone(serving), "webhook"), "CIDR ranges deliveries may reach although private (dev: 127.0.0.0/8,::1/128); unset: none"},
+	{"WEBHOOK_ALLOW_HTTP", "", "webhooks", []string{"api", "dev", "webhook"}, "1: live tenants may register http:// endpoints (sandbox tenants always may)"},
 	// dev and sandboxes
 	{"KYCFLOW_DATA_DIR", ".data", "dev", devOnly, "where PostgreSQL and Temporal keep their data"},
 	{"DEV_PG_PORT", "55432", "dev", devOnly, "the local PostgreSQL's port"},
 	{"DEV_TEMPORAL_PRAGMAS", "", "dev", devOnly, "SQLite pragmas of the Temporal dev server (set empty for SQLite's defaults)"},
 	{"DEV_SMTP_ADDR", "127.0.0.1:1025", "dev", devOnly, "the mail catcher's SMTP"},
 	{"DEV_MAIL_UI_ADDR", "127.0.0.1:8025", "dev", devOnly, "the mail catcher's page"},
+	{"DEV_WEBHOOK_ADDR", "127.0.0.1:8026", "dev", devOnly, "the webhook catcher (receiver and page)"},
 	{"SANDBOX_KVK_ADDR", "127.0.0.1:8091", "dev", sandbox, "the KvK sandbox"},
 	{"SANDBOX_VIES_ADDR", "127.0.0.1:8092", "dev", sandbox, "the VIES sandbox"},
 	{"SANDBOX_IDIN_ADDR", "127.0.0.1:8093", "dev", sandbox, "the iDIN sandbox and its test bank"},
@@ -93,7 +98,7 @@ var settings = []setting{
 
 var groupTitles = map[string]string{
 	"database": "Database", "api": "API", "worker": "Worker", "providers": "Providers",
-	"mail": "Link mails", "dev": "Development stack and sandboxes", "all": "Every process",
+	"mail": "Link mails", "webhooks": "Webhooks", "dev": "Development stack and sandboxes", "all": "Every process",
 }
 
 // lookup is a setting's value: the environment's, else its default.

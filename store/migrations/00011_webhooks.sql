@@ -44,6 +44,9 @@ CREATE TABLE public.webhook_deliveries (
     attempts         integer NOT NULL DEFAULT 0,
     first_attempt_at timestamptz,
     next_attempt_at  timestamptz,
+    -- An attempt in progress holds the delivery until then (a crashed
+    -- worker's hold runs out).
+    claimed_until    timestamptz,
     finished_at      timestamptz,
     created_at       timestamptz NOT NULL DEFAULT pg_catalog.clock_timestamp(),
     updated_at       timestamptz NOT NULL DEFAULT pg_catalog.clock_timestamp(),
@@ -119,7 +122,7 @@ GRANT UPDATE (secret, previous_secret, previous_expires_at, updated_at) ON publi
 GRANT SELECT ON public.webhook_endpoints TO kycflow_worker;
 GRANT UPDATE (disabled_at, disabled_reason, failing_since, updated_at) ON public.webhook_endpoints TO kycflow_worker;
 GRANT SELECT, INSERT ON public.webhook_deliveries TO kycflow_app, kycflow_worker;
-GRANT UPDATE (status, attempts, first_attempt_at, next_attempt_at, finished_at, updated_at) ON public.webhook_deliveries TO kycflow_worker;
+GRANT UPDATE (status, attempts, first_attempt_at, next_attempt_at, claimed_until, finished_at, updated_at) ON public.webhook_deliveries TO kycflow_worker;
 GRANT SELECT ON public.webhook_attempts TO kycflow_app;
 GRANT SELECT, INSERT ON public.webhook_attempts TO kycflow_worker;
 

@@ -13,10 +13,11 @@ import (
 	"time"
 )
 
-// SelfSigned makes a certificate for 127.0.0.1 and localhost, valid for a
-// day, and a pool that trusts it: for a sink WithSTARTTLS and the client
-// that should verify it.
-func SelfSigned() (tls.Certificate, *x509.CertPool, error) {
+// SelfSigned makes a certificate for 127.0.0.1, localhost and any further
+// names (addresses or DNS names, wildcards too), valid for a day, and a
+// pool that trusts it: for a sink WithSTARTTLS (or another test server)
+// and the client that should verify it.
+func SelfSigned(names ...string) (tls.Certificate, *x509.CertPool, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return tls.Certificate{}, nil, fmt.Errorf("sink: key: %w", err)
@@ -32,6 +33,13 @@ func SelfSigned() (tls.Certificate, *x509.CertPool, error) {
 		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 		BasicConstraintsValid: true,
 		IsCA:                  true,
+	}
+	for _, n := range names {
+		if ip := net.ParseIP(n); ip != nil {
+			tmpl.IPAddresses = append(tmpl.IPAddresses, ip)
+		} else {
+			tmpl.DNSNames = append(tmpl.DNSNames, n)
+		}
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
 	if err != nil {
