@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/uuid"
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/kycflow/kycflow/store"
@@ -30,6 +31,98 @@ type Signaler interface {
 	SignalWorkflow(ctx context.Context, workflowID, runID, signalName string, arg any) error
 }
 
+// SignalWake is the signal that makes a waiting delivery look again: the
+// delivery before it in its subject's line settled (Wake.Now false), or
+// its endpoint is back (Now true: retry without waiting for the schedule).
+const SignalWake = "wake"
+
+// Wake is the wake signal's payload.
+type Wake struct {
+	Now bool
+}
+
+// ErrTypeWebhooksNotConfigured: this worker has no WEBHOOK_SECRET_KEY.
+const ErrTypeWebhooksNotConfigured = "WebhooksNotConfigured"
+
+// Bounds of one step.
+const (
+	// drainMax and stepBudget bound the deliveries one step sends after a
+	// success, and how long it goes on: the rest is the next step's.
+	drainMax   = 20
+	stepBudget = 5 * time.Second
+	// dueBatch is how many pending deliveries a dispatch step claims at
+	// once, and sendConcurrency how many of them it sends at a time.
+	dueBatch        = 32
+	sendConcurrency = 8
+)
+
+// blockedPoll is how often a delivery waiting in line looks again should
+// its wake signal be lost; the signal is the usual way on.
+const blockedPoll = 30 * time.Minute
+
+// DispatchInput names an endpoint whose pending deliveries are to go.
+type DispatchInput struct {
+	TenantID   uuid.UUID
+	EndpointID uuid.UUID
+	Schedule   webhook.Schedule
+}
+
+// DispatchResult says what a dispatch step did.
+type DispatchResult struct {
+	Sent int
+	// More: the step stopped at its budget with deliveries still due.
+	More bool
+	// Recovered: the endpoint was failing and answered again; its waiting
+	// deliveries should be woken.
+	Recovered bool
+}
+
+// Dispatch sends an endpoint's pending deliveries: the heads of their
+// subjects' lines, several at a time, each followed by the line behind it
+// while the receiver answers. A delivery whose first attempt fails is
+// handed to a workflow of its own (DeliveryWorkflow), which retries it on
+// the schedule. So a receiver that answers costs no workflow per event.
+func (a *Activities) Dispatch(ctx context.Context, in DispatchInput) (DispatchResult, error) {
+	var out DispatchResult
+	deadline := time.Now().Add(stepBudget)
+	for time.Now().Before(deadline) {
+		claims, err := a.Store.ClaimDue(ctx, in.TenantID, in.EndpointID, dueBatch, a.lease())
+		if err != nil {
+			return out, wrap(err, "claim due deliveries")
+		}
+		if len(claims) == 0 {
+			return out, nil
+		}
+		var (
+			mu    sync.Mutex
+			wg    sync.WaitGroup
+			sem   = make(chan struct{}, sendConcurrency)
+			first error
+		)
+		for _, c := range claims {
+			sem <- struct{}{}
+			wg.Add(1)
+			go func() {
+				defer func() { <-sem; wg.Done() }()
+				line, err := a.sendLine(ctx, c, in.Schedule, true, deadline)
+				mu.Lock()
+				defer mu.Unlock()
+				out.Sent += line.sent
+				out.Recovered = out.Recovered || line.recovered
+				if err != nil && first == nil {
+					first = err
+				}
+			}()
+		}
+		wg.Wait()
+		if first != nil {
+			return out, first
+		}
+	}
+	out.More = true
+	return out, nil
+}
+
 // Outcome is what became of a delivery step.
 type Outcome string
 
@@ -49,8 +142,8 @@ const (
 	OutcomeWait Outcome = "wait"
 )
 
-// DeliverInput is one delivery step. Now: try even if the next attempt is
-// not due (the endpoint is back).
+// DeliverInput is one step of a delivery's workflow. Now: try even if the
+// next attempt is not due (the endpoint is back).
 type DeliverInput struct {
 	Delivery webhook.Ref
 	Schedule webhook.Schedule
@@ -65,34 +158,16 @@ type DeliverResult struct {
 	Until   time.Time
 	// Attempts is how many attempts the delivery has had.
 	Attempts int
-	// Drained are later deliveries of the subject sent in the same step,
-	// after this one succeeded (their workflows only need to wake and
-	// see); Next is the open delivery now at the head of the line.
-	Drained []webhook.Ref
-	Next    *webhook.Ref
 	// Recovered: the endpoint was failing and this attempt succeeded; its
 	// waiting deliveries should be woken.
 	Recovered bool
 }
 
-// ErrTypeWebhooksNotConfigured: this worker has no WEBHOOK_SECRET_KEY.
-const ErrTypeWebhooksNotConfigured = "WebhooksNotConfigured"
-
-// Bounds of one step's drain of a subject's line.
-const (
-	drainMax    = 20
-	drainBudget = 5 * time.Second
-)
-
-// blockedPoll is how often a delivery waiting in line looks again should
-// its wake signal be lost; the signal is the usual way on.
-const blockedPoll = 30 * time.Minute
-
-// Deliver makes an attempt at a delivery when it is its turn, and on
-// success goes on with the deliveries waiting behind it in its subject's
-// line (one connection, in order). Idempotent: a settled delivery is
-// reported, never sent again; an attempt holds its delivery (store claim)
-// so no two run at once.
+// Deliver is the step of a delivery's workflow (a delivery whose first
+// attempt failed): an attempt when it is due and its turn, then, on
+// success, the line behind it. Idempotent: a settled delivery is
+// reported, never sent again; an attempt holds its delivery (a claim in
+// the store) so no two run at once.
 func (a *Activities) Deliver(ctx context.Context, in DeliverInput) (DeliverResult, error) {
 	ref := in.Delivery
 	c, err := a.Store.ClaimDelivery(ctx, ref, a.lease())
@@ -103,57 +178,109 @@ func (a *Activities) Deliver(ctx context.Context, in DeliverInput) (DeliverResul
 		return DeliverResult{}, wrap(err, "claim delivery")
 	}
 	now := time.Now()
-	out := DeliverResult{Attempts: c.Delivery.Attempts}
+	out := DeliverResult{Attempts: c.Delivery.Attempts, Status: c.Delivery.Status}
 	switch c.State {
-	case store.Final:
-		return a.settled(ctx, ref, c.Delivery)
-	case store.Orphaned:
-		return a.finish(ctx, ref, webhook.Cancelled)
+	case store.Final, store.Orphaned:
+		// Settled (by this step before a crash, or by a dispatcher's line),
+		// or its endpoint disabled: end it, and hand the line on again (a
+		// crash may have come between the two).
+		st := c.Delivery.Status
+		if c.State == store.Orphaned {
+			st = webhook.Cancelled
+		}
+		s, err := a.Store.FinishDelivery(ctx, ref, st)
+		if err != nil {
+			return DeliverResult{}, wrap(err, "finish delivery")
+		}
+		out.Outcome, out.Status = OutcomeEnded, st
+		switch st {
+		case webhook.Delivered:
+			out.Outcome = OutcomeDelivered
+		case webhook.Failed:
+			out.Outcome = OutcomeFailed
+		}
+		return out, a.handOn(ctx, s)
 	case store.Blocked:
 		out.Outcome, out.Status, out.Until = OutcomeWait, webhook.Pending, now.Add(blockedPoll)
 		return out, nil
 	case store.Busy:
-		out.Outcome, out.Status, out.Until = OutcomeWait, c.Delivery.Status, c.Until
+		out.Outcome, out.Until = OutcomeWait, c.Until
 		return out, nil
 	}
 	if at := c.Delivery.NextAttemptAt; c.Delivery.Status == webhook.Retrying && at != nil && at.After(now) && !in.Now {
 		if err := a.Store.Release(ctx, ref); err != nil {
 			return DeliverResult{}, wrap(err, "release delivery")
 		}
-		out.Outcome, out.Status, out.Until = OutcomeWait, webhook.Retrying, *at
+		out.Outcome, out.Until = OutcomeWait, *at
 		return out, nil
 	}
-	res, s, err := a.attempt(ctx, c, in.Schedule)
+	line, err := a.sendLine(ctx, c, in.Schedule, false, now.Add(stepBudget))
 	if err != nil {
 		return DeliverResult{}, err
 	}
-	out.Attempts, out.Status, out.Recovered, out.Next = c.Delivery.Attempts+1, res.status, s.Recovered, s.Next
-	switch res.status {
+	out.Attempts, out.Status, out.Recovered = c.Delivery.Attempts+1, line.status, line.recovered
+	switch line.status {
 	case webhook.Retrying:
-		out.Outcome, out.Until = OutcomeWait, *res.next
-		return out, nil
+		out.Outcome, out.Until = OutcomeWait, *line.next
 	case webhook.Failed:
 		out.Outcome = OutcomeFailed
-		return out, nil
-	}
-	out.Outcome = OutcomeDelivered
-	// The receiver is up: the line behind goes now, in order.
-	deadline := time.Now().Add(drainBudget)
-	prev := ref
-	for len(out.Drained) < drainMax && time.Now().Before(deadline) {
-		nc, ok, err := a.Store.ClaimNext(ctx, prev, a.lease())
-		if err != nil || !ok || nc.State != store.Claimed {
-			break // its own workflow (woken through Next) takes it from here
-		}
-		next := nc.Delivery.Ref()
-		res, s, err := a.attempt(ctx, nc, in.Schedule)
-		if err != nil || res.status != webhook.Delivered {
-			out.Next = &next
-			break
-		}
-		out.Drained, out.Next, prev = append(out.Drained, next), s.Next, next
+	default:
+		out.Outcome = OutcomeDelivered
 	}
 	return out, nil
+}
+
+// lineResult is what sendLine did.
+type lineResult struct {
+	status    webhook.Status // of the first delivery
+	next      *time.Time     // its next attempt, when retrying
+	sent      int            // deliveries delivered
+	recovered bool
+}
+
+// sendLine attempts a claimed delivery and, while the receiver answers 2xx
+// and the budget lasts, the pending deliveries behind it in its subject's
+// line, in order; then hands the line on (handOn). adopt: the first
+// delivery belongs to the dispatcher (a failure hands it to a workflow).
+func (a *Activities) sendLine(ctx context.Context, c store.Claim, sched webhook.Schedule, adopt bool, deadline time.Time) (lineResult, error) {
+	res, s, err := a.attempt(ctx, c, sched, adopt)
+	if err != nil {
+		return lineResult{}, err
+	}
+	out := lineResult{status: res.status, next: res.next, recovered: s.Recovered}
+	for res.status == webhook.Delivered {
+		out.sent++
+		if s.Claimed == nil {
+			break // nothing pending behind it, or another step holds it
+		}
+		if out.sent > drainMax || !time.Now().Before(deadline) {
+			// The rest is the dispatcher's (handOn).
+			if err := a.Store.Release(ctx, s.Claimed.Delivery.Ref()); err != nil {
+				return out, wrap(err, "release delivery")
+			}
+			break
+		}
+		if res, s, err = a.attempt(ctx, *s.Claimed, sched, true); err != nil {
+			return out, err
+		}
+	}
+	return out, a.handOn(ctx, s)
+}
+
+// handOn passes the line to the delivery now at its head: a pending one to
+// the dispatcher, a retrying one to its workflow (at once: the receiver
+// just answered, or the one before it is settled for good).
+func (a *Activities) handOn(ctx context.Context, s store.Settled) error {
+	switch {
+	case s.Next == nil:
+		return nil
+	case s.NextStatus == webhook.Pending:
+		return wrap(a.Store.Dispatch(ctx, s.Next.TenantID, s.Next.EndpointID), "hand the line to the dispatcher")
+	case a.Webhooks != nil && a.Webhooks.Signaler != nil:
+		// A workflow that ended meanwhile is not found: nothing to wake.
+		_ = a.Webhooks.Signaler.SignalWorkflow(ctx, s.Next.WorkflowID(), "", SignalWake, Wake{Now: true})
+	}
+	return nil
 }
 
 // lease is how long an attempt holds its delivery: the receiver's timeout
@@ -173,9 +300,9 @@ type attemptResult struct {
 }
 
 // attempt sends a claimed delivery and records the attempt: delivered, or
-// retrying at the schedule's next time, or failed when past the window
-// (or on 410).
-func (a *Activities) attempt(ctx context.Context, c store.Claim, sched webhook.Schedule) (attemptResult, store.Settled, error) {
+// retrying at the schedule's next time (or sooner, to probe a failing
+// endpoint), or failed when past the window (or on 410).
+func (a *Activities) attempt(ctx context.Context, c store.Claim, sched webhook.Schedule, adopt bool) (attemptResult, store.Settled, error) {
 	hooks := a.Webhooks
 	ref := c.Delivery.Ref()
 	if hooks == nil || hooks.Cipher == nil || hooks.Sender == nil {
@@ -204,7 +331,7 @@ func (a *Activities) attempt(ctx context.Context, c store.Claim, sched webhook.S
 		}
 		return attemptResult{}, store.Settled{}, ctx.Err()
 	}
-	rec := store.AttemptRecord{Attempt: res, At: at}
+	rec := store.AttemptRecord{Attempt: res, At: at, Adopt: adopt, ClaimNext: a.lease()}
 	first := at
 	if c.Delivery.FirstAttemptAt != nil {
 		first = *c.Delivery.FirstAttemptAt
@@ -231,45 +358,15 @@ func (a *Activities) attempt(ctx context.Context, c store.Claim, sched webhook.S
 	return out, s, nil
 }
 
-// settled reports a delivery that is already final.
-func (a *Activities) settled(ctx context.Context, ref webhook.Ref, d store.Delivery) (DeliverResult, error) {
-	out, err := a.finish(ctx, ref, d.Status) // changes nothing; finds the next in line
-	out.Attempts, out.Status = d.Attempts, d.Status
-	switch d.Status {
-	case webhook.Delivered:
-		out.Outcome = OutcomeDelivered
-	case webhook.Failed:
-		out.Outcome = OutcomeFailed
-	}
-	return out, err
-}
-
-func (a *Activities) finish(ctx context.Context, ref webhook.Ref, st webhook.Status) (DeliverResult, error) {
-	s, err := a.Store.FinishDelivery(ctx, ref, st)
-	if err != nil {
-		return DeliverResult{}, wrap(err, "finish delivery")
-	}
-	return DeliverResult{Outcome: OutcomeEnded, Status: st, Next: s.Next}, nil
-}
-
 // WakeInput names a recovered endpoint.
 type WakeInput struct {
-	Delivery webhook.Ref // the delivery that found it back up
+	TenantID   uuid.UUID
+	EndpointID uuid.UUID
 }
 
 // WakeResult counts the deliveries woken.
 type WakeResult struct {
 	Woken int
-}
-
-// SignalWake is the signal that makes a waiting delivery look again: its
-// turn came (Wake.Now false), or its endpoint is back (Now true: retry
-// without waiting for the schedule).
-const SignalWake = "wake"
-
-// Wake is the wake signal's payload.
-type Wake struct {
-	Now bool
 }
 
 // WakeEndpoint wakes every delivery of a recovered endpoint that waits to
@@ -279,7 +376,7 @@ func (a *Activities) WakeEndpoint(ctx context.Context, in WakeInput) (WakeResult
 	if a.Webhooks == nil || a.Webhooks.Signaler == nil {
 		return WakeResult{}, nil
 	}
-	refs, err := a.Store.RetryingDeliveries(ctx, in.Delivery.TenantID, in.Delivery.EndpointID)
+	refs, err := a.Store.RetryingDeliveries(ctx, in.TenantID, in.EndpointID)
 	if err != nil {
 		return WakeResult{}, wrap(err, "waiting deliveries")
 	}
@@ -287,7 +384,7 @@ func (a *Activities) WakeEndpoint(ctx context.Context, in WakeInput) (WakeResult
 		mu    sync.Mutex
 		woken int
 		wg    sync.WaitGroup
-		sem   = make(chan struct{}, 8)
+		sem   = make(chan struct{}, sendConcurrency)
 	)
 	for _, r := range refs {
 		sem <- struct{}{}

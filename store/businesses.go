@@ -39,8 +39,8 @@ func (s *Store) CreateBusiness(ctx context.Context, tenantID uuid.UUID, b Busine
 		}
 		return nil
 	})
-	if err == nil && len(checks) > 0 {
-		s.wakeRelay()
+	if err == nil {
+		s.wakeRelay() // its checks' starts, its events' deliveries
 	}
 	return b, checks, err
 }

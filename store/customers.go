@@ -56,8 +56,8 @@ func (s *Store) CreateCustomer(ctx context.Context, tenantID uuid.UUID, c Custom
 		}
 		return err
 	})
-	if err == nil && len(checks) > 0 {
-		s.wakeRelay()
+	if err == nil {
+		s.wakeRelay() // its checks' starts, its events' deliveries
 	}
 	return c, checks, links, err
 }

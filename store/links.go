@@ -239,6 +239,9 @@ func (s *Store) ExpireCheck(ctx context.Context, ref check.Ref) (applied bool, s
 		}
 		return tx.GetContext(ctx, &status, `SELECT status FROM checks WHERE tenant_id = $1 AND id = $2`, ref.TenantID, ref.CheckID)
 	})
+	if applied {
+		s.wakeRelay() // its event's deliveries
+	}
 	return applied, status, err
 }
 

@@ -22,9 +22,12 @@ const (
 	// ActionVerified tells a check's workflow that the person submitted
 	// through the check's link (the submission itself stays in the store).
 	ActionVerified = "verified"
-	// ActionDeliver starts a webhook delivery's workflow (the payload is
-	// a webhook.Ref).
+	// ActionDeliver starts the workflow of a webhook delivery that failed
+	// its first attempt, to retry it on the schedule (payload: a webhook.Ref).
 	ActionDeliver = "deliver"
+	// ActionDispatch wakes (or starts) an endpoint's dispatcher, which
+	// sends its pending deliveries (payload: the endpoint id).
+	ActionDispatch = "dispatch"
 )
 
 // OutboxNotifyChannel is the channel the store notifies after committing outbox rows.
@@ -47,17 +50,22 @@ type OutboxItem struct {
 }
 
 // Key groups the actions whose order matters: those on one check (a start
-// before its cancel). Each delivery stands alone.
+// before its cancel). Each delivery stands alone; an endpoint's dispatch
+// rows fold into one.
 func (it OutboxItem) Key() string {
-	if it.Action == ActionDeliver {
+	switch it.Action {
+	case ActionDeliver:
 		return it.Delivery.DeliveryID.String()
+	case ActionDispatch:
+		return "dispatch-" + it.Delivery.EndpointID.String()
 	}
 	return it.CheckID.String()
 }
 
-// decode reads the payload into Ref or Delivery, with the row's own ids.
+// decode reads the payload into Ref or Delivery (a dispatch: its endpoint
+// id only), with the row's own ids.
 func (it *OutboxItem) decode() error {
-	if it.Action == ActionDeliver {
+	if it.Action == ActionDeliver || it.Action == ActionDispatch {
 		err := json.Unmarshal(it.Payload, &it.Delivery)
 		it.Delivery.TenantID = it.TenantID
 		return err

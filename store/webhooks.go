@@ -233,7 +233,7 @@ func (s *Store) Redeliver(ctx context.Context, tenantID, eventID uuid.UUID, endp
 				SELECT `+deliveryCols+` FROM d`, tenantID, ep.ID, ev.ID, ev.SubjectID); err != nil {
 				return fmt.Errorf("redeliver: %w", err)
 			}
-			if err := enqueueDelivery(ctx, tx, d.Ref()); err != nil {
+			if err := enqueueDispatch(ctx, tx, d.TenantID, d.EndpointID); err != nil {
 				return err
 			}
 			out = append(out, d)
@@ -249,8 +249,8 @@ func (s *Store) Redeliver(ctx context.Context, tenantID, eventID uuid.UUID, endp
 	return out, err
 }
 
-// enqueueDelivery queues the start of a delivery's workflow (the event
-// trigger queues first deliveries likewise, in SQL).
+// enqueueDelivery queues the start of a delivery's workflow, which owns
+// its retries.
 func enqueueDelivery(ctx context.Context, tx *sqlx.Tx, ref webhook.Ref) error {
 	p, err := payload(ref)
 	if err != nil {
@@ -261,6 +261,30 @@ func enqueueDelivery(ctx context.Context, tx *sqlx.Tx, ref webhook.Ref) error {
 		return fmt.Errorf("enqueue delivery: %w", err)
 	}
 	return nil
+}
+
+// enqueueDispatch wakes an endpoint's dispatcher (the event trigger queues
+// the same row, in SQL).
+func enqueueDispatch(ctx context.Context, tx *sqlx.Tx, tenantID, endpointID uuid.UUID) error {
+	p, err := payload(webhook.Ref{EndpointID: endpointID})
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO outbox (tenant_id, action, payload) VALUES ($1, $2, $3)`,
+		tenantID, ActionDispatch, p); err != nil {
+		return fmt.Errorf("enqueue dispatch: %w", err)
+	}
+	return nil
+}
+
+// Dispatch wakes an endpoint's dispatcher: its pending deliveries go on
+// (the line behind a delivery that settled).
+func (s *Store) Dispatch(ctx context.Context, tenantID, endpointID uuid.UUID) error {
+	err := s.inTenant(ctx, tenantID, func(tx *sqlx.Tx) error { return enqueueDispatch(ctx, tx, tenantID, endpointID) })
+	if err == nil {
+		s.wakeRelay()
+	}
+	return err
 }
 
 // ClaimState says whether a delivery may be attempted now.
@@ -305,22 +329,6 @@ func (s *Store) ClaimDelivery(ctx context.Context, ref webhook.Ref, lease time.D
 		return err
 	})
 	return c, err
-}
-
-// ClaimNext takes hold of the delivery that follows ref's in its subject's
-// line, for an attempt that goes on from ref's success. ok is false when
-// there is none; the claim may still be Busy (its own workflow has it).
-func (s *Store) ClaimNext(ctx context.Context, ref webhook.Ref, lease time.Duration) (c Claim, ok bool, err error) {
-	err = s.inTenant(ctx, ref.TenantID, func(tx *sqlx.Tx) error {
-		next, err := nextInLine(ctx, tx, ref)
-		if err != nil || next == nil {
-			return err
-		}
-		ok = true
-		c, err = claim(ctx, tx, ref.TenantID, next.DeliveryID, lease)
-		return err
-	})
-	return c, ok, err
 }
 
 func claim(ctx context.Context, tx *sqlx.Tx, tenantID, deliveryID uuid.UUID, lease time.Duration) (Claim, error) {
@@ -375,6 +383,57 @@ func claim(ctx context.Context, tx *sqlx.Tx, tenantID, deliveryID uuid.UUID, lea
 	return c, err
 }
 
+// ClaimDue takes hold of up to limit pending deliveries of an endpoint
+// that may go now: never attempted, not held, each the head of its
+// subject's line (so at most one per subject), oldest first. None when the
+// endpoint is disabled or gone.
+func (s *Store) ClaimDue(ctx context.Context, tenantID, endpointID uuid.UUID, limit int, lease time.Duration) ([]Claim, error) {
+	var out []Claim
+	err := s.inTenant(ctx, tenantID, func(tx *sqlx.Tx) error {
+		var ep Endpoint
+		err := tx.GetContext(ctx, &ep, `SELECT `+endpointCols+` FROM webhook_endpoints WHERE tenant_id = $1 AND id = $2`, tenantID, endpointID)
+		if errors.Is(err, sql.ErrNoRows) || (err == nil && ep.DisabledAt != nil) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		var ds []Delivery
+		if err := tx.SelectContext(ctx, &ds, `WITH due AS (
+				SELECT d.id FROM webhook_deliveries d
+				WHERE d.tenant_id = $1 AND d.endpoint_id = $2 AND d.status = 'pending'
+				  AND (d.claimed_until IS NULL OR d.claimed_until < now())
+				  AND NOT EXISTS (SELECT 1 FROM webhook_deliveries p WHERE p.endpoint_id = d.endpoint_id
+				      AND p.subject_id = d.subject_id AND p.seq < d.seq AND p.status IN ('pending', 'retrying'))
+				ORDER BY d.seq LIMIT $3 FOR UPDATE SKIP LOCKED),
+			claimed AS (UPDATE webhook_deliveries w SET claimed_until = now() + $4::interval FROM due WHERE w.id = due.id RETURNING w.*)
+			SELECT `+deliveryCols+` FROM claimed d ORDER BY d.seq`,
+			tenantID, endpointID, limit, fmt.Sprintf("%d milliseconds", lease.Milliseconds())); err != nil {
+			return fmt.Errorf("claim due deliveries: %w", err)
+		}
+		if len(ds) == 0 {
+			return nil
+		}
+		ids := make([]string, len(ds))
+		for i, d := range ds {
+			ids[i] = d.EventID.String()
+		}
+		var evs []Event
+		if err := tx.SelectContext(ctx, &evs, `SELECT `+eventCols+` FROM events WHERE tenant_id = $1 AND id = ANY($2)`, tenantID, pq.Array(ids)); err != nil {
+			return err
+		}
+		byID := make(map[uuid.UUID]Event, len(evs))
+		for _, e := range evs {
+			byID[e.ID] = e
+		}
+		for _, d := range ds {
+			out = append(out, Claim{State: Claimed, Delivery: d, Endpoint: ep, Event: byID[d.EventID]})
+		}
+		return nil
+	})
+	return out, err
+}
+
 // Release lets go of a claimed delivery without an attempt (its retry is
 // not due yet).
 func (s *Store) Release(ctx context.Context, ref webhook.Ref) error {
@@ -396,6 +455,12 @@ type AttemptRecord struct {
 	// delivery of the endpoint is due by then: a failing endpoint is
 	// always probed soon.
 	ProbeAt *time.Time
+	// Adopt: the attempt was the dispatcher's; a failure hands the
+	// delivery to a workflow of its own, which retries it on the schedule.
+	Adopt bool
+	// ClaimNext, when set, claims the next delivery in line (pending and
+	// free) for that long, in the same transaction: the line goes on.
+	ClaimNext time.Duration
 }
 
 // Settled is what the store tells a delivery's workflow after a write.
@@ -403,12 +468,18 @@ type Settled struct {
 	// Applied is false when the delivery was already final (a repeated step).
 	Applied bool
 	// Next is the delivery of the same subject to the same endpoint that
-	// was waiting for this one, now at the head of the line.
-	Next *webhook.Ref
+	// was waiting for this one, now at the head of the line; NextStatus is
+	// its status (pending: the dispatcher's; retrying: its workflow's).
+	Next       *webhook.Ref
+	NextStatus webhook.Status
 	// Recovered: this delivery succeeded where the endpoint was failing.
 	Recovered bool
 	// NextAttemptAt: a retrying delivery's next attempt, as recorded.
 	NextAttemptAt *time.Time
+	// Adopted: the delivery's workflow is queued to start.
+	Adopted bool
+	// Claimed: the next delivery in line, held for the caller (ClaimNext).
+	Claimed *Claim
 }
 
 // RecordAttempt writes an attempt and the delivery's new status; a 410
@@ -428,19 +499,6 @@ func (s *Store) RecordAttempt(ctx context.Context, ref webhook.Ref, rec AttemptR
 			}
 		}
 		out.NextAttemptAt = rec.NextAttemptAt
-		var attempts int
-		err := tx.GetContext(ctx, &attempts, `UPDATE webhook_deliveries SET attempts = attempts + 1, status = $3,
-				first_attempt_at = coalesce(first_attempt_at, $4), next_attempt_at = $5, claimed_until = NULL,
-				finished_at = CASE WHEN $3 IN ('delivered', 'failed', 'cancelled') THEN $4::timestamptz END, updated_at = $4
-			WHERE tenant_id = $1 AND id = $2 AND status IN ('pending', 'retrying') RETURNING attempts`,
-			ref.TenantID, ref.DeliveryID, rec.Status, rec.At, rec.NextAttemptAt)
-		if errors.Is(err, sql.ErrNoRows) {
-			return nil // already final
-		}
-		if err != nil {
-			return err
-		}
-		out.Applied = true
 		r := rec.Attempt
 		var code *int
 		if r.StatusCode != 0 {
@@ -450,32 +508,82 @@ func (s *Store) RecordAttempt(ctx context.Context, ref webhook.Ref, rec AttemptR
 		if r.Error != "" {
 			msg = &r.Error
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO webhook_attempts (delivery_id, tenant_id, attempt, at, status_code, duration_ms, error, response)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, ref.DeliveryID, ref.TenantID, attempts, rec.At, code,
-			r.Duration.Milliseconds(), msg, r.Response[:min(len(r.Response), webhook.MaxResponse)]); err != nil {
+		// One statement: the delivery, its attempt, the endpoint's health
+		// (failing since the first failure, until a success), and the
+		// next delivery in its subject's line once it is settled.
+		var row struct {
+			Applied bool       `db:"applied"`
+			Changed bool       `db:"health_changed"`
+			NextID  *uuid.UUID `db:"next_id"`
+			EventID *uuid.UUID `db:"next_event_id"`
+			Number  *int       `db:"next_number"`
+			Status  *string    `db:"next_status"`
+		}
+		err := tx.GetContext(ctx, &row, `WITH d AS (
+				UPDATE webhook_deliveries SET attempts = attempts + 1, status = $3,
+					first_attempt_at = coalesce(first_attempt_at, $4), next_attempt_at = $5, claimed_until = NULL,
+					finished_at = CASE WHEN $3 IN ('delivered', 'failed', 'cancelled') THEN $4::timestamptz END, updated_at = $4
+				WHERE tenant_id = $1 AND id = $2 AND status IN ('pending', 'retrying')
+				RETURNING attempts, endpoint_id, subject_id, seq),
+			a AS (INSERT INTO webhook_attempts (delivery_id, tenant_id, attempt, at, status_code, duration_ms, error, response)
+				SELECT $2, $1, d.attempts, $4, $6, $7, $8, $9 FROM d),
+			h AS (UPDATE webhook_endpoints e SET failing_since = CASE WHEN $10 THEN NULL ELSE $4::timestamptz END
+				WHERE e.tenant_id = $1 AND e.id = $11 AND EXISTS (SELECT 1 FROM d)
+				  AND CASE WHEN $10 THEN e.failing_since IS NOT NULL ELSE e.failing_since IS NULL END
+				RETURNING 1),
+			n AS (SELECT x.id, x.event_id, x.number, x.status FROM webhook_deliveries x, d
+				WHERE $3 IN ('delivered', 'failed', 'cancelled') AND x.tenant_id = $1 AND x.endpoint_id = d.endpoint_id
+				  AND x.subject_id = d.subject_id AND x.seq > d.seq AND x.status IN ('pending', 'retrying')
+				ORDER BY x.seq LIMIT 1)
+			SELECT EXISTS (SELECT 1 FROM d) AS applied, EXISTS (SELECT 1 FROM h) AS health_changed,
+				(SELECT id FROM n) AS next_id, (SELECT event_id FROM n) AS next_event_id,
+				(SELECT number FROM n) AS next_number, (SELECT status FROM n) AS next_status`,
+			ref.TenantID, ref.DeliveryID, rec.Status, rec.At, rec.NextAttemptAt,
+			code, r.Duration.Milliseconds(), msg, r.Response[:min(len(r.Response), webhook.MaxResponse)], r.OK, ref.EndpointID)
+		if err != nil {
 			return fmt.Errorf("record attempt: %w", err)
 		}
-		switch {
-		case r.Gone:
-			_, err = tx.ExecContext(ctx, `UPDATE webhook_endpoints SET disabled_at = $3, disabled_reason = $4, updated_at = $3
-				WHERE tenant_id = $1 AND id = $2 AND disabled_at IS NULL`, ref.TenantID, ref.EndpointID, rec.At,
-				"the receiver answered 410 Gone")
-		case r.OK:
-			err = tx.GetContext(ctx, &out.Recovered, `WITH u AS (UPDATE webhook_endpoints SET failing_since = NULL
-				WHERE tenant_id = $1 AND id = $2 AND failing_since IS NOT NULL RETURNING 1) SELECT EXISTS (SELECT 1 FROM u)`,
-				ref.TenantID, ref.EndpointID)
-		default:
-			_, err = tx.ExecContext(ctx, `UPDATE webhook_endpoints SET failing_since = $3
-				WHERE tenant_id = $1 AND id = $2 AND failing_since IS NULL`, ref.TenantID, ref.EndpointID, rec.At)
+		if !row.Applied {
+			return nil // already final: a repeated step
 		}
-		if err != nil {
-			return fmt.Errorf("endpoint health: %w", err)
+		out.Applied, out.Recovered = true, r.OK && row.Changed
+		if row.NextID != nil {
+			out.Next = &webhook.Ref{TenantID: ref.TenantID, DeliveryID: *row.NextID, EndpointID: ref.EndpointID, EventID: *row.EventID, Number: *row.Number}
+			out.NextStatus = webhook.Status(*row.Status)
 		}
-		if rec.Status.Final() {
-			out.Next, err = nextInLine(ctx, tx, ref)
+		if rec.Adopt && rec.Status == webhook.Retrying {
+			if err := enqueueDelivery(ctx, tx, ref); err != nil {
+				return err
+			}
+			out.Adopted = true
 		}
-		return err
+		if r.Gone {
+			// Disabled: what it still had open will not be sent.
+			if _, err := tx.ExecContext(ctx, `WITH e AS (UPDATE webhook_endpoints SET disabled_at = $3, disabled_reason = $4, updated_at = $3
+					WHERE tenant_id = $1 AND id = $2 AND disabled_at IS NULL RETURNING id)
+				UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at = NULL, claimed_until = NULL, finished_at = $3, updated_at = $3
+				WHERE tenant_id = $1 AND endpoint_id IN (SELECT id FROM e) AND status IN ('pending', 'retrying')`,
+				ref.TenantID, ref.EndpointID, rec.At, "the receiver answered 410 Gone"); err != nil {
+				return fmt.Errorf("disable endpoint: %w", err)
+			}
+			out.Next = nil
+		}
+		// Going on with the line: hold the next delivery in the same
+		// transaction, when it is pending and free.
+		if rec.ClaimNext > 0 && out.Next != nil && out.NextStatus == webhook.Pending {
+			c, err := claim(ctx, tx, ref.TenantID, out.Next.DeliveryID, rec.ClaimNext)
+			if err != nil {
+				return err
+			}
+			if c.State == Claimed {
+				out.Claimed = &c
+			}
+		}
+		return nil
 	})
+	if err == nil && out.Adopted {
+		s.wakeRelay() // the start of its workflow
+	}
 	return out, err
 }
 
@@ -492,7 +600,7 @@ func (s *Store) FinishDelivery(ctx context.Context, ref webhook.Ref, status webh
 		}
 		n, _ := res.RowsAffected()
 		out.Applied = n == 1
-		out.Next, err = nextInLine(ctx, tx, ref)
+		out.Next, out.NextStatus, err = nextInLine(ctx, tx, ref)
 		return err
 	})
 	return out, err
@@ -500,7 +608,7 @@ func (s *Store) FinishDelivery(ctx context.Context, ref webhook.Ref, status webh
 
 // nextInLine is the open delivery, to the same endpoint, of the same
 // subject, that follows ref's.
-func nextInLine(ctx context.Context, tx *sqlx.Tx, ref webhook.Ref) (*webhook.Ref, error) {
+func nextInLine(ctx context.Context, tx *sqlx.Tx, ref webhook.Ref) (*webhook.Ref, webhook.Status, error) {
 	var d Delivery
 	err := tx.GetContext(ctx, &d, `SELECT `+deliveryCols+` FROM webhook_deliveries d
 		JOIN webhook_deliveries me ON me.id = $2
@@ -508,13 +616,13 @@ func nextInLine(ctx context.Context, tx *sqlx.Tx, ref webhook.Ref) (*webhook.Ref
 		  AND d.status IN ('pending', 'retrying')
 		ORDER BY d.seq LIMIT 1`, ref.TenantID, ref.DeliveryID)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil
+		return nil, "", nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("next in line: %w", err)
+		return nil, "", fmt.Errorf("next in line: %w", err)
 	}
 	r := d.Ref()
-	return &r, nil
+	return &r, d.Status, nil
 }
 
 // RetryingDeliveries are an endpoint's deliveries waiting to be tried

@@ -94,19 +94,17 @@ func TestWebhookFanOutAndLine(t *testing.T) {
 	if refs, err := worker.RetryingDeliveries(ctx, tn.ID, all.ID); err != nil || len(refs) != 1 || refs[0] != first {
 		t.Fatalf("retrying: %v %v", refs, err)
 	}
-	// Delivered: the next in line is named, the endpoint has recovered.
-	s, err = worker.RecordAttempt(ctx, first, store.AttemptRecord{At: time.Now(), Status: webhook.Delivered, Attempt: webhook.Result{OK: true, StatusCode: 204}})
-	if err != nil || !s.Applied || s.Next == nil || *s.Next != second || !s.Recovered {
+	// Delivered: the next in line is named, and held for the caller to go
+	// on with; the endpoint has recovered.
+	s, err = worker.RecordAttempt(ctx, first, store.AttemptRecord{At: time.Now(), Status: webhook.Delivered, ClaimNext: time.Minute,
+		Attempt: webhook.Result{OK: true, StatusCode: 204}})
+	if err != nil || !s.Applied || s.Next == nil || *s.Next != second || s.NextStatus != webhook.Pending || !s.Recovered ||
+		s.Claimed == nil || s.Claimed.Delivery.ID != second.DeliveryID || s.Claimed.Event.ID != second.EventID {
 		t.Fatalf("delivered: %+v %v", s, err)
 	}
 	// A repeated step changes nothing.
 	if s, err := worker.RecordAttempt(ctx, first, store.AttemptRecord{At: time.Now(), Status: webhook.Delivered, Attempt: webhook.Result{OK: true}}); err != nil || s.Applied {
 		t.Fatalf("repeat: %+v %v", s, err)
-	}
-	// The attempt let go of it; the next in line goes on from it.
-	nc, ok, err := worker.ClaimNext(ctx, first, time.Minute)
-	if err != nil || !ok || nc.State != store.Claimed || nc.Delivery.ID != second.DeliveryID {
-		t.Fatalf("next after the first: %+v %v %v", nc, ok, err)
 	}
 	ds = deliveries(t, app, tn.ID, all.ID)
 	if d := ds[0]; d.Status != webhook.Delivered || d.Attempts != 2 || len(d.Tries) != 2 || *d.Tries[0].StatusCode != 500 ||
@@ -215,5 +213,99 @@ func TestWebhookProbe(t *testing.T) {
 	s, err = worker.RecordAttempt(ctx, ds[1].Ref(), fail)
 	if err != nil || s.NextAttemptAt == nil || !s.NextAttemptAt.Equal(later) {
 		t.Fatalf("second failure: %+v %v", s, err)
+	}
+}
+
+// Every write that may add outbox rows — through events, their fan-out
+// included — wakes the relays after commit: a status change by the worker,
+// a create without checks.
+func TestWritesWakeTheRelay(t *testing.T) {
+	ctx := context.Background()
+	admin, app, worker := open(t, ownerDSN), open(t, appDSN), open(t, workerDSN)
+	tn := newTenant(t, admin, "wake-hooks.example")
+	l, err := worker.Listen(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	woken := func(what string) {
+		t.Helper()
+		select {
+		case <-l.Notify:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s did not wake the relay", what)
+		}
+		for len(l.Notify) > 0 { // folded pokes
+			<-l.Notify
+		}
+	}
+	_, cs, err := app.CreateBusiness(ctx, tn.ID, store.Business{Name: "B", CountryID: 528, CoCNumber: "12345678"}, []check.Type{check.CoC})
+	if err != nil {
+		t.Fatal(err)
+	}
+	woken("a create with a check")
+	time.Sleep(50 * time.Millisecond)
+	for len(l.Notify) > 0 {
+		<-l.Notify
+	}
+	if _, _, err := app.CreateBusiness(ctx, tn.ID, store.Business{Name: "C", CountryID: 528, CoCNumber: "12345678"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	woken("a create without checks")
+	if _, _, err := worker.UpdateCheck(ctx, cs[0].Ref(), store.CheckUpdate{Status: check.Running, From: []check.Status{check.Queued}}); err != nil {
+		t.Fatal(err)
+	}
+	woken("a status change by the worker")
+}
+
+// The dispatcher claims the heads of the lines only, each once; a failed
+// first attempt hands the delivery to a workflow of its own (an outbox row).
+func TestClaimDueAndAdopt(t *testing.T) {
+	ctx := context.Background()
+	admin, app, worker := open(t, ownerDSN), open(t, appDSN), open(t, workerDSN)
+	tn := newTenant(t, admin, "due-hooks.example")
+	ep := endpoint(t, app, tn.ID, "*")
+	for _, name := range []string{"A", "B"} { // 2 events each: created, queued
+		if _, _, err := app.CreateBusiness(ctx, tn.ID, store.Business{Name: name, CountryID: 528, CoCNumber: "12345678"}, []check.Type{check.CoC}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	heads, err := worker.ClaimDue(ctx, tn.ID, ep.ID, 10, time.Minute)
+	if err != nil || len(heads) != 2 || heads[0].Event.Type != check.BusinessCreated || heads[1].Event.Type != check.BusinessCreated || heads[0].Endpoint.ID != ep.ID {
+		t.Fatalf("heads: %+v %v", heads, err)
+	}
+	if again, err := worker.ClaimDue(ctx, tn.ID, ep.ID, 10, time.Minute); err != nil || len(again) != 0 {
+		t.Fatalf("claimed twice: %+v %v", again, err)
+	}
+	// One head delivered: its follower is due; the other fails and is adopted.
+	if _, err := worker.RecordAttempt(ctx, heads[0].Delivery.Ref(), store.AttemptRecord{At: time.Now(), Status: webhook.Delivered, Adopt: true, Attempt: webhook.Result{OK: true}}); err != nil {
+		t.Fatal(err)
+	}
+	next := time.Now().Add(time.Minute)
+	s, err := worker.RecordAttempt(ctx, heads[1].Delivery.Ref(), store.AttemptRecord{At: time.Now(), Status: webhook.Retrying, NextAttemptAt: &next, Adopt: true, Attempt: webhook.Result{StatusCode: 500}})
+	if err != nil || !s.Adopted {
+		t.Fatalf("adopt: %+v %v", s, err)
+	}
+	var rows int
+	admin.DB().Get(&rows, `SELECT count(*) FROM outbox WHERE tenant_id = $1 AND action = 'deliver' AND payload->>'delivery_id' = $2`, tn.ID, heads[1].Delivery.ID.String())
+	if rows != 1 {
+		t.Fatalf("%d outbox rows start the adopted delivery's workflow", rows)
+	}
+	due, err := worker.ClaimDue(ctx, tn.ID, ep.ID, 10, time.Minute)
+	if err != nil || len(due) != 1 || due[0].Event.Type != "check.queued" {
+		t.Fatalf("after one head: %+v %v", due, err)
+	}
+	// A disabled endpoint has nothing due.
+	if _, err := worker.RecordAttempt(ctx, due[0].Delivery.Ref(), store.AttemptRecord{At: time.Now(), Status: webhook.Failed, Attempt: webhook.Result{Gone: true, StatusCode: 410}}); err != nil {
+		t.Fatal(err)
+	}
+	if due, err := worker.ClaimDue(ctx, tn.ID, ep.ID, 10, time.Minute); err != nil || len(due) != 0 {
+		t.Fatalf("disabled: %+v %v", due, err)
+	}
+	// And what it had open is cancelled.
+	for _, d := range deliveries(t, app, tn.ID, ep.ID) {
+		if !d.Status.Final() {
+			t.Fatalf("open after 410: %+v", d)
+		}
 	}
 }

@@ -141,9 +141,14 @@ func (r *Relay) deliver(ctx context.Context) func([]store.OutboxItem) []bool {
 			wg.Add(1)
 			go func(idx []int) {
 				defer func() { <-sem; wg.Done() }()
+				dispatched := false
 				for _, i := range idx {
 					if broken.Load() {
 						return
+					}
+					if items[i].Action == store.ActionDispatch && dispatched {
+						ok[i] = true // one signal wakes the endpoint's dispatcher for all
+						continue
 					}
 					if err := r.send(ctx, items[i]); err != nil {
 						broken.Store(true)
@@ -151,6 +156,7 @@ func (r *Relay) deliver(ctx context.Context) func([]store.OutboxItem) []bool {
 						return // later actions of this check wait for this one
 					}
 					ok[i] = true
+					dispatched = dispatched || items[i].Action == store.ActionDispatch
 				}
 			}(byCheck[k])
 		}
@@ -187,16 +193,16 @@ func (r *Relay) send(ctx context.Context, it store.OutboxItem) error {
 		return err
 	case store.ActionDeliver:
 		d := it.Delivery
-		opts := client.StartWorkflowOptions{
-			ID: d.WorkflowID(), TaskQueue: workflows.TaskQueue, EnableEagerStart: true,
-			WorkflowIDReusePolicy: enums.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
-			TypedSearchAttributes: temporal.NewSearchAttributes(
-				workflows.SATenantID.ValueSet(d.TenantID.String()),
-				workflows.SAWebhookEndpointID.ValueSet(d.EndpointID.String()),
-				workflows.SADeliveryStatus.ValueSet(string(webhook.Pending)),
-			),
-		}
+		opts := webhookOptions(d, d.WorkflowID(), webhook.Retrying)
+		opts.WorkflowIDReusePolicy = enums.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE
 		return r.start(ctx, opts, workflows.DeliveryWorkflow, workflows.DeliveryInput{Delivery: d, Schedule: r.DeliverySchedule})
+	case store.ActionDispatch:
+		d := it.Delivery
+		// Signal the running dispatcher, or start one.
+		_, err := r.Client.SignalWithStartWorkflow(ctx, workflows.DispatcherID(d.EndpointID.String()), workflows.SignalDispatch, nil,
+			webhookOptions(d, workflows.DispatcherID(d.EndpointID.String()), webhook.Pending), workflows.DispatchWorkflow,
+			workflows.DispatchInput{Endpoint: webhook.Ref{TenantID: d.TenantID, EndpointID: d.EndpointID}, Schedule: r.DeliverySchedule})
+		return err
 	case store.ActionVerified:
 		err := r.Client.SignalWorkflow(ctx, id, "", workflows.SignalVerification,
 			workflows.VerificationResult{ID: fmt.Sprintf("outbox-%d", it.ID)})
@@ -219,6 +225,19 @@ func (r *Relay) start(ctx context.Context, opts client.StartWorkflowOptions, wf,
 		return nil
 	}
 	return err
+}
+
+// webhookOptions are the options webhook workflows start with: their
+// tenant and endpoint, and their DeliveryStatus, for the Temporal UI.
+func webhookOptions(d webhook.Ref, id string, status webhook.Status) client.StartWorkflowOptions {
+	return client.StartWorkflowOptions{
+		ID: id, TaskQueue: workflows.TaskQueue,
+		TypedSearchAttributes: temporal.NewSearchAttributes(
+			workflows.SATenantID.ValueSet(d.TenantID.String()),
+			workflows.SAWebhookEndpointID.ValueSet(d.EndpointID.String()),
+			workflows.SADeliveryStatus.ValueSet(string(status)),
+		),
+	}
 }
 
 // startOptions are the options every check workflow starts with.

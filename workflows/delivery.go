@@ -10,7 +10,108 @@ import (
 	"github.com/kycflow/kycflow/webhook"
 )
 
-// DeliveryInput is a webhook delivery's workflow input: ids only (the
+// Webhook deliveries run in two kinds of workflow, both with ids that say
+// what they are and no personal data (ids in, statuses out):
+//
+//   - DispatchWorkflow, one per endpoint with deliveries pending
+//     (webhook-<endpoint id>-dispatcher): it sends them while the receiver
+//     answers, so a receiver that is up costs no workflow per event.
+//   - DeliveryWorkflow, one per delivery whose first attempt failed
+//     (webhook-<endpoint id>-<event id>): it owns that delivery's retries,
+//     on durable timers, so operators find stuck deliveries by
+//     DeliveryStatus = 'retrying'.
+
+// SignalDispatch wakes an endpoint's dispatcher: deliveries are pending.
+const SignalDispatch = "dispatch"
+
+// DispatcherID is the id of an endpoint's dispatcher.
+func DispatcherID(endpointID string) string { return "webhook-" + endpointID + "-dispatcher" }
+
+// DispatchInput names the endpoint (ids only).
+type DispatchInput struct {
+	Endpoint webhook.Ref // TenantID and EndpointID
+	// Schedule of retries; nil: webhook.DefaultSchedule (tests shorten it).
+	Schedule *webhook.Schedule
+}
+
+// DispatchResult counts what the run sent.
+type DispatchResult struct {
+	Sent int
+}
+
+// dispatchLinger is how long an idle dispatcher waits for more before it
+// ends (the next event starts it again); dispatchRuns bounds a run's
+// history, after which it continues as new.
+const (
+	dispatchLinger = time.Minute
+	dispatchRuns   = 200
+)
+
+// webhookStep is how delivery steps run: local activities (no task round
+// trip between a commit and its receiver), retried while the worker's own
+// trouble (database down, no signing key) lasts.
+func webhookStep(ctx workflow.Context) workflow.Context {
+	return workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
+		StartToCloseTimeout: time.Minute,
+		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute},
+	})
+}
+
+// wakeEndpoint wakes a recovered endpoint's waiting deliveries (a failure
+// only leaves them on their schedule).
+func wakeEndpoint(ctx workflow.Context, ref webhook.Ref) {
+	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: 5 * time.Minute,
+		RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 3}})
+	if err := workflow.ExecuteActivity(actx, a.WakeEndpoint, activities.WakeInput{TenantID: ref.TenantID, EndpointID: ref.EndpointID}).Get(ctx, nil); err != nil {
+		workflow.GetLogger(ctx).Warn("waking the endpoint's deliveries failed; they keep their schedule", "error", err)
+	}
+}
+
+// DispatchWorkflow sends an endpoint's pending deliveries, step after
+// step while some are due, then waits for the dispatch signal; idle for a
+// minute, it ends.
+func DispatchWorkflow(ctx workflow.Context, in DispatchInput) (DispatchResult, error) {
+	sched := webhook.DefaultSchedule
+	if in.Schedule != nil {
+		sched = *in.Schedule
+	}
+	lctx := webhookStep(ctx)
+	signals := workflow.GetSignalChannel(ctx, SignalDispatch)
+	var out DispatchResult
+	for run := 0; ; run++ {
+		for signals.ReceiveAsync(nil) { // what they asked for, this step does
+		}
+		var res activities.DispatchResult
+		step := activities.DispatchInput{TenantID: in.Endpoint.TenantID, EndpointID: in.Endpoint.EndpointID, Schedule: sched}
+		if err := workflow.ExecuteLocalActivity(lctx, a.Dispatch, step).Get(ctx, &res); err != nil {
+			return out, err
+		}
+		out.Sent += res.Sent
+		if res.Recovered {
+			wakeEndpoint(ctx, in.Endpoint)
+		}
+		if run >= dispatchRuns {
+			return out, workflow.NewContinueAsNewError(ctx, DispatchWorkflow, in)
+		}
+		if res.More {
+			continue
+		}
+		woken := false
+		tctx, cancel := workflow.WithCancel(ctx)
+		sel := workflow.NewSelector(ctx)
+		sel.AddFuture(workflow.NewTimer(tctx, dispatchLinger), func(workflow.Future) {})
+		sel.AddReceive(signals, func(c workflow.ReceiveChannel, _ bool) { c.Receive(ctx, nil); woken = true })
+		sel.Select(ctx)
+		cancel()
+		// A signal that came with the timer still counts: the run goes on
+		// rather than end with it unread.
+		if !woken && !signals.ReceiveAsync(nil) {
+			return out, nil
+		}
+	}
+}
+
+// DeliveryInput is a retried delivery's workflow input: ids only (the
 // event, the URL and the secrets stay in the store).
 type DeliveryInput struct {
 	Delivery webhook.Ref
@@ -24,28 +125,20 @@ type DeliveryResult struct {
 	Attempts int
 }
 
-// DeliveryWorkflow delivers one event to one endpoint. Each step is a local
-// activity (no task round trip between the commit and the receiver) that
-// attempts when it is the delivery's turn in its subject's line, and then
-// sends the line behind it while the receiver answers. Between attempts
-// the workflow waits on a durable timer (the schedule: about 1 min, 5 min,
-// 30 min, 2 h, 5 h, 10 h, then every 12 h, for 3 days), or for a wake
-// signal (its turn came; its endpoint is back). DeliveryStatus shows where
-// it stands.
+// DeliveryWorkflow retries one delivery whose first attempt failed: it
+// waits on a durable timer until the schedule's next attempt (about
+// 1 min, 5 min, 30 min, 2 h, 5 h, 10 h, then every 12 h, for 3 days from the
+// first), or until woken (its endpoint is back), then tries again; when it
+// is delivered, the line of its subject behind it goes on. DeliveryStatus
+// shows where it stands.
 func DeliveryWorkflow(ctx workflow.Context, in DeliveryInput) (DeliveryResult, error) {
 	sched := webhook.DefaultSchedule
 	if in.Schedule != nil {
 		sched = *in.Schedule
 	}
-	lctx := workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
-		// The receiver's timeout, a drain of the line behind, the store.
-		StartToCloseTimeout: time.Minute,
-		// Errors here are the worker's (database down, no signing key),
-		// not the receiver's: retried until they clear.
-		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute},
-	})
+	lctx := webhookStep(ctx)
 	wake := workflow.GetSignalChannel(ctx, activities.SignalWake)
-	shown := webhook.Pending
+	shown := webhook.Retrying
 	show := func(st webhook.Status) error {
 		if st == shown {
 			return nil
@@ -80,39 +173,15 @@ func DeliveryWorkflow(ctx workflow.Context, in DeliveryInput) (DeliveryResult, e
 		if err := workflow.ExecuteLocalActivity(lctx, a.Deliver, step).Get(ctx, &res); err != nil {
 			return DeliveryResult{}, err
 		}
-		if res.Outcome == activities.OutcomeWait {
-			if err := show(res.Status); err != nil {
-				return DeliveryResult{}, err
-			}
-			step.Now = wait(res.Until)
-			continue
-		}
 		if err := show(res.Status); err != nil {
 			return DeliveryResult{}, err
 		}
+		if res.Outcome == activities.OutcomeWait {
+			step.Now = wait(res.Until)
+			continue
+		}
 		if res.Recovered {
-			// The endpoint is back: its other waiting deliveries go now.
-			actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: 5 * time.Minute,
-				RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 3}})
-			if err := workflow.ExecuteActivity(actx, a.WakeEndpoint, activities.WakeInput{Delivery: in.Delivery}).Get(ctx, nil); err != nil {
-				workflow.GetLogger(ctx).Warn("waking the endpoint's deliveries failed; they keep their schedule", "error", err)
-			}
-		}
-		// Hand the line on: the deliveries sent in this step only need to
-		// see that, and the new head of the line may go. A lost signal
-		// costs a poll.
-		wakes := append([]webhook.Ref(nil), res.Drained...)
-		if res.Next != nil {
-			wakes = append(wakes, *res.Next)
-		}
-		var sent []workflow.Future
-		for _, r := range wakes {
-			sent = append(sent, workflow.SignalExternalWorkflow(ctx, r.WorkflowID(), "", activities.SignalWake, activities.Wake{}))
-		}
-		for i, f := range sent {
-			if err := f.Get(ctx, nil); err != nil {
-				workflow.GetLogger(ctx).Info("a delivery in line was not waiting", "workflow_id", wakes[i].WorkflowID(), "error", err)
-			}
+			wakeEndpoint(ctx, in.Delivery)
 		}
 		return DeliveryResult{Status: res.Status, Attempts: res.Attempts}, nil
 	}

@@ -89,7 +89,7 @@ func (s *deliverySuite) TestRetriesOnScheduleUntilBack() {
 	s.Equal(DeliveryResult{Status: webhook.Delivered, Attempts: 5}, s.result())
 	m := time.Minute
 	s.Equal([]time.Duration{0, m, 6 * m, 36 * m, 2*time.Hour + 36*m}, s.attempts)
-	s.Equal([]webhook.Status{webhook.Retrying, webhook.Delivered}, s.statuses)
+	s.Equal([]webhook.Status{webhook.Delivered}, s.statuses)
 }
 
 // A receiver that never comes back: 11 attempts over 3 days, then failed.
@@ -98,7 +98,7 @@ func (s *deliverySuite) TestGivesUpAfterTheWindow() {
 	s.env.ExecuteWorkflow(DeliveryWorkflow, s.in)
 	s.Equal(DeliveryResult{Status: webhook.Failed, Attempts: 11}, s.result())
 	s.LessOrEqual(s.attempts[len(s.attempts)-1], webhook.DefaultSchedule.Window)
-	s.Equal([]webhook.Status{webhook.Retrying, webhook.Failed}, s.statuses)
+	s.Equal([]webhook.Status{webhook.Failed}, s.statuses)
 }
 
 // A wake signal that says the endpoint is back cuts a retry's wait short
@@ -112,46 +112,29 @@ func (s *deliverySuite) TestWakeRetriesNow() {
 	s.Equal([]bool{false, true}, s.nows)
 }
 
-// Behind an earlier delivery of its subject, a delivery waits (sending
-// nothing) until woken; when it is sent it wakes the deliveries it sent
-// after it and the new head of the line, and a recovered endpoint's
-// backlog.
-func (s *deliverySuite) TestWaitsInLineAndHandsOn() {
-	ref := func() webhook.Ref {
-		return webhook.Ref{TenantID: s.in.Delivery.TenantID, DeliveryID: uuid.New(), EndpointID: s.in.Delivery.EndpointID, EventID: uuid.New(), Number: 1}
-	}
-	d1, d2, next := ref(), ref(), ref()
+// Waiting in line (its subject's earlier delivery open), a delivery sends
+// nothing until woken; a success that found the endpoint recovering wakes
+// the endpoint's waiting deliveries.
+func (s *deliverySuite) TestWaitsInLineAndWakesTheEndpoint() {
 	s.env.OnActivity(a.Deliver, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.DeliverInput) (activities.DeliverResult, error) {
 		off := s.env.Now().Sub(s.start)
 		s.attempts = append(s.attempts, off)
 		if off < 20*time.Second {
 			return activities.DeliverResult{Outcome: activities.OutcomeWait, Status: webhook.Pending, Until: s.env.Now().Add(30 * time.Minute)}, nil
 		}
-		return activities.DeliverResult{Outcome: activities.OutcomeDelivered, Status: webhook.Delivered, Attempts: 1,
-			Drained: []webhook.Ref{d1, d2}, Next: &next, Recovered: true}, nil
+		return activities.DeliverResult{Outcome: activities.OutcomeDelivered, Status: webhook.Delivered, Attempts: 1, Recovered: true}, nil
 	})
 	woken := 0
-	s.env.OnActivity(a.WakeEndpoint, mock.Anything, activities.WakeInput{Delivery: s.in.Delivery}).Return(func(context.Context, activities.WakeInput) (activities.WakeResult, error) {
+	s.env.OnActivity(a.WakeEndpoint, mock.Anything, activities.WakeInput{TenantID: s.in.Delivery.TenantID, EndpointID: s.in.Delivery.EndpointID}).Return(func(context.Context, activities.WakeInput) (activities.WakeResult, error) {
 		woken++
 		return activities.WakeResult{Woken: 3}, nil
-	})
-	var mu sync.Mutex // the test environment signals from goroutines of its own
-	var signalled []string
-	s.env.OnSignalExternalWorkflow(mock.Anything, mock.Anything, "", activities.SignalWake, mock.Anything).Return(func(_, id, _, _ string, _ any) error {
-		mu.Lock()
-		defer mu.Unlock()
-		signalled = append(signalled, id)
-		return nil
 	})
 	s.env.RegisterDelayedCallback(func() { s.env.SignalWorkflow(activities.SignalWake, activities.Wake{}) }, 20*time.Second)
 	s.env.ExecuteWorkflow(DeliveryWorkflow, s.in)
 	s.Equal(DeliveryResult{Status: webhook.Delivered, Attempts: 1}, s.result())
 	s.Equal([]time.Duration{0, 20 * time.Second}, s.attempts)
 	s.Equal(1, woken)
-	mu.Lock()
-	defer mu.Unlock()
-	s.ElementsMatch([]string{d1.WorkflowID(), d2.WorkflowID(), next.WorkflowID()}, signalled)
-	s.True(slices.Equal([]webhook.Status{webhook.Delivered}, s.statuses), "%v", s.statuses)
+	s.Equal([]webhook.Status{webhook.Pending, webhook.Delivered}, s.statuses)
 }
 
 // Without a wake, a waiting delivery still looks again when its wait is up.
@@ -180,4 +163,48 @@ func (s *deliverySuite) TestGoneAndEnded() {
 	s.env.OnActivity(a.Deliver, mock.Anything, mock.Anything).Return(activities.DeliverResult{Outcome: activities.OutcomeEnded, Status: webhook.Cancelled}, nil)
 	s.env.ExecuteWorkflow(DeliveryWorkflow, s.in)
 	s.Equal(DeliveryResult{Status: webhook.Cancelled}, s.result())
+}
+
+// The dispatcher runs steps while they report more, then waits for the
+// dispatch signal; idle for dispatchLinger, it ends. A recovered endpoint
+// is woken.
+func TestDispatchWorkflow(t *testing.T) {
+	var ts testsuite.WorkflowTestSuite
+	ts.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	env := ts.NewTestWorkflowEnvironment()
+	env.RegisterActivity(&activities.Activities{})
+	start := env.Now()
+	var steps []time.Duration
+	var mu sync.Mutex
+	env.OnActivity(a.Dispatch, mock.Anything, mock.Anything).Return(func(context.Context, activities.DispatchInput) (activities.DispatchResult, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		steps = append(steps, env.Now().Sub(start))
+		switch len(steps) {
+		case 1:
+			return activities.DispatchResult{Sent: 32, More: true}, nil
+		case 2:
+			return activities.DispatchResult{Sent: 5, Recovered: true}, nil
+		}
+		return activities.DispatchResult{Sent: 1}, nil
+	})
+	woken := 0
+	env.OnActivity(a.WakeEndpoint, mock.Anything, mock.Anything).Return(func(context.Context, activities.WakeInput) (activities.WakeResult, error) {
+		woken++
+		return activities.WakeResult{}, nil
+	})
+	env.RegisterDelayedCallback(func() { env.SignalWorkflow(SignalDispatch, nil) }, 30*time.Second)
+	in := DispatchInput{Endpoint: webhook.Ref{TenantID: uuid.New(), EndpointID: uuid.New()}}
+	env.ExecuteWorkflow(DispatchWorkflow, in)
+	if !env.IsWorkflowCompleted() || env.GetWorkflowError() != nil {
+		t.Fatalf("dispatcher: %v", env.GetWorkflowError())
+	}
+	var r DispatchResult
+	env.GetWorkflowResult(&r)
+	if r.Sent != 38 || woken != 1 || !slices.Equal(steps, []time.Duration{0, 0, 30 * time.Second}) {
+		t.Fatalf("sent %d, woken %d, steps at %v", r.Sent, woken, steps)
+	}
+	if d := env.Now().Sub(start); d != 30*time.Second+dispatchLinger {
+		t.Fatalf("ended %s after the start", d)
+	}
 }

@@ -12,7 +12,7 @@ import (
 
 // All are the workflows a worker runs (and the replay tests replay).
 func All() []any {
-	return []any{CheckWorkflow, RescreenWorkflow, HousekeepingWorkflow, DeliveryWorkflow}
+	return []any{CheckWorkflow, RescreenWorkflow, HousekeepingWorkflow, DispatchWorkflow, DeliveryWorkflow}
 }
 
 // TaskQueue is the queue every check workflow and activity runs on.

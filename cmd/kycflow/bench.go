@@ -32,6 +32,7 @@ func runBench(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	base := fs.String("url", "http://127.0.0.1:8080", "API base URL")
 	key := fs.String("key", os.Getenv("KYCFLOW_API_KEY"), "API key (or KYCFLOW_API_KEY)")
+	host := fs.String("host", "", "Host header: the tenant's hostname, when not the URL's")
 	mode := fs.String("mode", "create", "create, e2e, list, create-webhook, webhook-latency or webhook-drain")
 	conc := fs.Int("concurrency", 16, "requests in flight")
 	dur := fs.Duration("duration", 10*time.Second, "how long to run (create, e2e)")
@@ -40,6 +41,7 @@ func runBench(ctx context.Context, args []string) error {
 	checkName := fs.String("check", string(check.IBAN), "create, e2e: the check each business gets: iban, coc or vat")
 	events := fs.Int("events", 10000, "webhook-drain: events to queue (4 per business)")
 	outage := fs.Duration("outage", 10*time.Minute, "webhook-drain: how long the endpoint is down")
+	rounds := fs.Int("rounds", 3, "create-webhook: alternating rounds without and with the endpoint")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
@@ -50,7 +52,7 @@ func runBench(ctx context.Context, args []string) error {
 	if !ok || !typ.AppliesTo(check.Business) {
 		return errUsage
 	}
-	b := &bencher{base: *base + "/api/v1", key: *key, check: typ,
+	b := &bencher{base: *base + "/api/v1", key: *key, host: *host, check: typ,
 		http: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: *conc * 2}}}
 	switch *mode {
 	case "create":
@@ -63,7 +65,7 @@ func runBench(ctx context.Context, args []string) error {
 	case "list":
 		return b.list(ctx, *deep, *n)
 	case "create-webhook":
-		return b.createWithEndpoint(ctx, *conc, *dur)
+		return b.createWithEndpoint(ctx, *conc, *dur, *rounds)
 	case "webhook-latency":
 		return b.webhookLatency(ctx, *n)
 	case "webhook-drain":
@@ -74,6 +76,7 @@ func runBench(ctx context.Context, args []string) error {
 
 type bencher struct {
 	base, key string
+	host      string     // Host header; "": the URL's
 	check     check.Type // a business check
 	http      *http.Client
 	poll      time.Duration
@@ -88,6 +91,9 @@ func (b *bencher) do(ctx context.Context, method, url string, body any, out any)
 	req, err := http.NewRequestWithContext(ctx, method, url, r)
 	if err != nil {
 		return 0, err
+	}
+	if b.host != "" {
+		req.Host = b.host
 	}
 	req.Header.Set("Authorization", "Bearer "+b.key)
 	req.Header.Set("Accept", "application/json")
@@ -168,6 +174,18 @@ func (b *bencher) endToEnd(ctx context.Context) (string, error) {
 
 // loop runs op from conc goroutines for dur and prints throughput and latency.
 func (b *bencher) loop(ctx context.Context, conc int, dur time.Duration, what string, op func(context.Context) (string, error)) error {
+	_, err := b.measure(ctx, conc, dur, what, op)
+	return err
+}
+
+// rate is loop over creates, returning the rate.
+func (b *bencher) rate(ctx context.Context, conc int, dur time.Duration, what string) (float64, error) {
+	return b.measure(ctx, conc, dur, what, b.create)
+}
+
+// measure runs op from conc goroutines for dur, prints throughput and
+// latency, and returns the rate of successes.
+func (b *bencher) measure(ctx context.Context, conc int, dur time.Duration, what string, op func(context.Context) (string, error)) (float64, error) {
 	ctx, cancel := context.WithTimeout(ctx, dur)
 	defer cancel()
 	var (
@@ -202,11 +220,12 @@ func (b *bencher) loop(ctx context.Context, conc int, dur time.Duration, what st
 		}()
 	}
 	wg.Wait()
-	report(what, conc, time.Since(start), latencies, errs.Load())
+	elapsed := time.Since(start)
+	report(what, conc, elapsed, latencies, errs.Load())
 	if e := firstErr.Load(); e != nil {
 		fmt.Println("first error:", e)
 	}
-	return nil
+	return float64(len(latencies)) / elapsed.Seconds(), nil
 }
 
 func report(what string, conc int, elapsed time.Duration, lat []time.Duration, errs int64) {

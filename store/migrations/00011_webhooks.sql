@@ -1,7 +1,7 @@
 -- +goose Up
 -- Webhooks: a tenant's endpoints, and one delivery per event and endpoint
 -- (plus any redeliveries), each attempt recorded. An event's deliveries
--- and their outbox rows (which start the delivery workflows) are written
+-- and the outbox rows that wake their endpoints' dispatchers are written
 -- by a trigger in the event's own transaction.
 
 CREATE TABLE public.webhook_endpoints (
@@ -89,11 +89,12 @@ END $$;
 -- Outbox rows now also start delivery workflows: no check id.
 ALTER TABLE public.outbox ALTER COLUMN check_id DROP NOT NULL;
 ALTER TABLE public.outbox DROP CONSTRAINT outbox_action_check;
-ALTER TABLE public.outbox ADD CONSTRAINT outbox_action_check CHECK (action IN ('start', 'cancel', 'retry', 'verified', 'deliver'));
+ALTER TABLE public.outbox ADD CONSTRAINT outbox_action_check CHECK (action IN ('start', 'cancel', 'retry', 'verified', 'deliver', 'dispatch'));
 
 -- +goose StatementBegin
 -- An event's fan-out: one delivery per live endpoint of its tenant that
--- subscribed to it, and the outbox row that starts its workflow.
+-- subscribed to it, and an outbox row that wakes the endpoint's dispatcher
+-- (the relay folds a batch's rows into one signal per endpoint).
 CREATE FUNCTION public.event_fanout() RETURNS trigger
 LANGUAGE plpgsql SET search_path = pg_catalog, public, pg_temp AS $$
 BEGIN
@@ -103,9 +104,9 @@ BEGIN
         WHERE e.tenant_id = NEW.tenant_id AND e.disabled_at IS NULL
           AND ('*' = ANY (e.events) OR NEW.type = ANY (e.events) OR ('check.*' = ANY (e.events) AND NEW.type LIKE 'check.%'))
         ORDER BY e.id
-        RETURNING id, endpoint_id, number)
+        RETURNING endpoint_id)
     INSERT INTO public.outbox (tenant_id, action, payload)
-    SELECT NEW.tenant_id, 'deliver', jsonb_build_object('delivery_id', d.id, 'endpoint_id', d.endpoint_id, 'event_id', NEW.id, 'number', d.number)
+    SELECT NEW.tenant_id, 'dispatch', jsonb_build_object('endpoint_id', d.endpoint_id)
     FROM d;
     RETURN NULL;
 END $$;
@@ -129,7 +130,7 @@ GRANT SELECT, INSERT ON public.webhook_attempts TO kycflow_worker;
 -- +goose Down
 DROP TRIGGER event_fanout ON public.events;
 DROP FUNCTION public.event_fanout();
-DELETE FROM public.outbox WHERE action = 'deliver';
+DELETE FROM public.outbox WHERE action IN ('deliver', 'dispatch');
 ALTER TABLE public.outbox DROP CONSTRAINT outbox_action_check;
 ALTER TABLE public.outbox ADD CONSTRAINT outbox_action_check CHECK (action IN ('start', 'cancel', 'retry', 'verified'));
 ALTER TABLE public.outbox ALTER COLUMN check_id SET NOT NULL;
