@@ -170,8 +170,8 @@ func TestComposeEnvironmentIsRead(t *testing.T) {
 	// What each process cannot start without.
 	needs := map[string][]string{
 		"migrate": {"DATABASE_ADMIN_URL", "KYCFLOW_APP_DB_PASSWORD", "KYCFLOW_WORKER_DB_PASSWORD"},
-		"api":     {"DATABASE_URL", "HTTP_ADDR"},
-		"worker":  {"DATABASE_URL", "TEMPORAL_ADDRESS"},
+		"api":     {"DATABASE_URL", "HTTP_ADDR", "WEBHOOK_SECRET_KEY"},
+		"worker":  {"DATABASE_URL", "TEMPORAL_ADDRESS", "WEBHOOK_SECRET_KEY"},
 	}
 	for name, vars := range needs {
 		env := service(t, f, name).Environment
@@ -190,6 +190,10 @@ func TestComposeEnvironmentIsRead(t *testing.T) {
 		if pw == "" || !strings.HasPrefix(url, "postgres://"+role.role+":"+pw+"@postgres:") {
 			t.Errorf("%s DATABASE_URL %q: want %s with the password migrate sets (%s) on the postgres service", name, url, role.role, pw)
 		}
+	}
+	// The worker opens the secrets the api sealed.
+	if a, w := service(t, f, "api").Environment["WEBHOOK_SECRET_KEY"], service(t, f, "worker").Environment["WEBHOOK_SECRET_KEY"]; a != w {
+		t.Errorf("api and worker WEBHOOK_SECRET_KEY differ: %q, %q", a, w)
 	}
 	if got := service(t, f, "worker").Environment["TEMPORAL_ADDRESS"]; got != "temporal:7233" {
 		t.Errorf("worker TEMPORAL_ADDRESS = %q, want temporal:7233", got)

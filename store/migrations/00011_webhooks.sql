@@ -58,6 +58,10 @@ CREATE INDEX webhook_deliveries_endpoint ON public.webhook_deliveries (tenant_id
 CREATE INDEX webhook_deliveries_open ON public.webhook_deliveries (endpoint_id, subject_id, seq)
     WHERE status IN ('pending', 'retrying');
 CREATE INDEX webhook_deliveries_event ON public.webhook_deliveries (event_id);
+-- The dispatcher's walk of an endpoint's pending deliveries, oldest first;
+-- the probe's look for a retry due soon.
+CREATE INDEX webhook_deliveries_pending ON public.webhook_deliveries (endpoint_id, seq) WHERE status = 'pending';
+CREATE INDEX webhook_deliveries_retrying ON public.webhook_deliveries (endpoint_id, next_attempt_at) WHERE status = 'retrying';
 
 CREATE TABLE public.webhook_attempts (
     delivery_id uuid NOT NULL REFERENCES public.webhook_deliveries (id) ON DELETE CASCADE,
