@@ -275,7 +275,7 @@ func (a *Activities) handOn(ctx context.Context, s store.Settled) error {
 	case s.Next == nil:
 		return nil
 	case s.NextStatus == webhook.Pending:
-		return wrap(a.Store.Dispatch(ctx, s.Next.TenantID, s.Next.EndpointID), "hand the line to the dispatcher")
+		return wrap(a.Store.Announce(ctx, *s.Next), "hand the line to the dispatcher")
 	case a.Webhooks != nil && a.Webhooks.Signaler != nil:
 		// A workflow that ended meanwhile is not found: nothing to wake.
 		_ = a.Webhooks.Signaler.SignalWorkflow(ctx, s.Next.WorkflowID(), "", SignalWake, Wake{Now: true})

@@ -25,9 +25,6 @@ const (
 	// ActionDeliver starts the workflow of a webhook delivery that failed
 	// its first attempt, to retry it on the schedule (payload: a webhook.Ref).
 	ActionDeliver = "deliver"
-	// ActionDispatch wakes (or starts) an endpoint's dispatcher, which
-	// sends its pending deliveries (payload: the endpoint id).
-	ActionDispatch = "dispatch"
 )
 
 // OutboxNotifyChannel is the channel the store notifies after committing outbox rows.
@@ -50,22 +47,17 @@ type OutboxItem struct {
 }
 
 // Key groups the actions whose order matters: those on one check (a start
-// before its cancel). Each delivery stands alone; an endpoint's dispatch
-// rows fold into one.
+// before its cancel). Each delivery stands alone.
 func (it OutboxItem) Key() string {
-	switch it.Action {
-	case ActionDeliver:
+	if it.Action == ActionDeliver {
 		return it.Delivery.DeliveryID.String()
-	case ActionDispatch:
-		return "dispatch-" + it.Delivery.EndpointID.String()
 	}
 	return it.CheckID.String()
 }
 
-// decode reads the payload into Ref or Delivery (a dispatch: its endpoint
-// id only), with the row's own ids.
+// decode reads the payload into Ref or Delivery, with the row's own ids.
 func (it *OutboxItem) decode() error {
-	if it.Action == ActionDeliver || it.Action == ActionDispatch {
+	if it.Action == ActionDeliver {
 		err := json.Unmarshal(it.Payload, &it.Delivery)
 		it.Delivery.TenantID = it.TenantID
 		return err

@@ -35,7 +35,7 @@ var roleMatrix = map[string]map[string][]string{
 		"idempotency_keys":   {"SELECT", "INSERT", "UPDATE", "DELETE"},
 		"events":             {"SELECT", "INSERT", "U(data)"},
 		"webhook_endpoints":  {"SELECT", "INSERT", "DELETE", "U(secret)", "U(previous_secret)", "U(previous_expires_at)", "U(updated_at)"},
-		"webhook_deliveries": {"SELECT", "INSERT"},
+		"webhook_deliveries": {"SELECT", "INSERT", "DELETE"},
 		"webhook_attempts":   {"SELECT"},
 	},
 	store.WorkerRole: {
@@ -53,8 +53,8 @@ var roleMatrix = map[string]map[string][]string{
 		"goose_db_version":   nil,
 		"idempotency_keys":   nil,
 		"events":             {"SELECT", "INSERT"},
-		"webhook_endpoints":  {"SELECT", "U(disabled_at)", "U(disabled_reason)", "U(failing_since)", "U(updated_at)"},
-		"webhook_deliveries": {"SELECT", "INSERT", "U(status)", "U(attempts)", "U(first_attempt_at)", "U(next_attempt_at)", "U(claimed_until)", "U(finished_at)", "U(updated_at)"},
+		"webhook_endpoints":  {"SELECT", "U(disabled_at)", "U(disabled_reason)", "U(failing_since)", "U(next_probe_at)", "U(updated_at)"},
+		"webhook_deliveries": {"SELECT", "INSERT", "U(status)", "U(attempts)", "U(first_attempt_at)", "U(next_attempt_at)", "U(claimed_until)", "U(announced_at)", "U(finished_at)", "U(updated_at)"},
 		"webhook_attempts":   {"SELECT", "INSERT"},
 	},
 }
@@ -67,6 +67,7 @@ var definers = map[string][]string{
 	"outbox_settle(bigint[],bigint[],interval)": {store.WorkerRole},
 	"idempotency_prune(interval)":               {store.WorkerRole},
 	"events_prune(interval)":                    {store.WorkerRole},
+	"webhook_announce(integer)":                 {store.WorkerRole},
 }
 
 // attempt runs stmt as role in a transaction that is rolled back, and
@@ -315,7 +316,10 @@ func TestSearchPathAttack(t *testing.T) {
 		`CREATE TEMP TABLE event_rows (tenant_id uuid, created_at timestamptz)`,
 		`INSERT INTO pg_temp.event_rows VALUES ('` + tn.ID.String() + `', now() - interval '60 days')`,
 		`CREATE TEMP VIEW events AS SELECT * FROM pg_temp.event_rows WHERE pg_temp.spy('events view')`,
-		`GRANT ALL ON pg_temp.tenant_hosts, pg_temp.api_keys, pg_temp.links, pg_temp.outbox, pg_temp.outbox_rows, pg_temp.idempotency_keys, pg_temp.idempotency_rows, pg_temp.events, pg_temp.event_rows TO PUBLIC`,
+		`CREATE TEMP TABLE delivery_rows (id uuid, tenant_id uuid, endpoint_id uuid, announced_at timestamptz)`,
+		`INSERT INTO pg_temp.delivery_rows VALUES (gen_random_uuid(), '` + tn.ID.String() + `', gen_random_uuid(), NULL)`,
+		`CREATE TEMP VIEW webhook_deliveries AS SELECT * FROM pg_temp.delivery_rows WHERE pg_temp.spy('deliveries view')`,
+		`GRANT ALL ON pg_temp.tenant_hosts, pg_temp.api_keys, pg_temp.links, pg_temp.outbox, pg_temp.outbox_rows, pg_temp.idempotency_keys, pg_temp.idempotency_rows, pg_temp.events, pg_temp.event_rows, pg_temp.webhook_deliveries, pg_temp.delivery_rows TO PUBLIC`,
 	}
 	calls := map[string]string{
 		"authenticate(text,bytea)":                  `SELECT count(*) FROM public.authenticate('victim.example', $1)`,
@@ -324,6 +328,7 @@ func TestSearchPathAttack(t *testing.T) {
 		"outbox_settle(bigint[],bigint[],interval)": `SELECT public.outbox_settle('{1}', '{1}', '1 second')`,
 		"idempotency_prune(interval)":               `SELECT public.idempotency_prune('1 day')`,
 		"events_prune(interval)":                    `SELECT public.events_prune('30 days')`,
+		"webhook_announce(integer)":                 `SELECT count(*) FROM public.webhook_announce(10)`,
 		"attack_control()":                          `SELECT public.attack_control()`,
 	}
 	type proof struct {

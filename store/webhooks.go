@@ -99,6 +99,10 @@ func (s *Store) GetEndpoint(ctx context.Context, tenantID, id uuid.UUID) (Endpoi
 // find it gone and stop.
 func (s *Store) DeleteEndpoint(ctx context.Context, tenantID, id uuid.UUID) error {
 	return s.inTenant(ctx, tenantID, func(tx *sqlx.Tx) error {
+		// Its deliveries first (no foreign key does it: see the migration).
+		if _, err := tx.ExecContext(ctx, `DELETE FROM webhook_deliveries WHERE tenant_id = $1 AND endpoint_id = $2`, tenantID, id); err != nil {
+			return err
+		}
 		res, err := tx.ExecContext(ctx, `DELETE FROM webhook_endpoints WHERE tenant_id = $1 AND id = $2`, tenantID, id)
 		if err != nil {
 			return err
@@ -233,10 +237,7 @@ func (s *Store) Redeliver(ctx context.Context, tenantID, eventID uuid.UUID, endp
 				SELECT `+deliveryCols+` FROM d`, tenantID, ep.ID, ev.ID, ev.SubjectID); err != nil {
 				return fmt.Errorf("redeliver: %w", err)
 			}
-			if err := enqueueDispatch(ctx, tx, d.TenantID, d.EndpointID); err != nil {
-				return err
-			}
-			out = append(out, d)
+			out = append(out, d) // the relay announces it to the endpoint's dispatcher
 		}
 		if len(out) == 0 {
 			return ErrConflict
@@ -263,28 +264,62 @@ func enqueueDelivery(ctx context.Context, tx *sqlx.Tx, ref webhook.Ref) error {
 	return nil
 }
 
-// enqueueDispatch wakes an endpoint's dispatcher (the event trigger queues
-// the same row, in SQL).
-func enqueueDispatch(ctx context.Context, tx *sqlx.Tx, tenantID, endpointID uuid.UUID) error {
-	p, err := payload(webhook.Ref{EndpointID: endpointID})
-	if err != nil {
+// Announce hands a pending delivery back to the relay, which wakes its
+// endpoint's dispatcher (the line behind a delivery that settled).
+func (s *Store) Announce(ctx context.Context, ref webhook.Ref) error {
+	err := s.inTenant(ctx, ref.TenantID, func(tx *sqlx.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE webhook_deliveries SET announced_at = NULL WHERE tenant_id = $1 AND id = $2`, ref.TenantID, ref.DeliveryID)
 		return err
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO outbox (tenant_id, action, payload) VALUES ($1, $2, $3)`,
-		tenantID, ActionDispatch, p); err != nil {
-		return fmt.Errorf("enqueue dispatch: %w", err)
-	}
-	return nil
-}
-
-// Dispatch wakes an endpoint's dispatcher: its pending deliveries go on
-// (the line behind a delivery that settled).
-func (s *Store) Dispatch(ctx context.Context, tenantID, endpointID uuid.UUID) error {
-	err := s.inTenant(ctx, tenantID, func(tx *sqlx.Tx) error { return enqueueDispatch(ctx, tx, tenantID, endpointID) })
+	})
 	if err == nil {
 		s.wakeRelay()
 	}
 	return err
+}
+
+// AnnounceDeliveries marks up to limit new deliveries, of every tenant,
+// announced, and calls wake once per endpoint they belong to. An
+// endpoint whose wake fails keeps its deliveries unannounced (the next
+// call tries again); the others stay done. It returns how many endpoints
+// were woken, and the first wake error.
+func (s *Store) AnnounceDeliveries(ctx context.Context, limit int, wake func(tenantID, endpointID uuid.UUID) error) (int, error) {
+	tx, err := s.db.BeginTxx(ctx, nil)
+	if err != nil {
+		return 0, classify(err)
+	}
+	defer tx.Rollback() //nolint:errcheck
+	var eps []struct {
+		TenantID   uuid.UUID `db:"tenant_id"`
+		EndpointID uuid.UUID `db:"endpoint_id"`
+	}
+	if err := tx.SelectContext(ctx, &eps, `SELECT tenant_id, endpoint_id FROM webhook_announce($1)`, limit); err != nil {
+		return 0, fmt.Errorf("announce deliveries: %w", classify(err))
+	}
+	woken := 0
+	var first error
+	for _, e := range eps {
+		err := wake(e.TenantID, e.EndpointID)
+		if err == nil {
+			woken++
+			continue
+		}
+		if first == nil {
+			first = err
+		}
+		// Unmark this endpoint's: those this transaction marked (now() is
+		// its start, the mark webhook_announce wrote).
+		if _, err := tx.ExecContext(ctx, `SELECT set_config('app.tenant_id', $1, true)`, e.TenantID.String()); err != nil {
+			return 0, classify(err)
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE webhook_deliveries SET announced_at = NULL
+			WHERE tenant_id = $1 AND endpoint_id = $2 AND announced_at = now()`, e.TenantID, e.EndpointID); err != nil {
+			return 0, fmt.Errorf("unmark deliveries: %w", classify(err))
+		}
+	}
+	if err := classify(tx.Commit()); err != nil {
+		return 0, err
+	}
+	return woken, first
 }
 
 // ClaimState says whether a delivery may be attempted now.
@@ -488,13 +523,15 @@ func (s *Store) RecordAttempt(ctx context.Context, ref webhook.Ref, rec AttemptR
 	var out Settled
 	err := s.inTenant(ctx, ref.TenantID, func(tx *sqlx.Tx) error {
 		if p := rec.ProbeAt; p != nil && rec.NextAttemptAt != nil && rec.NextAttemptAt.After(*p) {
-			var due bool
-			if err := tx.GetContext(ctx, &due, `SELECT EXISTS (SELECT 1 FROM webhook_deliveries
-				WHERE tenant_id = $1 AND endpoint_id = $2 AND id <> $3 AND status = 'retrying' AND next_attempt_at <= $4)`,
-				ref.TenantID, ref.EndpointID, ref.DeliveryID, *p); err != nil {
+			// Take the endpoint's probe unless another delivery holds it:
+			// the endpoint row's lock makes it one taker per window.
+			var taken bool
+			if err := tx.GetContext(ctx, &taken, `WITH u AS (UPDATE webhook_endpoints SET next_probe_at = $3
+					WHERE tenant_id = $1 AND id = $2 AND (next_probe_at IS NULL OR next_probe_at <= $4) RETURNING 1)
+				SELECT EXISTS (SELECT 1 FROM u)`, ref.TenantID, ref.EndpointID, *p, rec.At); err != nil {
 				return err
 			}
-			if !due {
+			if taken {
 				rec.NextAttemptAt = p
 			}
 		}

@@ -309,3 +309,63 @@ func TestClaimDueAndAdopt(t *testing.T) {
 		}
 	}
 }
+
+// New deliveries are announced once, one wake per endpoint; a wake that
+// fails leaves them to announce again.
+func TestAnnounceDeliveries(t *testing.T) {
+	ctx := context.Background()
+	admin, app, worker := open(t, ownerDSN), open(t, appDSN), open(t, workerDSN)
+	tn := newTenant(t, admin, "announce-hooks.example")
+	a, b := endpoint(t, app, tn.ID, "*"), endpoint(t, app, tn.ID, "business.created")
+	// Other tests' deliveries may be waiting too: announce them first.
+	if _, err := worker.AnnounceDeliveries(ctx, 10000, func(uuid.UUID, uuid.UUID) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := app.CreateBusiness(ctx, tn.ID, store.Business{Name: "A", CountryID: 528, CoCNumber: "12345678"}, []check.Type{check.CoC}); err != nil {
+		t.Fatal(err)
+	}
+	// 3 deliveries (2 to a, 1 to b); a failed wake leaves its endpoint's
+	// to announce again, and only those.
+	if _, err := worker.AnnounceDeliveries(ctx, 100, func(uuid.UUID, uuid.UUID) error { return errors.New("temporal down") }); err == nil {
+		t.Fatal("a failed wake was not reported")
+	}
+	if n, err := worker.AnnounceDeliveries(ctx, 100, func(_, ep uuid.UUID) error {
+		if ep == b.ID {
+			return errors.New("b's wake timed out")
+		}
+		return nil
+	}); err == nil || n != 1 {
+		t.Fatalf("one failed wake: %d %v", n, err)
+	}
+	woken := map[uuid.UUID]int{}
+	n, err := worker.AnnounceDeliveries(ctx, 100, func(tenant, ep uuid.UUID) error {
+		if tenant != tn.ID {
+			t.Errorf("woken for tenant %s", tenant)
+		}
+		woken[ep]++
+		return nil
+	})
+	if err != nil || n != 1 || woken[b.ID] != 1 {
+		t.Fatalf("announced %d: %v %v", n, woken, err)
+	}
+	if n, err := worker.AnnounceDeliveries(ctx, 100, func(uuid.UUID, uuid.UUID) error { return nil }); err != nil || n != 0 {
+		t.Fatalf("announced again: %d %v", n, err)
+	}
+	// Handing a delivery back announces it again.
+	ds := deliveries(t, app, tn.ID, b.ID)
+	if err := worker.Announce(ctx, ds[0].Ref()); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := worker.AnnounceDeliveries(ctx, 100, func(uuid.UUID, uuid.UUID) error { return nil }); err != nil || n != 1 {
+		t.Fatalf("after a hand-back: %d %v", n, err)
+	}
+	// Deleting an endpoint takes its deliveries.
+	if err := app.DeleteEndpoint(ctx, tn.ID, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	var left int
+	admin.DB().Get(&left, `SELECT count(*) FROM webhook_deliveries WHERE endpoint_id = $1`, a.ID)
+	if left != 0 {
+		t.Fatalf("%d deliveries outlived their endpoint", left)
+	}
+}

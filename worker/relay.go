@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/google/uuid"
 	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
@@ -79,12 +80,40 @@ func (r *Relay) Run(ctx context.Context) error {
 	tick := time.NewTicker(r.Sweep)
 	defer tick.Stop()
 	for {
+		r.announce(ctx)
 		r.drain(ctx)
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-wake:
 		case <-tick.C:
+		}
+	}
+}
+
+// announce wakes the dispatchers of endpoints with new deliveries, one
+// signal per endpoint, until none are left.
+func (r *Relay) announce(ctx context.Context) {
+	for ctx.Err() == nil {
+		n, err := r.Store.AnnounceDeliveries(ctx, 500, func(tenantID, endpointID uuid.UUID) error {
+			cctx, cancel := context.WithTimeout(ctx, r.CallTimeout)
+			defer cancel()
+			ep := webhook.Ref{TenantID: tenantID, EndpointID: endpointID}
+			id := workflows.DispatcherID(endpointID.String())
+			// Signal the running dispatcher, or start one.
+			_, err := r.Client.SignalWithStartWorkflow(cctx, id, workflows.SignalDispatch, nil,
+				webhookOptions(ep, id, webhook.Pending), workflows.DispatchWorkflow,
+				workflows.DispatchInput{Endpoint: ep, Schedule: r.DeliverySchedule})
+			return err
+		})
+		if err != nil {
+			if ctx.Err() == nil {
+				r.Logger.Warn("announce webhook deliveries", "woken", n, "error", err)
+			}
+			return // the rest on the next wake or sweep
+		}
+		if n == 0 {
+			return
 		}
 	}
 }
@@ -141,14 +170,9 @@ func (r *Relay) deliver(ctx context.Context) func([]store.OutboxItem) []bool {
 			wg.Add(1)
 			go func(idx []int) {
 				defer func() { <-sem; wg.Done() }()
-				dispatched := false
 				for _, i := range idx {
 					if broken.Load() {
 						return
-					}
-					if items[i].Action == store.ActionDispatch && dispatched {
-						ok[i] = true // one signal wakes the endpoint's dispatcher for all
-						continue
 					}
 					if err := r.send(ctx, items[i]); err != nil {
 						broken.Store(true)
@@ -156,7 +180,6 @@ func (r *Relay) deliver(ctx context.Context) func([]store.OutboxItem) []bool {
 						return // later actions of this check wait for this one
 					}
 					ok[i] = true
-					dispatched = dispatched || items[i].Action == store.ActionDispatch
 				}
 			}(byCheck[k])
 		}
@@ -196,13 +219,6 @@ func (r *Relay) send(ctx context.Context, it store.OutboxItem) error {
 		opts := webhookOptions(d, d.WorkflowID(), webhook.Retrying)
 		opts.WorkflowIDReusePolicy = enums.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE
 		return r.start(ctx, opts, workflows.DeliveryWorkflow, workflows.DeliveryInput{Delivery: d, Schedule: r.DeliverySchedule})
-	case store.ActionDispatch:
-		d := it.Delivery
-		// Signal the running dispatcher, or start one.
-		_, err := r.Client.SignalWithStartWorkflow(ctx, workflows.DispatcherID(d.EndpointID.String()), workflows.SignalDispatch, nil,
-			webhookOptions(d, workflows.DispatcherID(d.EndpointID.String()), webhook.Pending), workflows.DispatchWorkflow,
-			workflows.DispatchInput{Endpoint: webhook.Ref{TenantID: d.TenantID, EndpointID: d.EndpointID}, Schedule: r.DeliverySchedule})
-		return err
 	case store.ActionVerified:
 		err := r.Client.SignalWorkflow(ctx, id, "", workflows.SignalVerification,
 			workflows.VerificationResult{ID: fmt.Sprintf("outbox-%d", it.ID)})

@@ -85,6 +85,11 @@ var env struct {
 // rest of loopback (127.0.0.1, ::1) stays refused as in production.
 const receiverIP = "127.0.0.200"
 
+// senderTimeout is how long the harness's receivers have to answer: short,
+// so the outage test's "no answer" costs seconds, yet long enough for a
+// receiver on a loaded machine.
+const senderTimeout = 3 * time.Second
+
 // deliverySchedule is the harness's webhook retry schedule: seconds, not
 // hours, with the same shape.
 var deliverySchedule = webhook.Schedule{
@@ -204,7 +209,7 @@ func run(m *testing.M) int {
 	}
 	env.hookTLS = &tls.Config{RootCAs: rt.pool}
 	env.acts = &activities.Activities{Store: env.workerStore, Mailer: mailer, PublicURL: env.publicURL, IDIN: env.broker,
-		Webhooks:      &activities.Webhooks{Sender: &webhook.Sender{Guard: guard, TLS: env.hookTLS, Timeout: time.Second}, Cipher: env.hookCipher},
+		Webhooks:      &activities.Webhooks{Sender: &webhook.Sender{Guard: guard, TLS: env.hookTLS, Timeout: senderTimeout}, Cipher: env.hookCipher},
 		KvK:           &kvk.Client{BaseURL: kvkSrv.URL, APIKey: kvksandbox.TestAPIKey},
 		VIES:          &vies.Client{BaseURL: viesSrv.URL},
 		VIESRequester: &vies.Requester{MemberStateCode: "NL", Number: requester[2:]},

@@ -164,7 +164,7 @@ func (r *receiver) serve(w http.ResponseWriter, req *http.Request) {
 		status = answer(d)
 	}
 	if status == 0 {
-		time.Sleep(1500 * time.Millisecond) // past the harness sender's 1 s timeout
+		time.Sleep(senderTimeout + time.Second) // past the harness sender's timeout
 		return
 	}
 	if status < 300 {

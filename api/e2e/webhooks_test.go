@@ -108,7 +108,7 @@ func TestWebhooksDeliverSignedEvents(t *testing.T) {
 	waitCheck(t, tn, "/api/v1/businesses/"+bid, "iban", 10*time.Second)
 	// 1 created + 2 × (queued, running, completed).
 	want := 7
-	eventually(t, 10*time.Second, "7 events delivered", func() bool { return len(rcv.delivered()) >= want })
+	eventually(t, 30*time.Second, "7 events delivered", func() bool { return len(rcv.delivered()) >= want })
 	time.Sleep(300 * time.Millisecond) // nothing more should come
 	got := rcv.delivered()
 	if len(got) != want {
@@ -219,14 +219,26 @@ func TestWebhookSSRF(t *testing.T) {
 		rebindID:   "refused: rebind.ssrf.test resolves to 10.0.0.1, a private network address",
 		redirectID: "a redirect",
 	} {
-		eventually(t, 10*time.Second, "a failed attempt at "+id, func() bool {
-			r := request(t, sb, http.MethodGet, "/api/v1/webhooks/"+id+"/deliveries", nil).want(t, http.StatusOK)
+		var r response
+		defer func() {
+			if t.Failed() {
+				t.Logf("deliveries of %s: %s", id, r.raw)
+			}
+		}()
+		eventually(t, 30*time.Second, "a failed attempt at "+id, func() bool {
+			r = request(t, sb, http.MethodGet, "/api/v1/webhooks/"+id+"/deliveries", nil).want(t, http.StatusOK)
 			ds, _ := r.body["data"].([]any)
 			if len(ds) != 1 {
 				return false
 			}
+			// Any attempt: a first one may also have met a loaded machine.
 			as, _ := obj(ds[0])["attempts"].([]any)
-			return len(as) > 0 && strings.Contains(fmt.Sprint(obj(as[0])["error"]), want)
+			for _, a := range as {
+				if strings.Contains(fmt.Sprint(obj(a)["error"]), want) {
+					return true
+				}
+			}
+			return false
 		})
 	}
 	if len(rcv.delivered()) != 0 {
@@ -247,7 +259,7 @@ func TestWebhookOutageSurvivesRestarts(t *testing.T) {
 	b := request(t, sb, http.MethodPost, "/api/v1/businesses/create", plainBusiness("Down BV")).want(t, http.StatusCreated)
 	bid := b.body["id"].(string)
 	// The first attempt failed: the delivery is retrying, with when next.
-	eventually(t, 10*time.Second, "a retrying delivery", func() bool {
+	eventually(t, 30*time.Second, "a retrying delivery", func() bool {
 		r := request(t, sb, http.MethodGet, "/api/v1/webhooks/"+id+"/deliveries", nil).want(t, http.StatusOK)
 		ds, _ := r.body["data"].([]any)
 		return len(ds) == 1 && obj(ds[0])["status"] == "retrying" && obj(ds[0])["next_attempt_at"] != nil &&
@@ -263,7 +275,7 @@ func TestWebhookOutageSurvivesRestarts(t *testing.T) {
 		}
 		return 0 // no answer in time
 	})
-	eventually(t, 15*time.Second, "failed attempts with 500 and a timeout", func() bool {
+	eventually(t, 30*time.Second, "failed attempts with 500 and a timeout", func() bool {
 		r := request(t, sb, http.MethodGet, "/api/v1/webhooks/"+id+"/deliveries", nil).want(t, http.StatusOK)
 		text := string(r.raw)
 		return strings.Contains(text, `"status_code":500`) && strings.Contains(text, "no answer within")
@@ -314,7 +326,7 @@ func TestWebhookGoneDisables(t *testing.T) {
 	rcv.setAnswer(func(delivery) int { return http.StatusGone })
 	id, _ := register(t, sb, "http://"+rcv.addr+"/hook", "business.created")
 	request(t, sb, http.MethodPost, "/api/v1/businesses/create", plainBusiness("Gone BV")).want(t, http.StatusCreated)
-	eventually(t, 10*time.Second, "the endpoint disabled", func() bool {
+	eventually(t, 30*time.Second, "the endpoint disabled", func() bool {
 		r := request(t, sb, http.MethodGet, "/api/v1/webhooks/"+id, nil).want(t, http.StatusOK)
 		return r.body["status"] == "disabled" && strings.Contains(fmt.Sprint(r.body["disabled_reason"]), "410")
 	})
@@ -353,7 +365,7 @@ func TestWebhookRotationAndRedelivery(t *testing.T) {
 		t.Fatalf("GET shows a secret: %s", g.raw)
 	}
 	request(t, sb, http.MethodPost, "/api/v1/businesses/create", plainBusiness("Rotated BV")).want(t, http.StatusCreated)
-	eventually(t, 10*time.Second, "a delivery", func() bool { return len(rcv.delivered()) == 1 })
+	eventually(t, 30*time.Second, "a delivery", func() bool { return len(rcv.delivered()) == 1 })
 	d := rcv.delivered()[0]
 	if strings.Count(d.signature, "v1=") != 2 {
 		t.Fatalf("signature %q, want two v1", d.signature)
@@ -368,11 +380,11 @@ func TestWebhookRotationAndRedelivery(t *testing.T) {
 	if ds := r.body["data"].([]any); len(ds) != 1 || obj(ds[0])["redelivery"] != true || obj(ds[0])["endpoint_id"] != id {
 		t.Fatalf("redeliver: %s", r.raw)
 	}
-	eventually(t, 10*time.Second, "the redelivery", func() bool { return len(rcv.delivered()) == 2 })
+	eventually(t, 30*time.Second, "the redelivery", func() bool { return len(rcv.delivered()) == 2 })
 	if again := rcv.delivered()[1]; again.id != d.id || string(again.body) != string(d.body) {
 		t.Fatalf("redelivered %s %s", again.id, again.body)
 	}
-	eventually(t, 5*time.Second, "both deliveries recorded delivered", func() bool {
+	eventually(t, 15*time.Second, "both deliveries recorded delivered", func() bool {
 		r = request(t, sb, http.MethodGet, "/api/v1/webhooks/"+id+"/deliveries", nil).want(t, http.StatusOK)
 		ds := r.body["data"].([]any)
 		return len(ds) == 2 && obj(ds[0])["status"] == "delivered" && obj(ds[1])["status"] == "delivered"
@@ -569,7 +581,7 @@ func TestWebhookReceiverExamples(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	eventually(t, 10*time.Second, "the example receiver listening", func() bool {
+	eventually(t, 30*time.Second, "the example receiver listening", func() bool {
 		c, err := net.Dial("tcp", addr)
 		if err == nil {
 			c.Close()
@@ -578,8 +590,8 @@ func TestWebhookReceiverExamples(t *testing.T) {
 	})
 	b := createBusiness(t, sb, "NL91ABNA0417164300", map[string]bool{"coc": false, "vat": false, "iban": true})
 	waitCheck(t, sb, "/api/v1/businesses/"+b.body["id"].(string), "iban", 10*time.Second)
-	eventually(t, 10*time.Second, "4 events verified by the Go example", func() bool { return strings.Count(out.String(), "verified ") == 4 })
-	eventually(t, 5*time.Second, "4 deliveries answered 204", func() bool {
+	eventually(t, 30*time.Second, "4 events verified by the Go example", func() bool { return strings.Count(out.String(), "verified ") == 4 })
+	eventually(t, 15*time.Second, "4 deliveries answered 204", func() bool {
 		r := request(t, sb, http.MethodGet, "/api/v1/webhooks/"+id+"/deliveries", nil).want(t, http.StatusOK)
 		return strings.Count(string(r.raw), `"status_code":204`) == 4
 	})
@@ -600,7 +612,7 @@ func TestWebhookReceiverExamples(t *testing.T) {
 	rcv := newReceiver(t, false, "")
 	_, secret2 := register(t, sb, "http://"+rcv.addr+"/hook", "business.created")
 	request(t, sb, http.MethodPost, "/api/v1/businesses/create", plainBusiness("Script BV")).want(t, http.StatusCreated)
-	eventually(t, 10*time.Second, "a delivery", func() bool { return len(rcv.delivered()) == 1 })
+	eventually(t, 30*time.Second, "a delivery", func() bool { return len(rcv.delivered()) == 1 })
 	d := rcv.delivered()[0]
 	dir := t.TempDir()
 	script := func(secret, header string, body []byte) error {

@@ -12,6 +12,7 @@ import (
 	neturl "net/url"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -42,6 +43,7 @@ func runBench(ctx context.Context, args []string) error {
 	events := fs.Int("events", 10000, "webhook-drain: events to queue (4 per business)")
 	outage := fs.Duration("outage", 10*time.Minute, "webhook-drain: how long the endpoint is down")
 	rounds := fs.Int("rounds", 3, "create-webhook: alternating rounds without and with the endpoint")
+	subscribe := fs.String("subscribe", "*", "create-webhook: the events the endpoint takes, comma-separated")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
@@ -65,7 +67,7 @@ func runBench(ctx context.Context, args []string) error {
 	case "list":
 		return b.list(ctx, *deep, *n)
 	case "create-webhook":
-		return b.createWithEndpoint(ctx, *conc, *dur, *rounds)
+		return b.createWithEndpoint(ctx, *conc, *dur, *rounds, strings.Split(*subscribe, ","))
 	case "webhook-latency":
 		return b.webhookLatency(ctx, *n)
 	case "webhook-drain":
