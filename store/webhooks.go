@@ -440,7 +440,10 @@ func (s *Store) ClaimDue(ctx context.Context, tenantID, endpointID uuid.UUID, li
 				  AND (d.claimed_until IS NULL OR d.claimed_until < now())
 				  AND NOT EXISTS (SELECT 1 FROM webhook_deliveries p WHERE p.endpoint_id = d.endpoint_id
 				      AND p.subject_id = d.subject_id AND p.seq < d.seq AND p.status IN ('pending', 'retrying'))
-				ORDER BY d.seq LIMIT $3 FOR UPDATE SKIP LOCKED),
+				-- FOR UPDATE waits (no SKIP LOCKED): a new delivery stays
+				-- locked by the relay's announcement until it commits, and
+				-- the dispatcher it woke must not pass it by.
+				ORDER BY d.seq LIMIT $3 FOR UPDATE),
 			claimed AS (UPDATE webhook_deliveries w SET claimed_until = now() + $4::interval FROM due WHERE w.id = due.id RETURNING w.*)
 			SELECT `+deliveryCols+` FROM claimed d ORDER BY d.seq`,
 			tenantID, endpointID, limit, fmt.Sprintf("%d milliseconds", lease.Milliseconds())); err != nil {

@@ -233,6 +233,11 @@ func TestRetryExhaustedResumesThreeWays(t *testing.T) {
 	if err := env.client.SignalWorkflow(t.Context(), workflows.WorkflowID(mustUUID(t, checkID(2))), "", workflows.SignalRetry, nil); err != nil {
 		t.Fatal(err)
 	}
+	// The signal is handled in its own time: the check is failed until then.
+	eventually(t, 15*time.Second, "the signalled check to leave failed", func() bool {
+		r := request(t, env.a, http.MethodGet, "/api/v1/businesses/"+ids[2], nil).want(t, http.StatusOK)
+		return obj(r.body["vat_check"])["status"] != "failed"
+	})
 	for i, id := range ids {
 		chk := finished(t, env.a, id, "vat", 15*time.Second)
 		if chk["id"] != checkID(i) || chk["status"] != "completed" || chk["validated"] != true || chk["error"] != nil {

@@ -37,26 +37,46 @@ func (c config) webhooks() (api.Webhooks, error) {
 	return w, nil
 }
 
+// devKeyFile is where `kycflow dev` keeps its sealing key.
+const devKeyFile = "webhook-secret-key"
+
 // devWebhooks gives `kycflow dev` a sealing key kept in the data dir and
 // lets deliveries reach loopback (the catcher, a developer's receiver),
 // unless the environment says otherwise.
 func devWebhooks(cfg *config, dir string) error {
 	if _, set := lookupSet("WEBHOOK_ALLOW_NETS"); !set {
-		cfg.WebhookAllow = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}
+		cfg.WebhookAllow = loopbackNets
 	}
-	if cfg.WebhookKey != "" {
+	if cfg.WebhookKey != "" || useDevKey(cfg, dir) {
 		return nil
 	}
-	file := filepath.Join(dir, "webhook-secret-key")
-	if b, err := os.ReadFile(file); err == nil {
-		cfg.WebhookKey = strings.TrimSpace(string(b))
-		return nil
-	}
+	file := filepath.Join(dir, devKeyFile)
 	k := make([]byte, 32)
 	rand.Read(k)
 	cfg.WebhookKey = hex.EncodeToString(k)
 	return os.WriteFile(file, []byte(cfg.WebhookKey+"\n"), 0o600)
 }
+
+// useDevKey, without WEBHOOK_SECRET_KEY, takes the key `kycflow dev` keeps
+// in dir (so `kycflow webhook` works against `make run` as is) and, as dev
+// does, lets deliveries reach loopback unless WEBHOOK_ALLOW_NETS says.
+func useDevKey(cfg *config, dir string) bool {
+	if cfg.WebhookKey != "" {
+		return false
+	}
+	b, err := os.ReadFile(filepath.Join(dir, devKeyFile))
+	if err != nil {
+		return false
+	}
+	cfg.WebhookKey = strings.TrimSpace(string(b))
+	if _, set := lookupSet("WEBHOOK_ALLOW_NETS"); !set {
+		cfg.WebhookAllow = loopbackNets
+	}
+	return true
+}
+
+// loopbackNets are what `kycflow dev` lets deliveries reach.
+var loopbackNets = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}
 
 // runWebhook manages a tenant's webhook endpoints as the operator (the
 // tenant's own way is the API).
@@ -84,6 +104,7 @@ func runWebhook(ctx context.Context, cfg config, args []string) error {
 		}
 		return uuid.Parse(fs.Arg(0))
 	}
+	useDevKey(&cfg, cfg.DataDir)
 	hooks, err := cfg.webhooks()
 	if err != nil {
 		return err
