@@ -25,14 +25,15 @@ func StatusEvent(s Status) EventType { return EventType(checkEventPrefix + strin
 
 const checkEventPrefix = "check."
 
-// EventTypes are all the events there are, in documentation order.
-func EventTypes() []EventType {
+// eventTypes are all the events there are, in documentation order.
+var eventTypes = func() []EventType {
 	out := make([]EventType, 0, len(statuses)+6)
 	for _, s := range statuses {
 		out = append(out, StatusEvent(s))
 	}
 	return append(out, CheckReviewed, BusinessCreated, BusinessDeleted, CustomerCreated, CustomerDeleted, WatchlistUpdated)
-}
+}()
+
 
 // EventFilter is a set of event types given by their names, where "*" is
 // every event and "check.*" every check event.
@@ -51,24 +52,19 @@ const (
 // ParseEventFilter reads event names; ok is false on the first unknown one,
 // which is returned.
 func ParseEventFilter(names []string) (f EventFilter, bad string, ok bool) {
-	known := EventTypes()
 	for _, n := range names {
 		switch {
 		case n == AllEvents:
 			f.All = true
 		case n == AllCheckEvents || n == checkEventPrefix || n == strings.TrimSuffix(checkEventPrefix, "."):
 			f.Checks = true
-		case isEventType(known, n):
+		case slices.Contains(eventTypes, EventType(n)):
 			f.Types = append(f.Types, EventType(n))
 		default:
 			return EventFilter{}, n, false
 		}
 	}
 	return f, "", true
-}
-
-func isEventType(known []EventType, n string) bool {
-	return slices.Contains(known, EventType(n))
 }
 
 // Matches reports whether the filter takes an event type.

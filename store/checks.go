@@ -200,11 +200,7 @@ func (s *Store) LoadCheck(ctx context.Context, ref check.Ref) (CheckWithSubject,
 
 // GetCheck reads one check of a tenant.
 func (s *Store) GetCheck(ctx context.Context, tenantID, checkID uuid.UUID) (Check, error) {
-	var c Check
-	err := s.inTenant(ctx, tenantID, func(tx *sqlx.Tx) error {
-		return tx.GetContext(ctx, &c, `SELECT `+checkCols+` FROM checks WHERE tenant_id = $1 AND id = $2`, tenantID, checkID)
-	})
-	return c, err
+	return getByID[Check](ctx, s, "checks", checkCols, tenantID, checkID)
 }
 
 // CheckUpdate is a status change written by a workflow step. Writes are

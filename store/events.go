@@ -76,11 +76,7 @@ func (s *Store) ListEvents(ctx context.Context, tenantID uuid.UUID, q EventQuery
 
 // GetEvent reads one event of a tenant.
 func (s *Store) GetEvent(ctx context.Context, tenantID, id uuid.UUID) (Event, error) {
-	var e Event
-	err := s.inTenant(ctx, tenantID, func(tx *sqlx.Tx) error {
-		return tx.GetContext(ctx, &e, `SELECT `+eventCols+` FROM events WHERE tenant_id = $1 AND id = $2`, tenantID, id)
-	})
-	return e, err
+	return getByID[Event](ctx, s, "events", eventCols, tenantID, id)
 }
 
 // PruneEvents deletes every tenant's events past EventTTL (the worker's

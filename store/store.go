@@ -101,6 +101,24 @@ func (s *Store) inTenant(ctx context.Context, tenantID uuid.UUID, fn func(tx *sq
 	return classify(tx.Commit())
 }
 
+// byID reads one row of a tenant's table by its id (cols selects it into T).
+func byID[T any](ctx context.Context, tx *sqlx.Tx, table, cols string, tenantID, id uuid.UUID) (T, error) {
+	var v T
+	err := tx.GetContext(ctx, &v, `SELECT `+cols+` FROM `+table+` WHERE tenant_id = $1 AND id = $2`, tenantID, id)
+	return v, err
+}
+
+// getByID is byID in a transaction of its own.
+func getByID[T any](ctx context.Context, s *Store, table, cols string, tenantID, id uuid.UUID) (T, error) {
+	var v T
+	err := s.inTenant(ctx, tenantID, func(tx *sqlx.Tx) error {
+		var err error
+		v, err = byID[T](ctx, tx, table, cols, tenantID, id)
+		return err
+	})
+	return v, err
+}
+
 // classify maps driver errors onto the store's sentinel errors, keeping the cause.
 func classify(err error) error {
 	if err == nil {

@@ -88,11 +88,7 @@ func (s *Store) ListEndpoints(ctx context.Context, tenantID uuid.UUID, q PageQue
 
 // GetEndpoint reads one endpoint of the tenant.
 func (s *Store) GetEndpoint(ctx context.Context, tenantID, id uuid.UUID) (Endpoint, error) {
-	var e Endpoint
-	err := s.inTenant(ctx, tenantID, func(tx *sqlx.Tx) error {
-		return tx.GetContext(ctx, &e, `SELECT `+endpointCols+` FROM webhook_endpoints WHERE tenant_id = $1 AND id = $2`, tenantID, id)
-	})
-	return e, err
+	return getByID[Endpoint](ctx, s, "webhook_endpoints", endpointCols, tenantID, id)
 }
 
 // DeleteEndpoint removes an endpoint and its deliveries; their workflows
@@ -212,8 +208,8 @@ func (s *Store) ListDeliveries(ctx context.Context, tenantID, endpointID uuid.UU
 func (s *Store) Redeliver(ctx context.Context, tenantID, eventID uuid.UUID, endpointID *uuid.UUID) ([]Delivery, error) {
 	var out []Delivery
 	err := s.inTenant(ctx, tenantID, func(tx *sqlx.Tx) error {
-		var ev Event
-		if err := tx.GetContext(ctx, &ev, `SELECT `+eventCols+` FROM events WHERE tenant_id = $1 AND id = $2`, tenantID, eventID); err != nil {
+		ev, err := byID[Event](ctx, tx, "events", eventCols, tenantID, eventID)
+		if err != nil {
 			return err
 		}
 		var eps []Endpoint
@@ -385,8 +381,8 @@ func claim(ctx context.Context, tx *sqlx.Tx, tenantID, deliveryID uuid.UUID, lea
 		c.State = Final
 		return c, nil
 	}
-	if err := tx.GetContext(ctx, &c.Endpoint, `SELECT `+endpointCols+` FROM webhook_endpoints WHERE tenant_id = $1 AND id = $2`,
-		tenantID, c.Delivery.EndpointID); err != nil {
+	var err error
+	if c.Endpoint, err = byID[Endpoint](ctx, tx, "webhook_endpoints", endpointCols, tenantID, c.Delivery.EndpointID); err != nil {
 		return c, err
 	}
 	if c.Endpoint.DisabledAt != nil {
@@ -409,10 +405,10 @@ func claim(ctx context.Context, tx *sqlx.Tx, tenantID, deliveryID uuid.UUID, lea
 			return c, nil
 		}
 	}
-	if err := tx.GetContext(ctx, &c.Event, `SELECT `+eventCols+` FROM events WHERE tenant_id = $1 AND id = $2`, tenantID, c.Delivery.EventID); err != nil {
+	if c.Event, err = byID[Event](ctx, tx, "events", eventCols, tenantID, c.Delivery.EventID); err != nil {
 		return c, err
 	}
-	_, err := tx.ExecContext(ctx, `UPDATE webhook_deliveries SET claimed_until = now() + $3::interval WHERE tenant_id = $1 AND id = $2`,
+	_, err = tx.ExecContext(ctx, `UPDATE webhook_deliveries SET claimed_until = now() + $3::interval WHERE tenant_id = $1 AND id = $2`,
 		tenantID, deliveryID, fmt.Sprintf("%d milliseconds", lease.Milliseconds()))
 	c.State = Claimed
 	return c, err
@@ -425,8 +421,7 @@ func claim(ctx context.Context, tx *sqlx.Tx, tenantID, deliveryID uuid.UUID, lea
 func (s *Store) ClaimDue(ctx context.Context, tenantID, endpointID uuid.UUID, limit int, lease time.Duration) ([]Claim, error) {
 	var out []Claim
 	err := s.inTenant(ctx, tenantID, func(tx *sqlx.Tx) error {
-		var ep Endpoint
-		err := tx.GetContext(ctx, &ep, `SELECT `+endpointCols+` FROM webhook_endpoints WHERE tenant_id = $1 AND id = $2`, tenantID, endpointID)
+		ep, err := byID[Endpoint](ctx, tx, "webhook_endpoints", endpointCols, tenantID, endpointID)
 		if errors.Is(err, sql.ErrNoRows) || (err == nil && ep.DisabledAt != nil) {
 			return nil
 		}

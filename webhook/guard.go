@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -77,7 +78,9 @@ var reserved = []struct {
 	{netip.MustParsePrefix("2001:db8::/32"), "documentation"},
 }
 
-var metadata = netip.MustParseAddr("169.254.169.254")
+// The cloud metadata services' addresses inside ranges refused anyway,
+// named for the message.
+var metadata = []netip.Addr{netip.MustParseAddr("169.254.169.254"), netip.MustParseAddr("fd00:ec2::254")}
 
 // Refused says why an address may not be reached ("" when it may).
 func (g *Guard) Refused(a netip.Addr) string {
@@ -88,7 +91,7 @@ func (g *Guard) Refused(a netip.Addr) string {
 		}
 	}
 	switch {
-	case a == metadata || a == netip.MustParseAddr("fd00:ec2::254"):
+	case slices.Contains(metadata, a):
 		return "cloud metadata service"
 	case a.IsLoopback():
 		return "loopback"
