@@ -23,15 +23,15 @@ FUZZTIME    ?= 20000x
 run: deps build
 	./bin/kycflow dev
 
-# The packages that need no services run under the race detector. Those
-# that run against PostgreSQL, Temporal and Chromium (the store, the CLI and
-# the end-to-end suite) run without it, and so do the matcher's quality
+# The unit packages and the store (against its own PostgreSQL) run under
+# the race detector. The CLI and the end-to-end suite (PostgreSQL, Temporal,
+# Chromium, subprocesses) run without it, and so do the matcher's quality
 # gates (single-threaded statistics over thousands of generated names, 10×
 # slower instrumented; TestConcurrentSearch is the matcher's race test).
-INTEGRATION   := ./store ./cmd/kycflow ./api/e2e
+INTEGRATION   := ./cmd/kycflow ./api/e2e
 QUALITY_GATES := ^(TestEvalReport|TestBlockingRecall)$$
 test: postgres chromium openssl tools lint vulncheck
-	$(GO) test -count=1 -race -timeout 12m -skip '$(QUALITY_GATES)' $$($(GO) list ./... | grep -v -e /store$$ -e /cmd/kycflow$$ -e /api/e2e$$)
+	$(GO) test -count=1 -race -timeout 12m -skip '$(QUALITY_GATES)' $$($(GO) list ./... | grep -v -e /cmd/kycflow$$ -e /api/e2e$$)
 	TEMPORAL_BIN=$(TEMPORAL) $(GO) test -count=1 -timeout 12m $(INTEGRATION)
 	$(GO) test -count=1 -run '$(QUALITY_GATES)' ./providers/sanctions
 	$(MAKE) fuzz

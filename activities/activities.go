@@ -241,6 +241,11 @@ type CheckResult struct {
 	Applied   bool
 	Status    check.Status
 	Validated *bool
+	// Alerting, when an aml check awaits review, are the entity ids of the
+	// hits to decide (list ids, nothing personal), and ReviewWindow how
+	// long the check waits for the decisions.
+	Alerting     []string      `json:",omitempty"`
+	ReviewWindow time.Duration `json:",omitempty"`
 }
 
 // wrap marks a vanished check as final (nothing to retry) and keeps other

@@ -3,7 +3,9 @@ package activities
 import (
 	"context"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -33,8 +35,10 @@ type AMLInput struct {
 const amlLimit = 10
 
 // AMLScreen screens the customer's name, birthdate and nationality against
-// the loaded watchlists: validated when no hit reaches the tenant's
-// threshold. Runs as a local activity (the index is in this process).
+// the loaded watchlists: validated when no hit alerts (reaches the
+// tenant's threshold and is no remembered false positive); otherwise the
+// check awaits review, and the result names the hits to decide. Runs as a
+// local activity (the index is in this process).
 func (a *Activities) AMLScreen(ctx context.Context, in AMLInput) (CheckResult, error) {
 	cs, done, err := a.loadOpen(ctx, in.Check)
 	if err != nil || done {
@@ -58,8 +62,65 @@ func (a *Activities) AMLScreen(ctx context.Context, in AMLInput) (CheckResult, e
 		}
 		return CheckResult{}, NotConfigured("A watchlist (kycflow watchlist import)", check.AML)
 	}
-	validated := d.Reason == nil
-	return a.complete(ctx, in.Check, &validated, d)
+	memory, err := a.Store.AMLMemory(ctx, in.Check.TenantID, in.Check.SubjectID)
+	if err != nil {
+		return CheckResult{}, wrap(err, "load reviews")
+	}
+	remember(&d, memory)
+	alerting := d.Alerting()
+	if len(alerting) == 0 {
+		validated := true
+		return a.complete(ctx, in.Check, &validated, d)
+	}
+	b, err := json.Marshal(d)
+	if err != nil {
+		return CheckResult{}, err
+	}
+	applied, status, err := a.Store.UpdateCheck(ctx, in.Check, store.CheckUpdate{
+		Status: check.AwaitingReview, From: []check.Status{check.Running}, Data: b})
+	if err != nil {
+		return CheckResult{}, wrap(err, "record hits")
+	}
+	res := CheckResult{Applied: applied, Status: status}
+	if status == check.AwaitingReview {
+		res.Alerting, res.ReviewWindow = alerting, set.ReviewWindow
+	}
+	return res, nil
+}
+
+// remember applies the customer's past decisions to a screening's hits: a
+// hit above the threshold alerts unless a false positive was decided on
+// the same entity, listed with the same data, screened with the same
+// customer data; that hit shows the remembered review instead. A true
+// match always alerts again.
+func remember(d *check.AMLData, memory []store.AMLReview) {
+	queryHash := d.Query.Hash()
+	d.Reason, d.Message = nil, nil
+	kept := 0
+	for i := range d.Hits {
+		h := &d.Hits[i]
+		h.Alerting, h.Review = false, nil
+		if !h.AboveThreshold {
+			continue
+		}
+		if j := slices.IndexFunc(memory, func(m store.AMLReview) bool { return m.EntityID == h.EntityID }); j >= 0 {
+			m := memory[j]
+			if m.Decision == check.FalsePositive && m.EntityHash == h.EntityHash && m.QueryHash == queryHash {
+				h.Review = m.HitReview()
+				kept++
+				continue
+			}
+		}
+		h.Alerting = true
+		if d.Reason == nil {
+			d.Reason = ptr(check.ReasonWatchlistHit)
+			d.Message = ptr("The customer resembles a listed entity (" + h.MatchedName + ", score " +
+				strconv.FormatFloat(h.Score, 'f', -1, 64) + "); the hit awaits review.")
+		}
+	}
+	if d.Reason == nil && kept > 0 {
+		d.Message = ptr("Hits above the threshold were reviewed as false positives before; they do not alert again while the listed entity and the customer's screened data are unchanged.")
+	}
 }
 
 // screen builds the check's data; false when no list is loaded.
@@ -83,13 +144,9 @@ func (a *Activities) screen(c *store.Customer, set store.AMLSettings, now time.T
 		hit := check.AMLHit{EntityID: h.EntityID, MatchedName: h.MatchedName, Score: round3(h.Score), NameScore: round3(h.NameScore),
 			AboveThreshold: h.Score >= threshold, Explanation: h.Explanation, Topics: []string{}, Programs: []string{}}
 		if h.Entity != nil {
-			hit.Schema, hit.Topics, hit.Programs = h.Entity.Schema, nonNil(h.Entity.Topics), nonNil(h.Entity.Programs)
+			hit.EntityHash, hit.Schema, hit.Topics, hit.Programs = h.Entity.Hash(), h.Entity.Schema, nonNil(h.Entity.Topics), nonNil(h.Entity.Programs)
 		}
 		d.Hits = append(d.Hits, hit)
-		if hit.AboveThreshold && d.Reason == nil {
-			d.Reason = ptr(check.ReasonWatchlistHit)
-			d.Message = ptr("The customer resembles a listed entity (" + h.MatchedName + ", score " + strconv.FormatFloat(hit.Score, 'f', -1, 64) + "); review the hit.")
-		}
 	}
 	return d, true
 }

@@ -187,7 +187,7 @@ func (a *Activities) rescreenOne(ctx context.Context, changed *sanctions.Index, 
 		return false, true, nil
 	}
 	after, ok := a.screen(c, set, now)
-	if !ok || slices.Equal(before.HitIDs(), after.HitIDs()) {
+	if withHash := before.Hashed(); !ok || slices.Equal(before.HitKeys(withHash), after.HitKeys(withHash)) {
 		return false, true, nil
 	}
 	if _, _, err := a.Store.QueueChecks(ctx, c.TenantID, check.Customer, c.ID, []check.Type{check.AML}); err != nil {

@@ -201,3 +201,28 @@ func (o *object) strings(key string, fe *fieldErrors) ([]string, bool) {
 	}
 	return out, ok
 }
+
+// objects reads an array of objects; an element that is no object is an
+// error naming its index, and is nil in the result.
+func (o *object) objects(key string, fe *fieldErrors) []*object {
+	v := o.value(key)
+	if v == nil {
+		return nil
+	}
+	var items []json.RawMessage
+	if err := json.Unmarshal(v, &items); err != nil {
+		fe.add(o.name(key), msg(o.name(key), "must be an array."))
+		return nil
+	}
+	out := make([]*object, len(items))
+	for i, it := range items {
+		field := o.name(key) + "." + itoa(i)
+		n, err := parseObject(it, field+".")
+		if err != nil {
+			fe.add(field, msg(field, "must be an object."))
+			continue
+		}
+		out[i] = n
+	}
+	return out
+}

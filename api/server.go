@@ -1,6 +1,7 @@
 // Package api is kycflow's HTTP API: routes, request validation at the edge,
 // tenant and key authentication, error mapping and JSON shapes. It never
-// calls a provider or Temporal: checks reach workflows through the outbox.
+// calls a provider or Temporal itself: checks reach workflows through the
+// outbox, and reviews through the Reviewer it is given.
 package api
 
 import (
@@ -35,6 +36,9 @@ type Config struct {
 	IDIN idin.Broker
 	// Webhooks configures webhook endpoints.
 	Webhooks Webhooks
+	// Reviews sends reviews of aml hits to the checks' workflows; nil:
+	// reviews answer 503.
+	Reviews Reviewer
 }
 
 // Server holds the API's dependencies.
@@ -45,6 +49,7 @@ type Server struct {
 	publicURL string
 
 	hooks                   Webhooks
+	reviews                 Reviewer
 	limits                  Limits
 	tenants                 sync.Map // tenant id → *rate.Limiter
 	apiBudget, verifyBudget addressBudget
@@ -57,7 +62,7 @@ func New(cfg Config) *echo.Echo {
 	s := &Server{store: cfg.Store, log: cfg.Logger, publicURL: strings.TrimSuffix(cfg.PublicURL, "/"), limits: cfg.Limits,
 		apiBudget:    addressBudget{all: perSecond(cfg.Limits.IP), fails: perMinute(cfg.Limits.AuthFailures)},
 		verifyBudget: addressBudget{all: perMinute(cfg.Limits.Verify), fails: perMinute(cfg.Limits.VerifyFailures)}}
-	s.hooks = cfg.Webhooks
+	s.hooks, s.reviews = cfg.Webhooks, cfg.Reviews
 	if s.hooks.Guard == nil {
 		s.hooks.Guard = &webhook.Guard{}
 	}
@@ -111,6 +116,8 @@ func New(cfg Config) *echo.Echo {
 	v1.GET("/customers/:id", s.getCustomer)
 	v1.Match(anyDelete, "/customers/:id/delete", s.deleteCustomer)
 	v1.POST("/checks/:id/retry", s.retryCheck)
+	v1.POST("/checks/:id/review", s.reviewCheck)
+	v1.GET("/reviews", s.listReviews)
 	v1.GET("/events", s.listEvents)
 	v1.GET("/events/:id", s.getEvent)
 	v1.POST("/events/:id/redeliver", s.redeliver)

@@ -1,6 +1,8 @@
 package check
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"slices"
 
 	"github.com/kycflow/kycflow/providers/mrz"
@@ -124,28 +126,72 @@ type AMLQuery struct {
 
 // AMLHit is one listed entity resembling the customer, with why.
 type AMLHit struct {
-	EntityID       string   `json:"entity_id"`
-	MatchedName    string   `json:"matched_name"`
-	Score          float64  `json:"score"`
-	NameScore      float64  `json:"name_score"`
-	AboveThreshold bool     `json:"above_threshold"`
-	Schema         string   `json:"schema"`
-	Topics         []string `json:"topics"`
-	Programs       []string `json:"programs"`
-	Explanation    []string `json:"explanation"`
+	EntityID string `json:"entity_id"`
+	// EntityHash identifies the listed entity's data: a remembered false
+	// positive holds only while it is unchanged.
+	EntityHash     string  `json:"entity_hash"`
+	MatchedName    string  `json:"matched_name"`
+	Score          float64 `json:"score"`
+	NameScore      float64 `json:"name_score"`
+	AboveThreshold bool    `json:"above_threshold"`
+	// Alerting: above the threshold and not a remembered false positive;
+	// it needs a decision.
+	Alerting bool `json:"alerting"`
+	// Review is the decision on the hit: this check's, or the remembered
+	// one that keeps it from alerting; null while undecided.
+	Review      *HitReview `json:"review"`
+	Schema      string     `json:"schema"`
+	Topics      []string   `json:"topics"`
+	Programs    []string   `json:"programs"`
+	Explanation []string   `json:"explanation"`
 }
 
-// HitIDs are the entity ids of a screening's hits above its threshold,
-// sorted: what rescreening compares.
-func (d AMLData) HitIDs() []string {
+// HitKeys are the entity ids of a screening's hits above its threshold,
+// each with its entity hash when withHash, sorted: what rescreening
+// compares (a listed entity whose data changed screens anew).
+func (d AMLData) HitKeys(withHash bool) []string {
 	var ids []string
 	for _, h := range d.Hits {
 		if h.AboveThreshold {
-			ids = append(ids, h.EntityID)
+			k := h.EntityID
+			if withHash {
+				k += "@" + h.EntityHash
+			}
+			ids = append(ids, k)
 		}
 	}
 	slices.Sort(ids)
 	return ids
+}
+
+// Hashed reports whether the screening recorded entity hashes (those
+// before the review loop did not).
+func (d AMLData) Hashed() bool {
+	return len(d.Hits) == 0 || d.Hits[0].EntityHash != ""
+}
+
+// Alerting are the entity ids of the hits that need a decision, in hit order.
+func (d AMLData) Alerting() []string {
+	var ids []string
+	for _, h := range d.Hits {
+		if h.Alerting {
+			ids = append(ids, h.EntityID)
+		}
+	}
+	return ids
+}
+
+// QueryHash identifies what the customer was screened with: a remembered
+// false positive holds only while it is unchanged.
+func (q AMLQuery) Hash() string {
+	h := sha256.New()
+	for _, s := range []*string{&q.Name, q.BirthDate, q.Nationality} {
+		if s != nil {
+			h.Write([]byte(*s))
+		}
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
 }
 
 // Reasons an idin check is not validated, besides the name and birthdate

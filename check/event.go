@@ -34,7 +34,6 @@ var eventTypes = func() []EventType {
 	return append(out, CheckReviewed, BusinessCreated, BusinessDeleted, CustomerCreated, CustomerDeleted, WatchlistUpdated)
 }()
 
-
 // EventFilter is a set of event types given by their names, where "*" is
 // every event and "check.*" every check event.
 type EventFilter struct {

@@ -14,9 +14,8 @@ const (
 	Failed        Status = "failed"         // the provider step failed after its retries; support can retry
 	Expired       Status = "expired"        // the verification link expired unused
 	Cancelled     Status = "cancelled"      // superseded by a newer check, or its record deleted
-	// AwaitingReview: an AML hit waits for a compliance officer's decision
-	// (the review loop; no check enters it yet, but tenants may subscribe
-	// to its event already).
+	// AwaitingReview: an aml check's alerting hits wait for a compliance
+	// officer's decisions (review.go).
 	AwaitingReview Status = "awaiting_review"
 )
 
@@ -30,16 +29,17 @@ func (s Status) Final() bool {
 
 // Unfinished are the statuses a newer check of the same type supersedes and
 // a delete cancels.
-var Unfinished = []Status{Queued, Running, AwaitingInput, Failed}
+var Unfinished = []Status{Queued, Running, AwaitingInput, AwaitingReview, Failed}
 
 // moves are the allowed status changes. A failed check goes back to queued
 // when a retry is requested through the API (the workflow then sets it
 // running), or straight to running on a retry signal.
 var moves = map[Status][]Status{
-	Queued:        {Running, Cancelled},
-	Running:       {AwaitingInput, Completed, Failed, Cancelled},
-	AwaitingInput: {Completed, Failed, Expired, Cancelled},
-	Failed:        {Queued, Running, Cancelled},
+	Queued:         {Running, Cancelled},
+	Running:        {AwaitingInput, AwaitingReview, Completed, Failed, Cancelled},
+	AwaitingInput:  {Completed, Failed, Expired, Cancelled},
+	AwaitingReview: {Completed, Expired, Cancelled},
+	Failed:         {Queued, Running, Cancelled},
 }
 
 // CanMove reports whether a check may go from one status to another.

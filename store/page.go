@@ -16,6 +16,8 @@ type PageQuery struct {
 	After  *uuid.UUID
 	Before *uuid.UUID
 	Limit  int
+	// OldestFirst turns the order (a queue's): the next page is newer.
+	OldestFirst bool
 }
 
 // Page is one page of rows plus whether pages exist on either side.
@@ -33,14 +35,19 @@ func listPage[T any](ctx context.Context, tx *sqlx.Tx, table, cols, where string
 	base := fmt.Sprintf("FROM %s WHERE tenant_id = $1%s", table, where)
 	cursorArg := fmt.Sprintf("$%d", len(args)+1)
 	query := "SELECT " + cols + " " + base
-	order := " ORDER BY id DESC"
+	// Newest first: the next page holds smaller ids; oldest first, larger.
+	next, prev, forward, backward := " < ", " > ", " ORDER BY id DESC", " ORDER BY id ASC"
+	if q.OldestFirst {
+		next, prev, forward, backward = prev, next, backward, forward
+	}
+	order := forward
 	switch {
 	case q.After != nil:
-		query += " AND id < " + cursorArg
+		query += " AND id" + next + cursorArg
 		args = append(args, *q.After)
 	case q.Before != nil:
-		query += " AND id > " + cursorArg
-		order = " ORDER BY id ASC"
+		query += " AND id" + prev + cursorArg
+		order = backward
 		args = append(args, *q.Before)
 	}
 	query += order + fmt.Sprintf(" LIMIT %d", q.Limit+1)
@@ -61,13 +68,13 @@ func listPage[T any](ctx context.Context, tx *sqlx.Tx, table, cols, where string
 		return p, nil
 	}
 	// The far side of a cursor is checked, not assumed: rows may have been deleted.
-	probe, op := idOf(p.Items[0]), ">"
+	probe, op := idOf(p.Items[0]), prev
 	if q.Before != nil {
-		probe, op = idOf(p.Items[len(p.Items)-1]), "<"
+		probe, op = idOf(p.Items[len(p.Items)-1]), next
 	}
 	var exists bool
 	eargs := append(args[:len(args)-1:len(args)-1], probe)
-	if err := tx.GetContext(ctx, &exists, "SELECT EXISTS (SELECT 1 "+base+" AND id "+op+" "+cursorArg+")", eargs...); err != nil {
+	if err := tx.GetContext(ctx, &exists, "SELECT EXISTS (SELECT 1 "+base+" AND id"+op+cursorArg+")", eargs...); err != nil {
 		return p, fmt.Errorf("list %s: %w", table, err)
 	}
 	if q.Before != nil {

@@ -37,6 +37,7 @@ var roleMatrix = map[string]map[string][]string{
 		"webhook_endpoints":  {"SELECT", "INSERT", "DELETE", "U(secret)", "U(previous_secret)", "U(previous_expires_at)", "U(updated_at)"},
 		"webhook_deliveries": {"SELECT", "INSERT", "DELETE"},
 		"webhook_attempts":   {"SELECT"},
+		"aml_reviews":        {"SELECT", "U(note)"},
 	},
 	store.WorkerRole: {
 		"tenants":            {"SELECT"},
@@ -56,6 +57,7 @@ var roleMatrix = map[string]map[string][]string{
 		"webhook_endpoints":  {"SELECT", "U(disabled_at)", "U(disabled_reason)", "U(failing_since)", "U(next_probe_at)", "U(updated_at)"},
 		"webhook_deliveries": {"SELECT", "INSERT", "U(status)", "U(attempts)", "U(first_attempt_at)", "U(next_attempt_at)", "U(claimed_until)", "U(announced_at)", "U(finished_at)", "U(updated_at)"},
 		"webhook_attempts":   {"SELECT", "INSERT"},
+		"aml_reviews":        {"SELECT", "INSERT"},
 	},
 }
 

@@ -250,17 +250,20 @@ func (s *Store) updateTenant(ctx context.Context, query string, tenantID uuid.UU
 
 // AMLSettings are a tenant's aml screening settings.
 type AMLSettings struct {
-	// Threshold is the score at which a watchlist hit fails an aml check.
+	// Threshold is the score from which a watchlist hit alerts (awaits review).
 	Threshold float64 `db:"aml_threshold"`
 	// HardConflict drops hits whose birth date or nationality contradicts
 	// the customer's instead of scoring them lower.
 	HardConflict bool `db:"aml_hard_conflict"`
+	// ReviewWindow is how long a check awaits its review before it expires.
+	ReviewWindow time.Duration `db:"aml_review_window"`
 }
 
 // AMLSettings reads the tenant's aml screening settings.
 func (s *Store) AMLSettings(ctx context.Context, tenantID uuid.UUID) (AMLSettings, error) {
 	var a AMLSettings
-	err := s.db.GetContext(ctx, &a, `SELECT aml_threshold, aml_hard_conflict FROM tenants WHERE id = $1`, tenantID)
+	err := s.db.GetContext(ctx, &a, `SELECT aml_threshold, aml_hard_conflict,
+		(extract(epoch FROM aml_review_window) * 1e9)::bigint AS aml_review_window FROM tenants WHERE id = $1`, tenantID)
 	return a, classify(err)
 }
 
@@ -275,6 +278,14 @@ func (s *Store) SetAMLThreshold(ctx context.Context, tenantID uuid.UUID, t float
 		return fmt.Errorf("aml threshold %v: want a score in (0, 1]", t)
 	}
 	return s.updateTenant(ctx, `UPDATE tenants SET aml_threshold = $2 WHERE id = $1`, tenantID, t)
+}
+
+// SetAMLReviewWindow sets AMLSettings.ReviewWindow (admin tools).
+func (s *Store) SetAMLReviewWindow(ctx context.Context, tenantID uuid.UUID, d time.Duration) error {
+	if d < time.Minute {
+		return fmt.Errorf("aml review window %s: at least a minute", d)
+	}
+	return s.updateTenant(ctx, `UPDATE tenants SET aml_review_window = make_interval(secs => $2) WHERE id = $1`, tenantID, d.Seconds())
 }
 
 // IsSandbox reports whether a tenant is a sandbox tenant.

@@ -148,6 +148,9 @@ func runProvider(ctx workflow.Context, st *state) (activities.CheckResult, error
 	switch in.Check.Type {
 	case check.AML:
 		err := workflow.ExecuteLocalActivity(lctx, a.AMLScreen, activities.AMLInput{Check: in.Check}).Get(ctx, &out)
+		if err == nil && out.Status == check.AwaitingReview && len(out.Alerting) > 0 {
+			return awaitReview(ctx, st, out)
+		}
 		return out, err
 	case check.IDScan, check.IDIN:
 		return runLink(ctx, st)

@@ -42,11 +42,11 @@ func createBusiness(t *testing.T, tn tenant, iban string, checks map[string]bool
 func waitCheck(t *testing.T, tn tenant, path, typ string, within time.Duration) map[string]any {
 	t.Helper()
 	var chk map[string]any
-	eventually(t, within, typ+" check of "+path+" to finish", func() bool {
+	eventually(t, within, typ+" check of "+path+" to finish or await review", func() bool {
 		r := request(t, tn, http.MethodGet, path, nil).want(t, http.StatusOK)
 		chk = obj(r.body[typ+"_check"])
 		s, _ := chk["status"].(string)
-		return s == "completed" || s == "failed" || s == "cancelled" || s == "expired"
+		return s == "completed" || s == "failed" || s == "cancelled" || s == "expired" || s == "awaiting_review"
 	})
 	return chk
 }

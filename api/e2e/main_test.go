@@ -250,7 +250,7 @@ func run(m *testing.M) int {
 	// Limits on, as in production, but far above what the suite sends from
 	// its one address (limits_test.go tries them tight).
 	env.server = httptest.NewUnstartedServer(api.New(api.Config{Store: env.app, Logger: slog.New(slog.NewTextHandler(logs, nil)), PublicURL: env.publicURL, IDIN: env.broker,
-		Limits: harnessLimits, Webhooks: api.Webhooks{Cipher: env.hookCipher, Guard: guard}}))
+		Limits: harnessLimits, Webhooks: api.Webhooks{Cipher: env.hookCipher, Guard: guard}, Reviews: worker.Reviews{Client: env.client}}))
 	env.server.Listener.Close()
 	env.server.Listener = apiListener
 	env.server.Start()

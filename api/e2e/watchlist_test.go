@@ -81,11 +81,11 @@ func TestWatchlistImportScreenAndRescreen(t *testing.T) {
 		chk := amlCheck(t, env.a, id)
 		d := obj(chk["data"])
 		hits, _ := d["hits"].([]any)
-		if chk["validated"] != false || d["reason"] != "watchlist_hit" || len(hits) == 0 {
+		if chk["status"] != "awaiting_review" || chk["validated"] != nil || d["reason"] != "watchlist_hit" || len(hits) == 0 {
 			t.Fatalf("listed person not caught: %v", chk)
 		}
 		hit := obj(hits[0])
-		if hit["entity_id"] != "NK-fict-volkov" || hit["above_threshold"] != true || len(hit["explanation"].([]any)) == 0 {
+		if hit["entity_id"] != "NK-fict-volkov" || hit["above_threshold"] != true || hit["alerting"] != true || hit["review"] != nil || len(hit["explanation"].([]any)) == 0 {
 			t.Fatalf("hit: %v", hit)
 		}
 		if lists, _ := d["lists"].([]any); len(lists) < 3 || obj(lists[0])["content_hash"] == nil {
@@ -97,7 +97,7 @@ func TestWatchlistImportScreenAndRescreen(t *testing.T) {
 	}
 
 	// A new version of a list adds Maria Jansen-Koopmans: her aml check is
-	// queued again and fails; Pavel's stays as it was.
+	// queued again and awaits review; Pavel's stays as it was.
 	before := obj(request(t, env.a, http.MethodGet, "/api/v1/customers/"+cyrillic, nil).body["aml_check"])["id"]
 	dir := t.TempDir()
 	extra := filepath.Join(dir, "entities.ftm.json")
@@ -115,7 +115,7 @@ func TestWatchlistImportScreenAndRescreen(t *testing.T) {
 	var chk map[string]any
 	eventually(t, 30*time.Second, "the rescreening to queue a new aml check", func() bool {
 		chk = obj(request(t, env.a, http.MethodGet, "/api/v1/customers/"+clear, nil).body["aml_check"])
-		return chk["status"] == "completed" && chk["validated"] == false
+		return chk["status"] == "awaiting_review"
 	})
 	if hit := obj(obj(chk["data"])["hits"].([]any)[0]); hit["entity_id"] != "NK-fict-jansen" {
 		t.Fatalf("rescreened hit: %v", hit)
@@ -154,7 +154,7 @@ func TestWatchlistHardConflict(t *testing.T) {
 	}
 	// Pavel Volkov is listed born 1970-05-17 or 1971.
 	soft := amlCheck(t, env.a, newAMLCustomer(t, env.a, "Pavel Volkov", "1990-01-01", true))
-	if d := obj(soft["data"]); soft["validated"] != false || d["hard_conflict"] != false {
+	if d := obj(soft["data"]); soft["status"] != "awaiting_review" || d["hard_conflict"] != false {
 		t.Fatalf("default rule: %v", soft)
 	}
 	dropped := amlCheck(t, hard, newAMLCustomer(t, hard, "Pavel Volkov", "1990-01-01", true))
@@ -163,7 +163,7 @@ func TestWatchlistHardConflict(t *testing.T) {
 	}
 	// Within a year of a listed date: no conflict, still caught.
 	kept := amlCheck(t, hard, newAMLCustomer(t, hard, "Pavel Volkov", "1971-03-03", true))
-	if kept["validated"] != false {
+	if kept["status"] != "awaiting_review" {
 		t.Fatalf("hard conflict rule, consistent date: %v", kept)
 	}
 }

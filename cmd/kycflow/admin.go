@@ -62,14 +62,15 @@ func runTenant(ctx context.Context, cfg config, args []string) error {
 		fs := flag.NewFlagSet("tenant update", flag.ContinueOnError)
 		id := fs.String("tenant", "", "tenant id")
 		linkTTL := fs.Duration("link-ttl", 0, "how long new verification links stay valid, e.g. 72h")
-		threshold := fs.Float64("aml-threshold", 0, "watchlist score from which a hit fails aml checks, e.g. 0.85")
+		threshold := fs.Float64("aml-threshold", 0, "watchlist score from which a hit alerts (awaits review), e.g. 0.85")
 		hard := fs.String("aml-hard-conflict", "", "on: drop watchlist hits whose birth date or nationality contradicts the customer's (verified data); off: only score them lower (default)")
+		window := fs.Duration("aml-review-window", 0, "how long an aml check awaits its review before it expires, e.g. 720h (default 30 days)")
 		if err := fs.Parse(args[1:]); err != nil {
 			return errUsage
 		}
 		tid, err := uuid.Parse(*id)
-		if err != nil || (*linkTTL == 0 && *threshold == 0 && *hard == "") {
-			return fmt.Errorf("tenant update needs --tenant ID and --link-ttl DURATION, --aml-threshold SCORE and/or --aml-hard-conflict on|off")
+		if err != nil || (*linkTTL == 0 && *threshold == 0 && *hard == "" && *window == 0) {
+			return fmt.Errorf("tenant update needs --tenant ID and --link-ttl DURATION, --aml-threshold SCORE, --aml-hard-conflict on|off and/or --aml-review-window DURATION")
 		}
 		if *hard != "" && *hard != "on" && *hard != "off" {
 			return fmt.Errorf("--aml-hard-conflict %q: want on or off", *hard)
@@ -84,7 +85,13 @@ func runTenant(ctx context.Context, cfg config, args []string) error {
 			if err := s.SetAMLThreshold(ctx, tid, *threshold); err != nil {
 				return fmt.Errorf("tenant %s: %w", tid, err)
 			}
-			fmt.Printf("tenant %s: watchlist hits from %.2f fail aml checks\n", tid, *threshold)
+			fmt.Printf("tenant %s: watchlist hits from %.2f alert\n", tid, *threshold)
+		}
+		if *window != 0 {
+			if err := s.SetAMLReviewWindow(ctx, tid, *window); err != nil {
+				return fmt.Errorf("tenant %s: %w", tid, err)
+			}
+			fmt.Printf("tenant %s: new aml checks await review for %s, then expire\n", tid, *window)
 		}
 		if *hard != "" {
 			if err := s.SetAMLHardConflict(ctx, tid, *hard == "on"); err != nil {
@@ -160,7 +167,7 @@ func runTenantKey(ctx context.Context, s *store.Store, args []string) error {
 }
 
 func runCheck(ctx context.Context, cfg config, args []string) error {
-	if len(args) != 2 || args[0] != "retry" {
+	if len(args) < 2 || (args[0] != "retry" && args[0] != "review") || (args[0] == "retry" && len(args) != 2) {
 		return errUsage
 	}
 	id, err := uuid.Parse(strings.TrimPrefix(args[1], "check-"))
@@ -175,6 +182,9 @@ func runCheck(ctx context.Context, cfg config, args []string) error {
 	tenant, err := s.CheckTenant(ctx, id)
 	if err != nil {
 		return fmt.Errorf("check %s: %w", id, err)
+	}
+	if args[0] == "review" {
+		return runReview(ctx, cfg, s, tenant, id, args[2:])
 	}
 	chk, err := s.RequestRetry(ctx, tenant, id)
 	if errors.Is(err, store.ErrConflict) {

@@ -276,6 +276,8 @@ func TestComposeOpenAPIParses(t *testing.T) {
 		"/api/v1/customers/{id}":              {"get"},
 		"/api/v1/customers/{id}/delete":       {"get", "post", "delete"},
 		"/api/v1/checks/{id}/retry":           {"post"},
+		"/api/v1/checks/{id}/review":          {"post"},
+		"/api/v1/reviews":                     {"get"},
 		"/api/v1/events":                      {"get"},
 		"/api/v1/events/{id}":                 {"get"},
 		"/api/v1/events/{id}/redeliver":       {"post"},

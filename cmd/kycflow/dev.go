@@ -127,7 +127,7 @@ Ctrl-C stops everything.
 		checksJSON(check.Types(check.Business)...), checksJSON(check.IDScan), hooks)
 
 	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error { return serveAPI(gctx, cfg, s, log, true) })
+	g.Go(func() error { return serveAPI(gctx, cfg, s, c, log, true) })
 	g.Go(func() error { return serveWorker(gctx, cfg, ws, c, log) })
 	err = g.Wait()
 	fmt.Println("\nstopping…")

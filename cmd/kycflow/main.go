@@ -21,11 +21,14 @@ Usage:
   kycflow migrate                   create or upgrade the database schema (as the owner role)
   kycflow tenant create --name N --host H [--host H2] [--sandbox] [--link-ttl 168h]
   kycflow tenant update --tenant ID [--link-ttl DURATION] [--aml-threshold SCORE] [--aml-hard-conflict on|off]
+                        [--aml-review-window DURATION]
   kycflow tenant list
   kycflow tenant key create --tenant ID
   kycflow tenant key list --tenant ID
   kycflow tenant key revoke --tenant ID KEY_ID_OR_PREFIX
   kycflow check retry CHECK_ID      resume a failed check
+  kycflow check review CHECK_ID --reviewer NAME --entity ENTITY_ID --decision false_positive|true_match [--note TEXT]
+                                    decide an aml hit awaiting review
   kycflow webhook create --tenant ID --url URL [--event TYPE]... [--description D]
   kycflow webhook list --tenant ID
   kycflow webhook delete --tenant ID ENDPOINT_ID

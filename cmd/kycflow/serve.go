@@ -39,7 +39,12 @@ func runAPI(ctx context.Context, cfg config) error {
 		return err
 	}
 	defer s.Close()
-	return serveAPI(ctx, cfg, s, log, false)
+	c, err := dialTemporal(ctx, cfg, log) // reviews of aml hits are Temporal updates
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	return serveAPI(ctx, cfg, s, c, log, false)
 }
 
 var pprofOnce sync.Once
@@ -55,7 +60,7 @@ func startPprof(cfg config, log *slog.Logger) {
 	})
 }
 
-func serveAPI(ctx context.Context, cfg config, s *store.Store, log *slog.Logger, dev bool) error {
+func serveAPI(ctx context.Context, cfg config, s *store.Store, c client.Client, log *slog.Logger, dev bool) error {
 	startPprof(cfg, log)
 	hooks, err := cfg.webhooks()
 	if err != nil {
@@ -64,7 +69,8 @@ func serveAPI(ctx context.Context, cfg config, s *store.Store, log *slog.Logger,
 	if hooks.Cipher == nil {
 		log.Warn("webhooks are off: set WEBHOOK_SECRET_KEY to let tenants register endpoints")
 	}
-	e := api.New(api.Config{Store: s, Logger: log, Limits: cfg.Limits, PublicURL: cfg.PublicURL, IDIN: cfg.idinBroker(), Webhooks: hooks})
+	e := api.New(api.Config{Store: s, Logger: log, Limits: cfg.Limits, PublicURL: cfg.PublicURL, IDIN: cfg.idinBroker(), Webhooks: hooks,
+		Reviews: worker.Reviews{Client: c}})
 	addr := cfg.httpAddr(dev)
 	srv := &http.Server{Addr: addr, Handler: e, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second}
 	errc := make(chan error, 1)

@@ -27,7 +27,9 @@ var (
 	apiSide  = []string{"api", "dev"}
 	workSide = []string{"worker", "dev"}
 	devOnly  = []string{"dev"}
-	sandbox  = []string{"dev", "sandbox"}
+	// The api and check review send reviews to workflows as updates.
+	temporalSide = []string{"api", "worker", "dev", "check"}
+	sandbox      = []string{"dev", "sandbox"}
 )
 
 var settings = []setting{
@@ -48,8 +50,8 @@ var settings = []setting{
 	{"VERIFY_FAILURE_LIMIT", "10", "api", apiSide, "unknown links per minute per client address on /verify"},
 	{"TRUSTED_PROXIES", "", "api", apiSide, "addresses or CIDR ranges whose X-Forwarded-For names the client"},
 	// worker
-	{"TEMPORAL_ADDRESS", "127.0.0.1:7233", "worker", workSide, "Temporal frontend"},
-	{"TEMPORAL_NAMESPACE", "default", "worker", workSide, "Temporal namespace"},
+	{"TEMPORAL_ADDRESS", "127.0.0.1:7233", "worker", temporalSide, "Temporal frontend"},
+	{"TEMPORAL_NAMESPACE", "default", "worker", temporalSide, "Temporal namespace"},
 	{"RELAY_CONCURRENCY", "2", "worker", workSide, "Temporal calls the outbox relay makes at once"},
 	{"RELAY_SWEEP_MS", "1000", "worker", workSide, "the relay's backstop poll, in milliseconds"},
 	{"WORKFLOW_POLLERS", "8", "worker", workSide, "workflow task pollers"},

@@ -4,7 +4,11 @@
 // read each format into it.
 package watchlist
 
-import "encoding/json"
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+)
 
 // Entity is one listed person, organisation, vessel, ...
 type Entity struct {
@@ -61,4 +65,13 @@ func AppendJSON(es []Entity, data []byte) ([]Entity, error) {
 		return es, err
 	}
 	return append(es, e), nil
+}
+
+// Hash identifies the entity's data: equal for the same entity listed
+// unchanged in another version of its list, different once anything the
+// list says about it changes.
+func (e *Entity) Hash() string {
+	b, _ := json.Marshal(e) // a struct of strings: cannot fail
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:16])
 }

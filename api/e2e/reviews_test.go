@@ -1,0 +1,252 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.temporal.io/api/workflowservice/v1"
+
+	"github.com/kycflow/kycflow/check"
+	"github.com/kycflow/kycflow/webhook"
+	"github.com/kycflow/kycflow/workflows"
+)
+
+// reviewList imports the review tests' own list (its own name, so the
+// other tests' lists are untouched) and waits until the worker has loaded
+// it and rescreened the customers it concerns.
+func reviewList(t *testing.T, lines ...string) {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "review.ftm.json")
+	if err := os.WriteFile(file, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := importList(t, "ftm", "--list", "reviewtest", file)
+	if !strings.Contains(out, "imported reviewtest version") {
+		t.Fatalf("import: %s", out)
+	}
+	latest := func() int64 {
+		vs, err := env.admin.LatestWatchlists(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range vs {
+			if v.List == "reviewtest" {
+				return v.ID
+			}
+		}
+		return 0
+	}()
+	eventually(t, 30*time.Second, "the worker to load and rescreen the review list", func() bool {
+		loaded := false
+		for _, v := range env.lists.Versions() {
+			loaded = loaded || v.ID == latest
+		}
+		pending, err := env.admin.PendingRescreens(context.Background())
+		return loaded && err == nil && len(pending) == 0
+	})
+}
+
+const (
+	rostov          = `{"id":"NK-rev-rostov","schema":"Person","properties":{"name":["Yevgeny Rostov-Kamarin"],"birthDate":["1961-02-03"],"topics":["sanction"]},"datasets":["rev"]}`
+	rostovChanged   = `{"id":"NK-rev-rostov","schema":"Person","properties":{"name":["Yevgeny Rostov-Kamarin"],"alias":["Evgeni Rostov"],"birthDate":["1961-02-03"],"topics":["sanction"]},"datasets":["rev"]}`
+	unrelatedEntity = `{"id":"NK-rev-vlasceanu","schema":"Person","properties":{"name":["Teodora Vlasceanu-Brandt"],"topics":["sanction"]},"datasets":["rev"]}`
+)
+
+func reviewPath(checkID string) string { return "/api/v1/checks/" + checkID + "/review" }
+
+func clearance(entity string) map[string]any {
+	return map[string]any{"reviewer": "Ada Compliance", "decisions": []map[string]any{
+		{"entity_id": entity, "decision": "false_positive", "note": "Different person: the customer's passport shows another birth place."}}}
+}
+
+// The compliance officer's loop: a listed customer waits in the queue (and
+// in the Temporal UI); invalid reviews are refused with the field named;
+// concurrent clearances apply once; the cleared check completes validated,
+// with who, when and why, and the check.reviewed event is delivered. A new
+// screening remembers the clearance; a change to the listed entity's data
+// makes it alert again.
+func TestAMLReviewLoop(t *testing.T) {
+	reviewList(t, rostov)
+	tn := hookTenant(t, false)
+	rcv := newReceiver(t, true, "")
+	env.dns.set("reviews.test", receiverIP)
+	_, secret := register(t, tn, "https://reviews.test:"+strings.Split(rcv.addr, ":")[1]+"/hooks", string(check.CheckReviewed))
+
+	first := newAMLCustomer(t, tn, "Yevgeny Rostov-Kamarin", "1961-02-03", true)
+	second := newAMLCustomer(t, tn, "Yevgeny Rostov-Kamarin", "", true)
+	chk := amlCheck(t, tn, first)
+	if chk["status"] != "awaiting_review" || chk["validated"] != nil {
+		t.Fatalf("listed customer: %v", chk)
+	}
+	hit := obj(obj(chk["data"])["hits"].([]any)[0])
+	if hit["entity_id"] != "NK-rev-rostov" || hit["alerting"] != true || hit["review"] != nil || hit["entity_hash"] == "" {
+		t.Fatalf("hit: %v", hit)
+	}
+	checkID := chk["id"].(string)
+	secondID := amlCheck(t, tn, second)["id"].(string)
+
+	// The queue, oldest first; the other tenant sees none of it.
+	q := request(t, tn, http.MethodGet, "/api/v1/reviews", nil).want(t, http.StatusOK)
+	items := q.body["data"].([]any)
+	if len(items) != 2 || obj(items[0])["check_id"] != checkID || obj(items[1])["check_id"] != secondID ||
+		obj(items[0])["customer_id"] != first || obj(items[0])["alerting_hits"] != float64(1) || obj(items[0])["top_score"].(float64) < 0.88 {
+		t.Fatalf("queue: %s", q.raw)
+	}
+	for _, it := range request(t, env.b, http.MethodGet, "/api/v1/reviews", nil).want(t, http.StatusOK).body["data"].([]any) {
+		if c := obj(it)["check_id"]; c == checkID || c == secondID {
+			t.Fatalf("another tenant's queue shows %v", c)
+		}
+	}
+	// Operators see it in the Temporal UI by its search attribute.
+	eventually(t, 15*time.Second, "the Temporal UI to list the check awaiting review", func() bool {
+		page, err := env.client.ListWorkflow(context.Background(), &workflowservice.ListWorkflowExecutionsRequest{Namespace: "default",
+			Query: fmt.Sprintf("WorkflowId = '%s' AND CheckStatus = 'awaiting_review'", workflows.WorkflowID(mustUUID(t, checkID)))})
+		return err == nil && len(page.Executions) == 1
+	})
+
+	// Invalid reviews: 422 naming the field, 404 for another tenant.
+	for _, tc := range []struct {
+		body  any
+		field string
+	}{
+		{map[string]any{}, "reviewer"},
+		{map[string]any{"reviewer": "Ada"}, "decisions"},
+		{map[string]any{"reviewer": "Ada", "decisions": "all"}, "decisions"},
+		{map[string]any{"reviewer": "Ada", "decisions": []any{"x"}}, "decisions.0"},
+		{map[string]any{"reviewer": "Ada", "decisions": []map[string]any{{"entity_id": "NK-rev-rostov", "decision": "false_positive"}}}, "decisions.0.note"},
+		{map[string]any{"reviewer": "Ada", "decisions": []map[string]any{{"entity_id": "NK-rev-rostov", "decision": "false_positive", "note": "no"}}}, "decisions.0.note"},
+		{map[string]any{"reviewer": "Ada", "decisions": []map[string]any{{"entity_id": "NK-rev-rostov", "decision": "maybe"}}}, "decisions.0.decision"},
+		{map[string]any{"reviewer": "Ada", "decisions": []map[string]any{{"decision": "true_match"}}}, "decisions.0.entity_id"},
+		{map[string]any{"reviewer": 7, "decisions": []map[string]any{{"entity_id": "NK-rev-rostov", "decision": "true_match"}}}, "reviewer"},
+		{map[string]any{"reviewer": "Ada", "decisions": []map[string]any{{"entity_id": "NK-unknown", "decision": "true_match"}}}, "decisions.0.entity_id"},
+	} {
+		r := request(t, tn, http.MethodPost, reviewPath(checkID), tc.body)
+		if r.status != http.StatusUnprocessableEntity || obj(r.body["errors"])[tc.field] == nil {
+			t.Fatalf("review %v: %d %s, want 422 on %s", tc.body, r.status, r.raw, tc.field)
+		}
+	}
+	request(t, env.b, http.MethodPost, reviewPath(checkID), clearance("NK-rev-rostov")).want(t, http.StatusNotFound)
+	request(t, tn, http.MethodPost, reviewPath("00000000-0000-0000-0000-000000000000"), clearance("NK-rev-rostov")).want(t, http.StatusNotFound)
+
+	// Five officers clear it at once: one review applies, the others conflict.
+	var wg sync.WaitGroup
+	statuses := make([]int, 5)
+	for i := range statuses {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			statuses[i] = request(t, tn, http.MethodPost, reviewPath(checkID), clearance("NK-rev-rostov")).status
+		}()
+	}
+	wg.Wait()
+	ok, conflicts := 0, 0
+	for _, s := range statuses {
+		switch s {
+		case http.StatusOK:
+			ok++
+		case http.StatusConflict:
+			conflicts++
+		}
+	}
+	if ok != 1 || conflicts != 4 {
+		t.Fatalf("concurrent reviews answered %v, want one 200 and four 409", statuses)
+	}
+	chk = obj(request(t, tn, http.MethodGet, "/api/v1/customers/"+first, nil).body["aml_check"])
+	review := obj(obj(obj(chk["data"])["hits"].([]any)[0])["review"])
+	if chk["status"] != "completed" || chk["validated"] != true || review["decision"] != "false_positive" || review["reviewer"] != "Ada Compliance" ||
+		!strings.HasPrefix(review["note"].(string), "Different person") || review["decided_at"] == nil || review["check_id"] != checkID {
+		t.Fatalf("cleared check: %v", chk)
+	}
+	r := request(t, tn, http.MethodPost, reviewPath(checkID), clearance("NK-rev-rostov")).want(t, http.StatusConflict)
+	if !strings.Contains(r.body["message"].(string), "awaiting review") {
+		t.Fatalf("review of a completed check: %s", r.raw)
+	}
+	evs := request(t, tn, http.MethodGet, "/api/v1/events?type=check.reviewed&subject_id="+first, nil).want(t, http.StatusOK).body["data"].([]any)
+	if len(evs) != 1 {
+		t.Fatalf("%d check.reviewed events, want 1", len(evs))
+	}
+	eventually(t, 20*time.Second, "the check.reviewed event to be delivered", func() bool { return len(rcv.delivered()) >= 1 })
+	d := rcv.delivered()[0]
+	var ev struct {
+		Type string
+		Data struct {
+			Check  map[string]any
+			Review struct {
+				Reviewer  string
+				Decisions []map[string]any
+			}
+		}
+	}
+	if err := json.Unmarshal(d.body, &ev); err != nil || ev.Type != string(check.CheckReviewed) || ev.Data.Review.Reviewer != "Ada Compliance" ||
+		len(ev.Data.Review.Decisions) != 1 || ev.Data.Check["id"] != checkID {
+		t.Fatalf("delivered event: %s %v", d.body, err)
+	}
+	if err := webhook.Verify(d.signature, d.body, secret, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+
+	// The Temporal UI's way: the same review as a signal.
+	if err := env.client.SignalWorkflow(context.Background(), workflows.WorkflowID(mustUUID(t, secondID)), "", workflows.SignalReview,
+		check.ReviewRequest{Reviewer: "Temporal UI", Decisions: []check.ReviewDecision{{EntityID: "NK-rev-rostov", Decision: check.TrueMatch}}}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 15*time.Second, "the signalled review to complete the check", func() bool {
+		c := obj(request(t, tn, http.MethodGet, "/api/v1/customers/"+second, nil).body["aml_check"])
+		return c["status"] == "completed" && c["validated"] == false
+	})
+
+	// An unrelated list update rescreens nobody here; a new screening
+	// remembers the clearance: the hit is shown with its review, no alert.
+	reviewList(t, rostov, unrelatedEntity)
+	if c := obj(request(t, tn, http.MethodGet, "/api/v1/customers/"+first, nil).body["aml_check"]); c["id"] != checkID {
+		t.Fatalf("an unrelated update rescreened the cleared customer: %v", c)
+	}
+	request(t, tn, http.MethodPost, "/api/v1/customers/"+first+"/check", map[string]any{"type": []string{"aml"}}).want(t, http.StatusAccepted)
+	again := amlCheck(t, tn, first)
+	hit = obj(obj(again["data"])["hits"].([]any)[0])
+	if again["id"] == checkID || again["status"] != "completed" || again["validated"] != true || hit["alerting"] != false ||
+		hit["above_threshold"] != true || obj(hit["review"])["check_id"] != checkID {
+		t.Fatalf("screening after the clearance: %v", again)
+	}
+	// The true match alerts again; an operator decides it with the CLI.
+	request(t, tn, http.MethodPost, "/api/v1/customers/"+second+"/check", map[string]any{"type": []string{"aml"}}).want(t, http.StatusAccepted)
+	realert := amlCheck(t, tn, second)
+	if realert["status"] != "awaiting_review" {
+		t.Fatalf("a true match did not alert again: %v", realert)
+	}
+	cliReview := func(args ...string) (string, error) {
+		cmd := exec.Command(env.bin, append([]string{"check", "review", realert["id"].(string)}, args...)...)
+		cmd.Env = append(os.Environ(), "DATABASE_ADMIN_URL="+env.adminDSN, "TEMPORAL_ADDRESS="+env.temporalOpts.HostPort)
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	if out, err := cliReview("--reviewer", "CLI Officer", "--entity", "NK-rev-rostov", "--decision", "false_positive"); err == nil || !strings.Contains(out, "--note") {
+		t.Fatalf("CLI review without a note: %v %s", err, out)
+	}
+	if out, err := cliReview("--reviewer", "CLI Officer", "--entity", "NK-unknown", "--decision", "true_match"); err == nil || !strings.Contains(out, "--entity") {
+		t.Fatalf("CLI review of an unknown entity: %v %s", err, out)
+	}
+	if out, err := cliReview("--reviewer", "CLI Officer", "--entity", "NK-rev-rostov", "--decision", "true_match"); err != nil || !strings.Contains(out, "completed") {
+		t.Fatalf("CLI review: %v %s", err, out)
+	}
+
+	// The listed entity's data changes: the rescreening alerts again.
+	reviewList(t, rostovChanged, unrelatedEntity)
+	var changed map[string]any
+	eventually(t, 30*time.Second, "the rescreening to alert on the changed entity", func() bool {
+		changed = obj(request(t, tn, http.MethodGet, "/api/v1/customers/"+first, nil).body["aml_check"])
+		return changed["id"] != again["id"] && changed["status"] == "awaiting_review"
+	})
+	if hit := obj(obj(changed["data"])["hits"].([]any)[0]); hit["alerting"] != true || hit["review"] != nil {
+		t.Fatalf("hit on the changed entity: %v", hit)
+	}
+}

@@ -1,0 +1,169 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
+
+	"github.com/kycflow/kycflow/check"
+)
+
+// AMLReview is one recorded decision on a hit.
+type AMLReview struct {
+	CheckID    uuid.UUID      `db:"check_id"`
+	EntityID   string         `db:"entity_id"`
+	EntityHash string         `db:"entity_hash"`
+	QueryHash  string         `db:"query_hash"`
+	Decision   check.Decision `db:"decision"`
+	Reviewer   string         `db:"reviewer"`
+	Note       *string        `db:"note"`
+	DecidedAt  time.Time      `db:"decided_at"`
+}
+
+// HitReview is the decision as a hit shows it.
+func (r AMLReview) HitReview() *check.HitReview {
+	return &check.HitReview{Decision: r.Decision, Reviewer: r.Reviewer, Note: r.Note,
+		DecidedAt: r.DecidedAt.UTC().Format(time.RFC3339Nano), CheckID: r.CheckID.String()}
+}
+
+const amlReviewCols = `check_id, entity_id, entity_hash, query_hash, decision, reviewer, note, decided_at`
+
+// AMLMemory returns the latest decision on each entity a customer's hits
+// were reviewed for: what a new screening of the customer remembers.
+func (s *Store) AMLMemory(ctx context.Context, tenantID, customerID uuid.UUID) ([]AMLReview, error) {
+	var out []AMLReview
+	err := s.inTenant(ctx, tenantID, func(tx *sqlx.Tx) error {
+		return tx.SelectContext(ctx, &out, `SELECT DISTINCT ON (entity_id) `+amlReviewCols+` FROM aml_reviews
+			WHERE tenant_id = $1 AND customer_id = $2 ORDER BY entity_id, decided_at DESC, id DESC`, tenantID, customerID)
+	})
+	return out, err
+}
+
+// ReviewOutcome is what recording a review did.
+type ReviewOutcome struct {
+	// Applied: the decisions were recorded now (false: the check was no
+	// longer awaiting review, or a repeat found them recorded already).
+	Applied bool
+	// Status and Validated are the check's afterwards: completed once
+	// every alerting hit is decided.
+	Status    check.Status
+	Validated *bool
+}
+
+// RecordReview records a review's decisions on an aml check awaiting
+// review, in one transaction: each decided hit's review in the check's
+// data, an aml_reviews row per decision (the audit trail and the memory of
+// false positives; its trigger writes the check.reviewed event) and, once
+// every alerting hit is decided, the check completed: validated false if a
+// hit is a true match, else true. Decisions on hits decided already are
+// skipped, so a repeated call changes nothing.
+func (s *Store) RecordReview(ctx context.Context, ref check.Ref, r check.ReviewRequest, at time.Time) (ReviewOutcome, error) {
+	var out ReviewOutcome
+	err := s.inTenant(ctx, ref.TenantID, func(tx *sqlx.Tx) error {
+		var c Check
+		if err := tx.GetContext(ctx, &c, `SELECT `+checkCols+` FROM checks WHERE tenant_id = $1 AND id = $2 FOR UPDATE`,
+			ref.TenantID, ref.CheckID); err != nil {
+			return err
+		}
+		out.Status, out.Validated = c.Status, c.Validated
+		if c.Status != check.AwaitingReview || c.CustomerID == nil {
+			return nil
+		}
+		var d check.AMLData
+		if err := json.Unmarshal(c.Data, &d); err != nil {
+			return fmt.Errorf("read aml data: %w", err)
+		}
+		decidedAt := at.UTC().Format(time.RFC3339Nano)
+		var rows []AMLReview
+		for _, dec := range r.Decisions {
+			for i := range d.Hits {
+				h := &d.Hits[i]
+				if h.EntityID != dec.EntityID || !h.Alerting || h.Review != nil {
+					continue
+				}
+				var note *string
+				if dec.Note != "" {
+					note = &dec.Note
+				}
+				h.Review = &check.HitReview{Decision: dec.Decision, Reviewer: r.Reviewer, Note: note, DecidedAt: decidedAt, CheckID: c.ID.String()}
+				rows = append(rows, AMLReview{CheckID: c.ID, EntityID: h.EntityID, EntityHash: h.EntityHash, QueryHash: d.Query.Hash(),
+					Decision: dec.Decision, Reviewer: r.Reviewer, Note: note, DecidedAt: at})
+			}
+		}
+		if len(rows) == 0 {
+			return nil
+		}
+		out.Applied = true
+		done, match := true, false
+		for _, h := range d.Hits {
+			if h.Alerting && h.Review == nil {
+				done = false
+			}
+			if h.Alerting && h.Review != nil && h.Review.Decision == check.TrueMatch {
+				match = true
+			}
+		}
+		if done {
+			v := !match
+			out.Status, out.Validated = check.Completed, &v
+			if v {
+				d.Reason, d.Message = nil, ptr("Every alerting hit was reviewed as a false positive.")
+			} else {
+				d.Message = ptr("A reviewer confirmed a hit as a true match.")
+			}
+		}
+		data, err := json.Marshal(d)
+		if err != nil {
+			return err
+		}
+		// The data first, so the check.reviewed event shows the decisions;
+		// then the rows (their trigger writes that event); then the status,
+		// whose own event follows it.
+		if _, err := tx.ExecContext(ctx, `UPDATE checks SET data = $3, updated_at = $4 WHERE tenant_id = $1 AND id = $2`,
+			ref.TenantID, ref.CheckID, JSON(data), at); err != nil {
+			return err
+		}
+		if _, err := tx.NamedExecContext(ctx, `INSERT INTO aml_reviews (tenant_id, customer_id, `+amlReviewCols+`)
+			VALUES (:tenant_id, :customer_id, :check_id, :entity_id, :entity_hash, :query_hash, :decision, :reviewer, :note, :decided_at)`,
+			reviewRows(ref.TenantID, *c.CustomerID, rows)); err != nil {
+			return err
+		}
+		if done {
+			_, err = tx.ExecContext(ctx, `UPDATE checks SET status = $3, validated = $4, completed_at = $5 WHERE tenant_id = $1 AND id = $2`,
+				ref.TenantID, ref.CheckID, check.Completed, *out.Validated, at)
+		}
+		return err
+	})
+	if err == nil && out.Applied {
+		s.wakeRelay() // the events' deliveries
+	}
+	return out, err
+}
+
+// reviewRows are the rows NamedExec inserts.
+func reviewRows(tenantID, customerID uuid.UUID, rs []AMLReview) []map[string]any {
+	out := make([]map[string]any, len(rs))
+	for i, r := range rs {
+		out[i] = map[string]any{"tenant_id": tenantID, "customer_id": customerID, "check_id": r.CheckID, "entity_id": r.EntityID,
+			"entity_hash": r.EntityHash, "query_hash": r.QueryHash, "decision": r.Decision, "reviewer": r.Reviewer,
+			"note": r.Note, "decided_at": r.DecidedAt}
+	}
+	return out
+}
+
+// ReviewQueue lists a tenant's aml checks awaiting review, oldest first.
+func (s *Store) ReviewQueue(ctx context.Context, tenantID uuid.UUID, q PageQuery) (Page[Check], error) {
+	q.OldestFirst = true
+	var p Page[Check]
+	err := s.inTenant(ctx, tenantID, func(tx *sqlx.Tx) (err error) {
+		p, err = listPage(ctx, tx, "checks", checkCols, " AND status = $2", []any{tenantID, check.AwaitingReview}, q, func(c Check) uuid.UUID { return c.ID })
+		return err
+	})
+	return p, err
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,163 @@
+package store_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/kycflow/kycflow/check"
+	"github.com/kycflow/kycflow/store"
+)
+
+// awaitingAML creates a customer whose aml check awaits review of hits on
+// the given entities (as the screening leaves it).
+func awaitingAML(t *testing.T, app, worker *store.Store, tenantID uuid.UUID, entities ...string) check.Ref {
+	t.Helper()
+	ctx := context.Background()
+	c, checks, _, err := app.CreateCustomer(ctx, tenantID, store.Customer{Name: "Review Me", Email: "r@example.com", CountryID: 528}, []check.Type{check.AML})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := checks[0].Ref()
+	if _, _, err := worker.UpdateCheck(ctx, ref, store.CheckUpdate{Status: check.Running, From: []check.Status{check.Queued}}); err != nil {
+		t.Fatal(err)
+	}
+	d := check.AMLData{Outcome: check.OutcomeChecked, Query: check.AMLQuery{Name: c.Name}, Threshold: 0.88}
+	for i, e := range entities {
+		d.Hits = append(d.Hits, check.AMLHit{EntityID: e, EntityHash: "h-" + e, Score: 0.95 - float64(i)/100, AboveThreshold: true, Alerting: true})
+	}
+	d.Hits = append(d.Hits, check.AMLHit{EntityID: "below", EntityHash: "h-below", Score: 0.7})
+	b, _ := json.Marshal(d)
+	if applied, _, err := worker.UpdateCheck(ctx, ref, store.CheckUpdate{Status: check.AwaitingReview, From: []check.Status{check.Running}, Data: b}); err != nil || !applied {
+		t.Fatalf("awaiting review: %v %v", applied, err)
+	}
+	return ref
+}
+
+// A review records each decision once (the audit row, the memory, the
+// hit's review, one check.reviewed event per review), and completes the
+// check when every alerting hit is decided.
+func TestRecordReview(t *testing.T) {
+	ctx := context.Background()
+	admin, app, worker := open(t, ownerDSN), open(t, appDSN), open(t, workerDSN)
+	tn := newTenant(t, admin, "review.example")
+	other := newTenant(t, admin, "review-other.example")
+	ref := awaitingAML(t, app, worker, tn.ID, "ofac-1", "un-2")
+	at := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
+
+	first := check.ReviewRequest{Reviewer: "A. Officer", Decisions: []check.ReviewDecision{
+		{EntityID: "ofac-1", Decision: check.FalsePositive, Note: "Born twenty years apart."}}}
+	out, err := worker.RecordReview(ctx, ref, first, at)
+	if err != nil || !out.Applied || out.Status != check.AwaitingReview || out.Validated != nil {
+		t.Fatalf("first review: %+v %v", out, err)
+	}
+	// The same again (a retried activity) changes nothing.
+	if out, err := worker.RecordReview(ctx, ref, first, at.Add(time.Minute)); err != nil || out.Applied {
+		t.Fatalf("repeat: %+v %v", out, err)
+	}
+	// Another tenant's id finds nothing.
+	wrong := ref
+	wrong.TenantID = other.ID
+	if _, err := worker.RecordReview(ctx, wrong, first, at); err == nil {
+		t.Fatal("another tenant's check was reviewed")
+	}
+	out, err = worker.RecordReview(ctx, ref, check.ReviewRequest{Reviewer: "B. Officer", Decisions: []check.ReviewDecision{
+		{EntityID: "un-2", Decision: check.TrueMatch}}}, at.Add(time.Hour))
+	if err != nil || !out.Applied || out.Status != check.Completed || out.Validated == nil || *out.Validated {
+		t.Fatalf("last review: %+v %v", out, err)
+	}
+
+	c, err := app.GetCheck(ctx, tn.ID, ref.CheckID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d check.AMLData
+	if err := json.Unmarshal(c.Data, &d); err != nil {
+		t.Fatal(err)
+	}
+	if c.Status != check.Completed || c.CompletedAt == nil || d.Hits[0].Review == nil || d.Hits[0].Review.Reviewer != "A. Officer" ||
+		*d.Hits[0].Review.Note != "Born twenty years apart." || d.Hits[1].Review.Decision != check.TrueMatch || d.Hits[2].Review != nil {
+		t.Fatalf("check after the reviews: %+v %s", c, c.Data)
+	}
+
+	mem, err := worker.AMLMemory(ctx, tn.ID, ref.SubjectID)
+	if err != nil || len(mem) != 2 || mem[0].EntityID != "ofac-1" || mem[0].EntityHash != "h-ofac-1" || mem[0].QueryHash != d.Query.Hash() || mem[0].CheckID != ref.CheckID {
+		t.Fatalf("memory: %+v %v", mem, err)
+	}
+	if mem, _ := worker.AMLMemory(ctx, other.ID, ref.SubjectID); len(mem) != 0 {
+		t.Fatalf("another tenant sees the memory: %+v", mem)
+	}
+
+	// check.reviewed once per review, before the completion's event.
+	evs := allEvents(t, app, tn.ID, store.EventQuery{SubjectID: &ref.SubjectID})
+	got := types(evs)
+	want := []check.EventType{check.CheckReviewed, check.CheckReviewed, check.StatusEvent(check.Completed)}
+	if len(got) < 3 || !equalTail(got, want) {
+		t.Fatalf("events: %v", got)
+	}
+	var ev struct {
+		Check  struct{ Status check.Status }
+		Review struct {
+			Reviewer  string
+			Decisions []struct {
+				EntityID string `json:"entity_id"`
+				Decision check.Decision
+			}
+		}
+	}
+	if err := json.Unmarshal(dataOf(t, evs[len(evs)-3]), &ev); err != nil || ev.Check.Status != check.AwaitingReview || ev.Review.Reviewer != "A. Officer" ||
+		len(ev.Review.Decisions) != 1 || ev.Review.Decisions[0].EntityID != "ofac-1" || ev.Review.Decisions[0].Decision != check.FalsePositive {
+		t.Fatalf("check.reviewed: %s %v", dataOf(t, evs[len(evs)-3]), err)
+	}
+
+	// Deleting the customer clears the notes; the audit rows stay.
+	if err := app.DeleteCustomer(ctx, store.Principal{TenantID: tn.ID}, ref.SubjectID); err != nil {
+		t.Fatal(err)
+	}
+	mem, err = worker.AMLMemory(ctx, tn.ID, ref.SubjectID)
+	if err != nil || len(mem) != 2 || mem[0].Note != nil || mem[1].Note != nil {
+		t.Fatalf("memory after the delete: %+v %v", mem, err)
+	}
+}
+
+func equalTail(got, want []check.EventType) bool {
+	got = got[len(got)-len(want):]
+	for i := range want {
+		if got[i] != want[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// The queue lists a tenant's checks awaiting review, oldest first, in pages.
+func TestReviewQueue(t *testing.T) {
+	ctx := context.Background()
+	admin, app, worker := open(t, ownerDSN), open(t, appDSN), open(t, workerDSN)
+	tn := newTenant(t, admin, "queue.example")
+	other := newTenant(t, admin, "queue-other.example")
+	var refs []check.Ref
+	for range 3 {
+		refs = append(refs, awaitingAML(t, app, worker, tn.ID, "ofac-1"))
+	}
+	awaitingAML(t, app, worker, other.ID, "ofac-1")
+	if _, err := worker.RecordReview(ctx, refs[1], check.ReviewRequest{Reviewer: "A", Decisions: []check.ReviewDecision{
+		{EntityID: "ofac-1", Decision: check.TrueMatch}}}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	p, err := app.ReviewQueue(ctx, tn.ID, store.PageQuery{Limit: 1})
+	if err != nil || len(p.Items) != 1 || p.Items[0].ID != refs[0].CheckID || !p.HasNext || p.HasPrev {
+		t.Fatalf("first page: %+v %v", p, err)
+	}
+	p, err = app.ReviewQueue(ctx, tn.ID, store.PageQuery{Limit: 1, After: &p.Items[0].ID})
+	if err != nil || len(p.Items) != 1 || p.Items[0].ID != refs[2].CheckID || p.HasNext || !p.HasPrev {
+		t.Fatalf("second page: %+v %v", p, err)
+	}
+	p, err = app.ReviewQueue(ctx, tn.ID, store.PageQuery{Limit: 5, Before: &p.Items[0].ID})
+	if err != nil || len(p.Items) != 1 || p.Items[0].ID != refs[0].CheckID || !p.HasNext || p.HasPrev {
+		t.Fatalf("back: %+v %v", p, err)
+	}
+}

@@ -1,0 +1,141 @@
+package workflows
+
+import (
+	"slices"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/kycflow/kycflow/activities"
+	"github.com/kycflow/kycflow/check"
+)
+
+// The review of an aml check's alerting hits: the API sends each review as
+// an Update (validated before it is accepted, answered once recorded); the
+// Temporal UI sends the same payload as a signal.
+const (
+	UpdateReview = "review"
+	SignalReview = "review"
+	// ErrTypeReviewRejected is the type of a rejected review's error; its
+	// details are the check.ReviewProblems.
+	ErrTypeReviewRejected = "ReviewRejected"
+)
+
+// ReviewUpdateResult is the review update's answer: the check afterwards.
+type ReviewUpdateResult struct {
+	Status    check.Status
+	Validated *bool
+}
+
+// review is an aml check waiting for decisions on its alerting hits.
+type review struct {
+	st       *state
+	alerting []string // entity ids of the hits to decide
+	decided  []string // decided, or being recorded by a review in flight
+	closed   bool     // expired or ended: no review is accepted
+	result   *activities.CheckResult
+}
+
+// awaitReview waits in awaiting_review (the screening set it) until every
+// alerting hit is decided (the check completes) or the review window ends
+// (expired, hits kept); cancellation ends it too.
+func awaitReview(ctx workflow.Context, st *state, screened activities.CheckResult) (activities.CheckResult, error) {
+	if err := st.show(ctx, check.AwaitingReview); err != nil {
+		return activities.CheckResult{}, err
+	}
+	r := &review{st: st, alerting: screened.Alerting}
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateReview,
+		func(ctx workflow.Context, req check.ReviewRequest) (ReviewUpdateResult, error) {
+			return r.apply(ctx, req)
+		},
+		workflow.UpdateHandlerOptions{Validator: func(_ workflow.Context, req check.ReviewRequest) error { return rejection(r.problems(req)) }},
+	); err != nil {
+		return activities.CheckResult{}, err
+	}
+	signals := workflow.GetSignalChannel(ctx, SignalReview)
+	deadline := workflow.Now(ctx).Add(screened.ReviewWindow)
+	for r.result == nil {
+		left := deadline.Sub(workflow.Now(ctx))
+		ok, err := workflow.AwaitWithTimeout(ctx, max(left, time.Millisecond), func() bool { return r.result != nil || signals.Len() > 0 })
+		if err != nil {
+			return activities.CheckResult{}, temporal.NewCanceledError()
+		}
+		if signals.Len() > 0 {
+			var req check.ReviewRequest
+			signals.Receive(ctx, &req)
+			if ps := r.problems(req); len(ps) > 0 {
+				workflow.GetLogger(ctx).Warn("review signal rejected", "Problem", ps.Error())
+				continue
+			}
+			if _, err := r.apply(ctx, req); err != nil {
+				return activities.CheckResult{}, err
+			}
+			continue
+		}
+		if !ok && r.result == nil {
+			r.closed = true
+			// A review accepted before the window ended is recorded first.
+			if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
+				return activities.CheckResult{}, temporal.NewCanceledError()
+			}
+			if r.result != nil {
+				break
+			}
+			if _, err := st.transition(ctx, check.Expired, []check.Status{check.AwaitingReview}, nil); err != nil {
+				return activities.CheckResult{}, err
+			}
+			return activities.CheckResult{Status: st.status}, nil
+		}
+	}
+	r.closed = true
+	if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
+		return activities.CheckResult{}, temporal.NewCanceledError()
+	}
+	return *r.result, nil
+}
+
+// problems are why a review cannot be applied now.
+func (r *review) problems(req check.ReviewRequest) check.ReviewProblems {
+	if ps := req.Problems(); len(ps) > 0 {
+		return ps
+	}
+	return req.Against(!r.closed && r.result == nil, r.alerting, r.decided)
+}
+
+// apply records an accepted review. The hits are marked decided at once,
+// so a concurrent review of the same hit is rejected while this one is
+// being recorded.
+func (r *review) apply(ctx workflow.Context, req check.ReviewRequest) (ReviewUpdateResult, error) {
+	if ps := r.problems(req); len(ps) > 0 { // accepted, but overtaken by another review
+		return ReviewUpdateResult{}, rejection(ps)
+	}
+	for _, d := range req.Decisions {
+		r.decided = append(r.decided, d.EntityID)
+	}
+	var res activities.ReviewResult
+	err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, storeOptions), a.RecordReview,
+		activities.ReviewInput{Check: r.st.in.Check, Review: req, DecidedAt: workflow.Now(ctx)}).Get(ctx, &res)
+	if err != nil {
+		r.decided = slices.DeleteFunc(r.decided, func(id string) bool {
+			return slices.ContainsFunc(req.Decisions, func(d check.ReviewDecision) bool { return d.EntityID == id })
+		})
+		if isType(err, activities.ErrTypeGone) {
+			r.result = &activities.CheckResult{Status: check.Cancelled}
+		}
+		return ReviewUpdateResult{}, err
+	}
+	if res.Status != check.AwaitingReview {
+		r.result = &activities.CheckResult{Status: res.Status, Validated: res.Validated}
+	}
+	return ReviewUpdateResult{Status: res.Status, Validated: res.Validated}, nil
+}
+
+// rejection is the error a rejected review answers with.
+func rejection(ps check.ReviewProblems) error {
+	if len(ps) == 0 {
+		return nil
+	}
+	return temporal.NewApplicationErrorWithOptions(ps.Error(), ErrTypeReviewRejected,
+		temporal.ApplicationErrorOptions{NonRetryable: true, Details: []any{ps}})
+}
