@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"time"
 
 	"go.temporal.io/sdk/activity"
@@ -19,6 +18,7 @@ import (
 	"github.com/kycflow/kycflow/providers/idin"
 	"github.com/kycflow/kycflow/providers/kvk"
 	"github.com/kycflow/kycflow/providers/vies"
+	"github.com/kycflow/kycflow/screening"
 	"github.com/kycflow/kycflow/store"
 )
 
@@ -43,7 +43,7 @@ type Activities struct {
 	IDIN idin.Broker
 	// Screener screens against the loaded watchlists; nil or no list
 	// loaded: aml checks fail provider_not_configured.
-	Screener Screener
+	Screener screening.Screener
 	// Webhooks signs and sends webhook deliveries; nil: they wait.
 	Webhooks *Webhooks
 }
@@ -256,6 +256,3 @@ func wrap(err error, step string) error {
 	}
 	return fmt.Errorf("%s: %w", step, err)
 }
-
-// round3 rounds a score to three decimals, as checks report them.
-func round3(f float64) float64 { return math.Round(f*1000) / 1000 }

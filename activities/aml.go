@@ -2,7 +2,6 @@ package activities
 
 import (
 	"context"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -14,25 +13,14 @@ import (
 
 	"github.com/kycflow/kycflow/check"
 	"github.com/kycflow/kycflow/providers/sanctions"
+	"github.com/kycflow/kycflow/screening"
 	"github.com/kycflow/kycflow/store"
 )
-
-// Screener answers watchlist queries from the lists this worker holds.
-type Screener interface {
-	// Screen searches every loaded list; versions are the list versions
-	// that answered (none: no list is loaded).
-	Screen(q sanctions.Query, limit int) (hits []sanctions.Hit, versions []store.WatchlistVersion)
-	// Versions are the list versions loaded now.
-	Versions() []store.WatchlistVersion
-}
 
 // AMLInput names the aml check to run.
 type AMLInput struct {
 	Check check.Ref
 }
-
-// amlLimit is how many hits a screening keeps.
-const amlLimit = 10
 
 // AMLScreen screens the customer's name, birthdate and nationality against
 // the loaded watchlists: validated when no hit alerts (reaches the
@@ -123,32 +111,22 @@ func remember(d *check.AMLData, memory []store.AMLReview) {
 	}
 }
 
-// screen builds the check's data; false when no list is loaded.
+// screen builds the check's data from the lists the tenant screens
+// against; false when none of them is loaded.
 func (a *Activities) screen(c *store.Customer, set store.AMLSettings, now time.Time) (check.AMLData, bool) {
 	if a.Screener == nil {
 		return check.AMLData{}, false
 	}
-	threshold := set.Threshold
 	q := customerQuery(c)
 	q.HardConflict = set.HardConflict
-	hits, versions := a.Screener.Screen(q, amlLimit)
+	hits, versions := a.Screener.Screen(q, screening.Limit, set.Lists)
 	if len(versions) == 0 {
 		return check.AMLData{}, false
 	}
-	d := check.AMLData{Outcome: check.OutcomeChecked, ScreenedAt: now.UTC().Format(time.RFC3339), Threshold: threshold, HardConflict: set.HardConflict,
-		Query: check.AMLQuery{Name: q.Name, BirthDate: nonEmpty(q.BirthDate), Nationality: nonEmpty(q.Nationality)}, Hits: []check.AMLHit{}}
-	for _, v := range versions {
-		d.Lists = append(d.Lists, check.AMLList{List: v.List, Version: v.ID, ContentHash: hex.EncodeToString(v.ContentHash), ImportedAt: v.ImportedAt.UTC().Format(time.RFC3339)})
-	}
-	for _, h := range hits {
-		hit := check.AMLHit{EntityID: h.EntityID, MatchedName: h.MatchedName, Score: round3(h.Score), NameScore: round3(h.NameScore),
-			AboveThreshold: h.Score >= threshold, Explanation: h.Explanation, Topics: []string{}, Programs: []string{}}
-		if h.Entity != nil {
-			hit.EntityHash, hit.Schema, hit.Topics, hit.Programs = h.Entity.Hash(), h.Entity.Schema, nonNil(h.Entity.Topics), nonNil(h.Entity.Programs)
-		}
-		d.Hits = append(d.Hits, hit)
-	}
-	return d, true
+	return check.AMLData{Outcome: check.OutcomeChecked, ScreenedAt: now.UTC().Format(time.RFC3339), Threshold: set.Threshold,
+		HardConflict: set.HardConflict, Lists: screening.Lists(versions),
+		Query: check.AMLQuery{Name: q.Name, BirthDate: nonEmpty(q.BirthDate), Nationality: nonEmpty(q.Nationality)},
+		Hits:  screening.Hits(hits, set.Threshold)}, true
 }
 
 // customerQuery is what a customer is screened with.
@@ -167,11 +145,4 @@ func customerQuery(c *store.Customer) sanctions.Query {
 		}
 	}
 	return q
-}
-
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
 }

@@ -90,7 +90,7 @@ func decideCoC(name string, p kvk.Profile) (bool, check.CoCData, *store.Address)
 	}
 	candidates := append([]string{p.StatutoryName, p.Name}, p.TradeNames...)
 	matched, score := namematch.Best(name, candidates...)
-	score = round3(score)
+	score = check.RoundScore(score)
 	d.NameMatchScore, d.MatchedName = &score, nonEmpty(matched)
 
 	validated := true

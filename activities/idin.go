@@ -152,7 +152,7 @@ func bankNameScore(c *store.Customer, initials, lastName string) float64 {
 	} else if _, rest, ok := strings.Cut(strings.TrimSpace(c.Name), " "); ok {
 		recordLast = rest
 	}
-	score := round3(namematch.JaroWinkler(compact(recordLast), compact(lastName)))
+	score := check.RoundScore(namematch.JaroWinkler(compact(recordLast), compact(lastName)))
 	first := ""
 	switch {
 	case c.FirstName != nil:

@@ -208,7 +208,7 @@ func personNameScore(c *store.Customer, surname, given string) float64 {
 		}
 		best = max(best, s)
 	}
-	return round3(best)
+	return check.RoundScore(best)
 }
 
 // compact folds a name to upper-case ASCII letters only.

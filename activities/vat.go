@@ -117,7 +117,7 @@ func vatData(name string, n vatnum.Number, test bool, res vies.Result) check.VAT
 		RequestDate: nonEmpty(res.RequestDate), RequestIdentifier: nonEmpty(res.RequestIdentifier), TestService: test}
 	if res.Name != "" {
 		_, score := namematch.Best(name, res.Name)
-		score = round3(score)
+		score = check.RoundScore(score)
 		d.NameMatchScore = &score
 	}
 	if !res.Valid {

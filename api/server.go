@@ -18,6 +18,7 @@ import (
 
 	"github.com/kycflow/kycflow/api/verify"
 	"github.com/kycflow/kycflow/providers/idin"
+	"github.com/kycflow/kycflow/screening"
 	"github.com/kycflow/kycflow/store"
 	"github.com/kycflow/kycflow/webhook"
 )
@@ -39,6 +40,11 @@ type Config struct {
 	// Reviews sends reviews of aml hits to the checks' workflows; nil:
 	// reviews answer 503.
 	Reviews Reviewer
+	// Screener answers POST /api/v1/screen; nil: it answers 503.
+	Screener screening.Screener
+	// MaxListAge: /healthz reports degraded when a list the Screener holds
+	// was imported longer ago (0: never).
+	MaxListAge time.Duration
 }
 
 // Server holds the API's dependencies.
@@ -50,6 +56,8 @@ type Server struct {
 
 	hooks                   Webhooks
 	reviews                 Reviewer
+	screener                screening.Screener
+	maxListAge              time.Duration
 	limits                  Limits
 	tenants                 sync.Map // tenant id → *rate.Limiter
 	apiBudget, verifyBudget addressBudget
@@ -62,7 +70,7 @@ func New(cfg Config) *echo.Echo {
 	s := &Server{store: cfg.Store, log: cfg.Logger, publicURL: strings.TrimSuffix(cfg.PublicURL, "/"), limits: cfg.Limits,
 		apiBudget:    addressBudget{all: perSecond(cfg.Limits.IP), fails: perMinute(cfg.Limits.AuthFailures)},
 		verifyBudget: addressBudget{all: perMinute(cfg.Limits.Verify), fails: perMinute(cfg.Limits.VerifyFailures)}}
-	s.hooks, s.reviews = cfg.Webhooks, cfg.Reviews
+	s.hooks, s.reviews, s.screener, s.maxListAge = cfg.Webhooks, cfg.Reviews, cfg.Screener, cfg.MaxListAge
 	if s.hooks.Guard == nil {
 		s.hooks.Guard = &webhook.Guard{}
 	}
@@ -118,6 +126,8 @@ func New(cfg Config) *echo.Echo {
 	v1.POST("/checks/:id/retry", s.retryCheck)
 	v1.POST("/checks/:id/review", s.reviewCheck)
 	v1.GET("/reviews", s.listReviews)
+	v1.POST("/screen", s.screen)
+	v1.GET("/watchlists", s.listWatchlists)
 	v1.GET("/events", s.listEvents)
 	v1.GET("/events/:id", s.getEvent)
 	v1.POST("/events/:id/redeliver", s.redeliver)
@@ -195,6 +205,11 @@ func (s *Server) health(c echo.Context) error {
 	defer cancel()
 	if err := s.store.Ping(ctx); err != nil {
 		return err
+	}
+	if s.screener != nil {
+		if stale := screening.Stale(s.screener.Versions(), time.Now(), s.maxListAge); len(stale) > 0 {
+			return c.JSON(http.StatusOK, map[string]any{"status": "degraded", "stale_watchlists": stale})
+		}
 	}
 	return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
 }

@@ -3,6 +3,7 @@ package check
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"math"
 	"slices"
 
 	"github.com/kycflow/kycflow/providers/mrz"
@@ -90,6 +91,9 @@ type IBANData struct {
 	Reason      *string `json:"reason"`
 	Message     *string `json:"message"`
 }
+
+// RoundScore rounds a score to three decimals, as checks report them.
+func RoundScore(f float64) float64 { return math.Round(f*1000) / 1000 }
 
 // ReasonWatchlistHit: a listed entity scored at or above the threshold.
 const ReasonWatchlistHit = "watchlist_hit"

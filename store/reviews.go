@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -90,6 +91,9 @@ func (s *Store) RecordReview(ctx context.Context, ref check.Ref, r check.ReviewR
 					note = &dec.Note
 				}
 				h.Review = &check.HitReview{Decision: dec.Decision, Reviewer: r.Reviewer, Note: note, DecidedAt: decidedAt, CheckID: c.ID.String()}
+				if slices.ContainsFunc(rows, func(r AMLReview) bool { return r.EntityID == h.EntityID }) {
+					continue // listed twice (two lists share the id): one decision
+				}
 				rows = append(rows, AMLReview{CheckID: c.ID, EntityID: h.EntityID, EntityHash: h.EntityHash, QueryHash: d.Query.Hash(),
 					Decision: dec.Decision, Reviewer: r.Reviewer, Note: note, DecidedAt: at})
 			}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
 )
 
 // Tenant is one customer of kycflow, reached through its hostnames.
@@ -257,13 +258,15 @@ type AMLSettings struct {
 	HardConflict bool `db:"aml_hard_conflict"`
 	// ReviewWindow is how long a check awaits its review before it expires.
 	ReviewWindow time.Duration `db:"aml_review_window"`
+	// Lists are the watchlists the tenant screens against; nil: all.
+	Lists pq.StringArray `db:"aml_lists"`
 }
 
 // AMLSettings reads the tenant's aml screening settings.
 func (s *Store) AMLSettings(ctx context.Context, tenantID uuid.UUID) (AMLSettings, error) {
 	var a AMLSettings
 	err := s.db.GetContext(ctx, &a, `SELECT aml_threshold, aml_hard_conflict,
-		(extract(epoch FROM aml_review_window) * 1e9)::bigint AS aml_review_window FROM tenants WHERE id = $1`, tenantID)
+		(extract(epoch FROM aml_review_window) * 1e9)::bigint AS aml_review_window, aml_lists FROM tenants WHERE id = $1`, tenantID)
 	return a, classify(err)
 }
 
@@ -286,6 +289,15 @@ func (s *Store) SetAMLReviewWindow(ctx context.Context, tenantID uuid.UUID, d ti
 		return fmt.Errorf("aml review window %s: at least a minute", d)
 	}
 	return s.updateTenant(ctx, `UPDATE tenants SET aml_review_window = make_interval(secs => $2) WHERE id = $1`, tenantID, d.Seconds())
+}
+
+// SetAMLLists sets AMLSettings.Lists (admin tools); nil: every list.
+func (s *Store) SetAMLLists(ctx context.Context, tenantID uuid.UUID, lists []string) error {
+	var v any
+	if lists != nil {
+		v = pq.Array(lists)
+	}
+	return s.updateTenant(ctx, `UPDATE tenants SET aml_lists = $2 WHERE id = $1`, tenantID, v)
 }
 
 // IsSandbox reports whether a tenant is a sandbox tenant.

@@ -4,10 +4,12 @@ import (
 	"context"
 	"crypto/sha256"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 )
@@ -22,9 +24,11 @@ type WatchlistVersion struct {
 	Names        int        `db:"names"`
 	ImportedAt   time.Time  `db:"imported_at"`
 	RescreenedAt *time.Time `db:"rescreened_at"`
+	// LoadedAt is when a worker first loaded the version.
+	LoadedAt *time.Time `db:"loaded_at"`
 }
 
-const watchlistCols = `id, list, format, content_hash, entities, names, imported_at, rescreened_at`
+const watchlistCols = `id, list, format, content_hash, entities, names, imported_at, rescreened_at, loaded_at`
 
 // WatchlistImport writes one list version in a transaction: Add each
 // entity, then Commit (or Rollback).
@@ -193,4 +197,41 @@ func (s *Store) MarkRescreened(ctx context.Context, versionID int64) error {
 	_, err := s.db.ExecContext(ctx, `UPDATE watchlist_versions SET rescreened_at = now()
 		WHERE list = (SELECT list FROM watchlist_versions WHERE id = $1) AND id <= $1 AND rescreened_at IS NULL`, versionID)
 	return classify(err)
+}
+
+// MarkWatchlistsLoaded records that a worker has loaded these versions.
+func (s *Store) MarkWatchlistsLoaded(ctx context.Context, ids []int64) error {
+	_, err := s.db.ExecContext(ctx, `UPDATE watchlist_versions SET loaded_at = now() WHERE id = ANY($1) AND loaded_at IS NULL`, pq.Array(ids))
+	return classify(err)
+}
+
+// ScreeningCounts is what the audit trail keeps of a synchronous
+// screening: counts, never the names screened.
+type ScreeningCounts struct {
+	Queries  int `json:"queries"`
+	Hits     int `json:"hits"`
+	Alerting int `json:"alerting"`
+}
+
+// RecordScreening writes the audit row of a synchronous screening.
+func (s *Store) RecordScreening(ctx context.Context, p Principal, n ScreeningCounts) error {
+	detail, err := json.Marshal(n)
+	if err != nil {
+		return err
+	}
+	return s.inTenant(ctx, p.TenantID, func(tx *sqlx.Tx) error {
+		id := NewID()
+		_, err := tx.ExecContext(ctx, `INSERT INTO audit_log (id, tenant_id, action, record_kind, record_id, api_key_id, detail)
+			VALUES ($1, $2, 'screen', 'screening', $1, $3, $4)`, id, p.TenantID, keyIDOf(p), JSON(detail))
+		return err
+	})
+}
+
+// keyIDOf is the principal's key id as an audit row holds it (null for
+// admin tools, which have none).
+func keyIDOf(p Principal) *uuid.UUID {
+	if p.KeyID == uuid.Nil {
+		return nil
+	}
+	return &p.KeyID
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/kycflow/kycflow/activities"
 	"github.com/kycflow/kycflow/providers/sanctions"
 	"github.com/kycflow/kycflow/providers/watchlist"
+	"github.com/kycflow/kycflow/screening"
 	"github.com/kycflow/kycflow/store"
 	"github.com/kycflow/kycflow/workflows"
 )
@@ -28,7 +29,10 @@ import (
 type Watchlists struct {
 	Store  *store.Store
 	Logger *slog.Logger
-	cur    atomic.Pointer[watchlistSnapshot]
+	// MarkLoaded records in the database when a version is first loaded
+	// (what GET /api/v1/watchlists shows): a worker's, not an api's.
+	MarkLoaded bool
+	cur        atomic.Pointer[watchlistSnapshot]
 }
 
 type watchlistSnapshot struct {
@@ -36,18 +40,37 @@ type watchlistSnapshot struct {
 	versions []store.WatchlistVersion
 }
 
-var _ activities.Screener = (*Watchlists)(nil)
+var _ screening.Screener = (*Watchlists)(nil)
 
-// Screen implements activities.Screener.
-func (w *Watchlists) Screen(q sanctions.Query, limit int) ([]sanctions.Hit, []store.WatchlistVersion) {
+// Screen implements screening.Screener. One index holds every list; a
+// tenant screening against some of them gets the best hits of those,
+// searched five times deeper than the limit so that hits on the others
+// rarely crowd them out.
+func (w *Watchlists) Screen(q sanctions.Query, limit int, lists []string) ([]sanctions.Hit, []store.WatchlistVersion) {
 	s := w.cur.Load()
 	if s == nil {
 		return nil, nil
 	}
-	return s.index.Search(q, limit), s.versions
+	if lists == nil {
+		return s.index.Search(q, limit), s.versions
+	}
+	var versions []store.WatchlistVersion
+	for _, v := range s.versions {
+		if slices.Contains(lists, v.List) {
+			versions = append(versions, v)
+		}
+	}
+	if len(versions) == 0 {
+		return nil, nil
+	}
+	if len(versions) == len(s.versions) {
+		return s.index.Search(q, limit), versions
+	}
+	hits := slices.DeleteFunc(s.index.Search(q, 5*limit), func(h sanctions.Hit) bool { return !slices.Contains(lists, h.Entity.List) })
+	return hits[:min(limit, len(hits))], versions
 }
 
-// Versions implements activities.Screener.
+// Versions implements screening.Screener.
 func (w *Watchlists) Versions() []store.WatchlistVersion {
 	if s := w.cur.Load(); s != nil {
 		return s.versions
@@ -70,6 +93,7 @@ func (w *Watchlists) Refresh(ctx context.Context) error {
 	start := time.Now()
 	var es []watchlist.Entity
 	for _, v := range latest {
+		from := len(es)
 		err := w.Store.WatchlistEntities(ctx, v.ID, func(_ string, data []byte) (err error) {
 			es, err = watchlist.AppendJSON(es, data)
 			return err
@@ -77,8 +101,20 @@ func (w *Watchlists) Refresh(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("load %s version %d: %w", v.List, v.ID, err)
 		}
+		for i := from; i < len(es); i++ {
+			es[i].List = v.List
+		}
 	}
 	ix := w.install(es, latest)
+	if w.MarkLoaded {
+		ids := make([]int64, len(latest))
+		for i, v := range latest {
+			ids[i] = v.ID
+		}
+		if err := w.Store.MarkWatchlistsLoaded(ctx, ids); err != nil {
+			w.Logger.Warn("could not record the loaded list versions", "error", err)
+		}
+	}
 	n := len(es)
 	es = nil
 	// Loading and building leave a heap twice the index's size behind
@@ -101,19 +137,22 @@ func (w *Watchlists) install(es []watchlist.Entity, versions []store.WatchlistVe
 	return ix
 }
 
-// Run refreshes the lists every interval and starts the rescreening of
-// every version not rescreened yet (the import command only stores the
-// version; this loop is what carries it on, so nothing is lost if the
-// worker was down during the import).
+// Run refreshes the lists every interval and, given a client (a worker),
+// starts the rescreening of every version not rescreened yet (the import
+// command only stores the version; this loop is what carries it on, so
+// nothing is lost if the worker was down during the import).
 func (w *Watchlists) Run(ctx context.Context, c client.Client, interval time.Duration) {
 	if interval <= 0 {
 		interval = 10 * time.Second
 	}
 	for {
+		// An api process (no client) only screens; workers rescreen.
 		if err := w.Refresh(ctx); err != nil && ctx.Err() == nil {
 			w.Logger.Warn("watchlists not loaded", "error", err)
-		} else if err := w.startRescreens(ctx, c); err != nil && ctx.Err() == nil {
-			w.Logger.Warn("rescreening not started", "error", err)
+		} else if err == nil && c != nil {
+			if err := w.startRescreens(ctx, c); err != nil && ctx.Err() == nil {
+				w.Logger.Warn("rescreening not started", "error", err)
+			}
 		}
 		select {
 		case <-ctx.Done():

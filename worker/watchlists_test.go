@@ -18,7 +18,7 @@ func TestWatchlistSwapIsWhole(t *testing.T) {
 	}
 	v1, v2 := entity("one", "Ivan Petrovich Sidorov"), entity("two", "Hamid Karimov Rashidov")
 	w := &Watchlists{}
-	if hits, versions := w.Screen(sanctions.Query{Name: "Ivan Sidorov"}, 5); hits != nil || versions != nil {
+	if hits, versions := w.Screen(sanctions.Query{Name: "Ivan Sidorov"}, 5, nil); hits != nil || versions != nil {
 		t.Fatal("no list loaded must mean no answer")
 	}
 	w.install(v1, []store.WatchlistVersion{{ID: 1}})
@@ -30,7 +30,7 @@ func TestWatchlistSwapIsWhole(t *testing.T) {
 			defer wg.Done()
 			for !stop.Load() {
 				for _, q := range []string{"Ivan Petrovich Sidorov", "Hamid Karimov Rashidov"} {
-					hits, versions := w.Screen(sanctions.Query{Name: q}, 5)
+					hits, versions := w.Screen(sanctions.Query{Name: q}, 5, nil)
 					if len(versions) != 1 {
 						t.Errorf("versions %v", versions)
 						return
@@ -55,7 +55,34 @@ func TestWatchlistSwapIsWhole(t *testing.T) {
 	}
 	stop.Store(true)
 	wg.Wait()
-	if hits, _ := w.Screen(sanctions.Query{Name: "Ivan Petrovich Sidorov"}, 5); len(hits) == 0 || hits[0].EntityID != "one" {
+	if hits, _ := w.Screen(sanctions.Query{Name: "Ivan Petrovich Sidorov"}, 5, nil); len(hits) == 0 || hits[0].EntityID != "one" {
 		t.Fatalf("after the swaps: %+v", hits)
+	}
+}
+
+// A tenant screening against some lists gets hits from those only, even
+// when the others hold closer names; versions report those lists alone.
+func TestScreenByList(t *testing.T) {
+	var es []watchlist.Entity
+	for i, name := range []string{"Ivan Sidorov", "Ivan Sidorov", "Ivan Sidorov", "Ivan Sidorow"} {
+		list := "un"
+		if i < 3 {
+			list = "ofac" // the three best names are on the other list
+		}
+		es = append(es, watchlist.Entity{ID: list + "-" + string(rune('a'+i)), Schema: "Person", List: list,
+			Names: []watchlist.Name{{Full: name, Kind: watchlist.NamePrimary}}})
+	}
+	w := &Watchlists{}
+	w.install(es, []store.WatchlistVersion{{ID: 1, List: "ofac"}, {ID: 2, List: "un"}})
+	q := sanctions.Query{Name: "Ivan Sidorov"}
+	hits, versions := w.Screen(q, 1, []string{"un"})
+	if len(hits) != 1 || hits[0].EntityID != "un-d" || len(versions) != 1 || versions[0].List != "un" {
+		t.Fatalf("un only: %+v %+v", hits, versions)
+	}
+	if hits, versions := w.Screen(q, 10, nil); len(hits) != 4 || len(versions) != 2 {
+		t.Fatalf("every list: %d hits, %+v", len(hits), versions)
+	}
+	if hits, versions := w.Screen(q, 10, []string{"eu"}); hits != nil || versions != nil {
+		t.Fatalf("a list not loaded: %+v %+v", hits, versions)
 	}
 }

@@ -233,7 +233,7 @@ func run(m *testing.M) int {
 		return fail("housekeeping schedule", err)
 	}
 	env.acts.Webhooks.Signaler = env.client
-	env.lists = &worker.Watchlists{Store: env.workerStore, Logger: quiet}
+	env.lists = &worker.Watchlists{Store: env.workerStore, Logger: quiet, MarkLoaded: true}
 	env.acts.Screener = env.lists
 	go env.lists.Run(ctx, env.client, 200*time.Millisecond)
 	if err := startWorker(); err != nil {
@@ -250,7 +250,7 @@ func run(m *testing.M) int {
 	// Limits on, as in production, but far above what the suite sends from
 	// its one address (limits_test.go tries them tight).
 	env.server = httptest.NewUnstartedServer(api.New(api.Config{Store: env.app, Logger: slog.New(slog.NewTextHandler(logs, nil)), PublicURL: env.publicURL, IDIN: env.broker,
-		Limits: harnessLimits, Webhooks: api.Webhooks{Cipher: env.hookCipher, Guard: guard}, Reviews: worker.Reviews{Client: env.client}}))
+		Limits: harnessLimits, Webhooks: api.Webhooks{Cipher: env.hookCipher, Guard: guard}, Reviews: worker.Reviews{Client: env.client}, Screener: env.lists, MaxListAge: 48 * time.Hour}))
 	env.server.Listener.Close()
 	env.server.Listener = apiListener
 	env.server.Start()

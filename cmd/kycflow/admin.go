@@ -65,12 +65,13 @@ func runTenant(ctx context.Context, cfg config, args []string) error {
 		threshold := fs.Float64("aml-threshold", 0, "watchlist score from which a hit alerts (awaits review), e.g. 0.85")
 		hard := fs.String("aml-hard-conflict", "", "on: drop watchlist hits whose birth date or nationality contradicts the customer's (verified data); off: only score them lower (default)")
 		window := fs.Duration("aml-review-window", 0, "how long an aml check awaits its review before it expires, e.g. 720h (default 30 days)")
+		lists := fs.String("aml-lists", "", "the watchlists the tenant screens against, comma-separated (see kycflow watchlist list), or all (the default)")
 		if err := fs.Parse(args[1:]); err != nil {
 			return errUsage
 		}
 		tid, err := uuid.Parse(*id)
-		if err != nil || (*linkTTL == 0 && *threshold == 0 && *hard == "" && *window == 0) {
-			return fmt.Errorf("tenant update needs --tenant ID and --link-ttl DURATION, --aml-threshold SCORE, --aml-hard-conflict on|off and/or --aml-review-window DURATION")
+		if err != nil || (*linkTTL == 0 && *threshold == 0 && *hard == "" && *window == 0 && *lists == "") {
+			return fmt.Errorf("tenant update needs --tenant ID and --link-ttl DURATION, --aml-threshold SCORE, --aml-hard-conflict on|off, --aml-review-window DURATION and/or --aml-lists NAMES|all")
 		}
 		if *hard != "" && *hard != "on" && *hard != "off" {
 			return fmt.Errorf("--aml-hard-conflict %q: want on or off", *hard)
@@ -86,6 +87,25 @@ func runTenant(ctx context.Context, cfg config, args []string) error {
 				return fmt.Errorf("tenant %s: %w", tid, err)
 			}
 			fmt.Printf("tenant %s: watchlist hits from %.2f alert\n", tid, *threshold)
+		}
+		if *lists != "" {
+			var names []string // nil: all
+			if *lists != "all" {
+				names = []string{}
+				for _, n := range strings.Split(*lists, ",") {
+					if n = strings.TrimSpace(n); n != "" {
+						names = append(names, n)
+					}
+				}
+			}
+			if err := s.SetAMLLists(ctx, tid, names); err != nil {
+				return fmt.Errorf("tenant %s: %w", tid, err)
+			}
+			if names == nil {
+				fmt.Printf("tenant %s: screens against every watchlist\n", tid)
+			} else {
+				fmt.Printf("tenant %s: screens against %s only\n", tid, strings.Join(names, ", "))
+			}
 		}
 		if *window != 0 {
 			if err := s.SetAMLReviewWindow(ctx, tid, *window); err != nil {

@@ -28,13 +28,14 @@ import (
 //	list:   GET /businesses pages, first and --deep (following next_cursor);
 //	create-webhook: create without, then with, an endpoint taking every event;
 //	webhook-latency: --n creates, idle: check completed → the receiver's 2xx;
-//	webhook-drain: --events to an endpoint down for --outage, then up.
+//	webhook-drain: --events to an endpoint down for --outage, then up;
+//	screen: --n requests of --batch queries against a generated list.
 func runBench(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	base := fs.String("url", "http://127.0.0.1:8080", "API base URL")
 	key := fs.String("key", os.Getenv("KYCFLOW_API_KEY"), "API key (or KYCFLOW_API_KEY)")
 	host := fs.String("host", "", "Host header: the tenant's hostname, when not the URL's")
-	mode := fs.String("mode", "create", "create, e2e, list, create-webhook, webhook-latency or webhook-drain")
+	mode := fs.String("mode", "create", "create, e2e, list, create-webhook, webhook-latency, webhook-drain or screen")
 	conc := fs.Int("concurrency", 16, "requests in flight")
 	dur := fs.Duration("duration", 10*time.Second, "how long to run (create, e2e)")
 	deep := fs.Int("deep", 0, "list: pages to walk before measuring (0: first page)")
@@ -44,6 +45,9 @@ func runBench(ctx context.Context, args []string) error {
 	outage := fs.Duration("outage", 10*time.Minute, "webhook-drain: how long the endpoint is down")
 	rounds := fs.Int("rounds", 3, "create-webhook: alternating rounds without and with the endpoint")
 	subscribe := fs.String("subscribe", "*", "create-webhook: the events the endpoint takes, comma-separated")
+	batch := fs.Int("batch", 100, "screen: queries per request")
+	entities := fs.Int("entities", 50000, "screen: entities of the generated list imported (kycflow watchlist generate)")
+	seed := fs.Int64("seed", 1, "screen: the seed that list was generated with")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
@@ -72,6 +76,8 @@ func runBench(ctx context.Context, args []string) error {
 		return b.webhookLatency(ctx, *n)
 	case "webhook-drain":
 		return b.webhookDrain(ctx, *events, *conc, *outage)
+	case "screen":
+		return b.screen(ctx, *batch, *n, *entities, *seed)
 	}
 	return errUsage
 }

@@ -278,6 +278,8 @@ func TestComposeOpenAPIParses(t *testing.T) {
 		"/api/v1/checks/{id}/retry":           {"post"},
 		"/api/v1/checks/{id}/review":          {"post"},
 		"/api/v1/reviews":                     {"get"},
+		"/api/v1/screen":                      {"post"},
+		"/api/v1/watchlists":                  {"get"},
 		"/api/v1/events":                      {"get"},
 		"/api/v1/events/{id}":                 {"get"},
 		"/api/v1/events/{id}/redeliver":       {"post"},

@@ -64,6 +64,12 @@ type config struct {
 	SandboxIDINAddr                string
 	// WatchlistRefresh is how often the worker looks for new list versions.
 	WatchlistRefresh time.Duration
+	// WatchlistMaxAge: a loaded list older than this makes /healthz degraded.
+	WatchlistMaxAge time.Duration
+	// APIWatchlists: kycflow api loads the lists for POST /api/v1/screen.
+	APIWatchlists bool
+	// HealthAddr is where kycflow worker serves /healthz ("off": nowhere).
+	HealthAddr string
 	// Webhooks: the key that seals signing secrets, the private networks
 	// deliveries may reach, and whether live tenants may use http://.
 	WebhookKey       string
@@ -107,6 +113,7 @@ func loadConfig() (config, error) {
 		WebhookKey:         lookup("WEBHOOK_SECRET_KEY"),
 		WebhookAllowHTTP:   lookup("WEBHOOK_ALLOW_HTTP") == "1",
 		DevWebhookAddr:     lookup("DEV_WEBHOOK_ADDR"),
+		HealthAddr:         lookup("HEALTH_ADDR"),
 	}
 	if v, ok := lookupSet("DEV_TEMPORAL_PRAGMAS"); ok {
 		c.DevTemporalPragmas = strings.Fields(v)
@@ -170,6 +177,15 @@ func loadConfig() (config, error) {
 	c.KvKTimeout = dur("KVK_TIMEOUT")
 	c.VIESTimeout = dur("VIES_TIMEOUT")
 	c.WatchlistRefresh = dur("WATCHLIST_REFRESH")
+	c.WatchlistMaxAge = dur("WATCHLIST_MAX_AGE")
+	switch v := lookup("API_WATCHLISTS"); v {
+	case "on", "off":
+		c.APIWatchlists = v == "on"
+	default:
+		if err == nil {
+			err = fmt.Errorf("API_WATCHLISTS must be on or off, got %q", v)
+		}
+	}
 	c.Retry = workflows.ProviderRetry{
 		Initial: dur("PROVIDER_RETRY_INITIAL"),
 		Maximum: dur("PROVIDER_RETRY_MAX"),

@@ -126,9 +126,11 @@ Ctrl-C stops everything.
 `, port, key, dir, sandboxes.describe(),
 		checksJSON(check.Types(check.Business)...), checksJSON(check.IDScan), hooks)
 
+	// One watchlist index serves the worker's checks and the API's screening.
+	lists := newWatchlists(ws, log, true)
 	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error { return serveAPI(gctx, cfg, s, c, log, true) })
-	g.Go(func() error { return serveWorker(gctx, cfg, ws, c, log) })
+	g.Go(func() error { return serveAPI(gctx, cfg, s, c, lists, log, true) })
+	g.Go(func() error { return serveWorker(gctx, cfg, ws, c, lists, log) })
 	err = g.Wait()
 	fmt.Println("\nstopping…")
 	return err

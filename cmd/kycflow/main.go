@@ -21,7 +21,7 @@ Usage:
   kycflow migrate                   create or upgrade the database schema (as the owner role)
   kycflow tenant create --name N --host H [--host H2] [--sandbox] [--link-ttl 168h]
   kycflow tenant update --tenant ID [--link-ttl DURATION] [--aml-threshold SCORE] [--aml-hard-conflict on|off]
-                        [--aml-review-window DURATION]
+                        [--aml-review-window DURATION] [--aml-lists NAME,...|all]
   kycflow tenant list
   kycflow tenant key create --tenant ID
   kycflow tenant key list --tenant ID
@@ -36,7 +36,7 @@ Usage:
   kycflow webhook deliveries --tenant ID ENDPOINT_ID
   kycflow webhook redeliver --tenant ID [--endpoint ID] EVENT_ID
   kycflow sandbox                   KvK, VIES and iDIN sandboxes (for docker compose or your own setup)
-  kycflow watchlist import --format ftm|eu-fsf|eu-xml|ofac-sdn [--list NAME] [--max-size BYTES] [--timeout 10m] FILE|URL...
+  kycflow watchlist import --format ftm|eu-fsf|eu-xml|ofac-sdn|un-xml [--list NAME] [--max-size BYTES] [--timeout 10m] FILE|URL...
   kycflow watchlist list
   kycflow watchlist eval [flags]    matcher quality and speed on a generated list (see --help)
   kycflow watchlist generate [--entities N] [--seed S] [--out FILE]

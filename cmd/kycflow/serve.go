@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -17,6 +18,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/kycflow/kycflow/api"
+	"github.com/kycflow/kycflow/screening"
 	"github.com/kycflow/kycflow/store"
 	"github.com/kycflow/kycflow/worker"
 )
@@ -44,7 +46,18 @@ func runAPI(ctx context.Context, cfg config) error {
 		return err
 	}
 	defer c.Close()
-	return serveAPI(ctx, cfg, s, c, log, false)
+	var lists *worker.Watchlists
+	if cfg.APIWatchlists { // for POST /api/v1/screen; the workers rescreen
+		lists = newWatchlists(s, log, false)
+		go lists.Run(ctx, nil, cfg.WatchlistRefresh)
+	}
+	return serveAPI(ctx, cfg, s, c, lists, log, false)
+}
+
+// newWatchlists is a process's watchlist index; a worker's records which
+// versions it loaded.
+func newWatchlists(s *store.Store, log *slog.Logger, isWorker bool) *worker.Watchlists {
+	return &worker.Watchlists{Store: s, Logger: log.With("component", "watchlists"), MarkLoaded: isWorker}
 }
 
 var pprofOnce sync.Once
@@ -60,7 +73,9 @@ func startPprof(cfg config, log *slog.Logger) {
 	})
 }
 
-func serveAPI(ctx context.Context, cfg config, s *store.Store, c client.Client, log *slog.Logger, dev bool) error {
+// serveAPI serves the API; lists, when not nil, answer synchronous
+// screenings.
+func serveAPI(ctx context.Context, cfg config, s *store.Store, c client.Client, lists *worker.Watchlists, log *slog.Logger, dev bool) error {
 	startPprof(cfg, log)
 	hooks, err := cfg.webhooks()
 	if err != nil {
@@ -69,8 +84,12 @@ func serveAPI(ctx context.Context, cfg config, s *store.Store, c client.Client, 
 	if hooks.Cipher == nil {
 		log.Warn("webhooks are off: set WEBHOOK_SECRET_KEY to let tenants register endpoints")
 	}
-	e := api.New(api.Config{Store: s, Logger: log, Limits: cfg.Limits, PublicURL: cfg.PublicURL, IDIN: cfg.idinBroker(), Webhooks: hooks,
-		Reviews: worker.Reviews{Client: c}})
+	conf := api.Config{Store: s, Logger: log, Limits: cfg.Limits, PublicURL: cfg.PublicURL, IDIN: cfg.idinBroker(), Webhooks: hooks,
+		Reviews: worker.Reviews{Client: c}, MaxListAge: cfg.WatchlistMaxAge}
+	if lists != nil {
+		conf.Screener = lists
+	}
+	e := api.New(conf)
 	addr := cfg.httpAddr(dev)
 	srv := &http.Server{Addr: addr, Handler: e, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second}
 	errc := make(chan error, 1)
@@ -104,7 +123,39 @@ func runWorker(ctx context.Context, cfg config) error {
 		return err
 	}
 	defer c.Close()
-	return serveWorker(ctx, cfg, s, c, log)
+	lists := newWatchlists(s, log, true)
+	if cfg.HealthAddr != "off" {
+		go serveHealth(ctx, cfg, s, lists, log)
+	}
+	return serveWorker(ctx, cfg, s, c, lists, log)
+}
+
+// serveHealth answers the worker's /healthz: ok, degraded when a loaded
+// list is older than WATCHLIST_MAX_AGE, 503 when the database is down.
+func serveHealth(ctx context.Context, cfg config, s *store.Store, lists *worker.Watchlists, log *slog.Logger) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		pctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+		defer cancel()
+		body := map[string]any{"status": "ok"}
+		code := http.StatusOK
+		if err := s.Ping(pctx); err != nil {
+			body["status"], code = "down", http.StatusServiceUnavailable
+		} else if stale := screening.Stale(lists.Versions(), time.Now(), cfg.WatchlistMaxAge); len(stale) > 0 {
+			body["status"], body["stale_watchlists"] = "degraded", stale
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(code)
+		_ = json.NewEncoder(w).Encode(body)
+	})
+	srv := &http.Server{Addr: cfg.HealthAddr, Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go func() {
+		<-ctx.Done()
+		_ = srv.Close()
+	}()
+	if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		log.Warn("health endpoint stopped", "addr", cfg.HealthAddr, "error", err)
+	}
 }
 
 // dialTemporal connects lazily, so the API and relay start even while
@@ -120,8 +171,9 @@ func dialTemporal(ctx context.Context, cfg config, log *slog.Logger) (client.Cli
 	return c, nil
 }
 
-// serveWorker runs the Temporal worker and the outbox relay until ctx ends.
-func serveWorker(ctx context.Context, cfg config, s *store.Store, c client.Client, log *slog.Logger) error {
+// serveWorker runs the Temporal worker and the outbox relay until ctx ends;
+// lists is the watchlist index it screens with and keeps fresh.
+func serveWorker(ctx context.Context, cfg config, s *store.Store, c client.Client, lists *worker.Watchlists, log *slog.Logger) error {
 	startPprof(cfg, log)
 	// The watchlist index is most of the worker's heap and lives as long as
 	// the process: collecting at 50 % growth instead of Go's 100 % keeps the
@@ -158,7 +210,6 @@ func serveWorker(ctx context.Context, cfg config, s *store.Store, c client.Clien
 	} else {
 		log.Warn("webhook deliveries wait: set WEBHOOK_SECRET_KEY (the api's) so this worker can sign them")
 	}
-	lists := &worker.Watchlists{Store: s, Logger: log.With("component", "watchlists")}
 	acts.Screener = lists
 	w := worker.New(c, acts, cfg.WorkflowPollers)
 	if err := w.Start(); err != nil {

@@ -33,6 +33,7 @@ var watchlistFormats = map[string]string{
 	"eu-fsf":   "eu_fsf",
 	"eu-xml":   "eu_fsf",
 	"ofac-sdn": "us_ofac_sdn",
+	"un-xml":   "un_sc",
 }
 
 func runWatchlist(ctx context.Context, cfg config, args []string) error {
@@ -71,7 +72,7 @@ func runWatchlist(ctx context.Context, cfg config, args []string) error {
 // of its list, unless that exact content is already the list's version.
 func watchlistImport(ctx context.Context, cfg config, args []string) error {
 	fs := flag.NewFlagSet("watchlist import", flag.ContinueOnError)
-	format := fs.String("format", "", "ftm, eu-fsf, eu-xml or ofac-sdn")
+	format := fs.String("format", "", "ftm, eu-fsf, eu-xml, ofac-sdn or un-xml")
 	list := fs.String("list", "", "list name (default by format: opensanctions, eu_fsf, us_ofac_sdn)")
 	var dl download
 	fs.Int64Var(&dl.maxBytes, "max-size", 2<<30, "largest list file a URL may deliver, in bytes (default 2 GiB); a larger download is refused")
@@ -81,7 +82,7 @@ func watchlistImport(ctx context.Context, cfg config, args []string) error {
 	}
 	def, ok := watchlistFormats[*format]
 	if !ok || fs.NArg() == 0 {
-		return fmt.Errorf("watchlist import needs --format (ftm, eu-fsf, eu-xml, ofac-sdn) and a file or URL (ofac-sdn: sdn.csv [alt.csv add.csv], or their directory)")
+		return fmt.Errorf("watchlist import needs --format (ftm, eu-fsf, eu-xml, ofac-sdn, un-xml) and a file or URL (ofac-sdn: sdn.csv [alt.csv add.csv], or their directory)")
 	}
 	if *list == "" {
 		*list = def
@@ -145,6 +146,8 @@ func watchlistImport(ctx context.Context, cfg config, args []string) error {
 		stats, err = watchlist.ParseEUFSF(readers[0], add)
 	case "eu-xml":
 		stats, err = watchlist.ParseEUXML(readers[0], add)
+	case "un-xml":
+		stats, err = watchlist.ParseUNXML(readers[0], add)
 	case "ofac-sdn":
 		stats, err = watchlist.ParseOFAC(readers[0], readers[1], readers[2], add)
 	}

@@ -22,6 +22,9 @@ const (
 	// FormatOFAC is OFAC's legacy SDN CSV set (sdn.csv, alt.csv, add.csv);
 	// see ParseOFAC.
 	FormatOFAC Format = "ofac-sdn-csv"
+	// FormatUNXML is the UN Security Council consolidated list as XML;
+	// see ParseUNXML.
+	FormatUNXML Format = "un-sc-xml"
 )
 
 // Detect guesses the format of a list file from its name and its first
@@ -35,6 +38,9 @@ func Detect(name string, head []byte) (Format, bool) {
 		if bytes.Contains(h, []byte("sanctionEntity")) || bytes.Contains(h, []byte("fpi/fsd/export")) ||
 			bytes.Contains(h, []byte("<export")) {
 			return FormatEUXML, true
+		}
+		if bytes.Contains(h, []byte("<CONSOLIDATED_LIST")) {
+			return FormatUNXML, true
 		}
 	case bytes.HasPrefix(h, []byte("{")):
 		if bytes.Contains(h, []byte(`"schema"`)) {

@@ -37,6 +37,9 @@ type Entity struct {
 	// Programs are the sanctions programmes or regimes named by the list
 	// (e.g. "SDGT", "UKRAINE-EO13661", "EU.1234.56").
 	Programs []string
+	// List names the list the entity was loaded from (set by the loader;
+	// not stored with the entity, nor part of its Hash).
+	List string `json:"-"`
 }
 
 // Name kinds.

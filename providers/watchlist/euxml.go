@@ -5,6 +5,7 @@ import (
 	"encoding/xml"
 	"errors"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -65,31 +66,16 @@ type euXMLEntity struct {
 // parse and is returned unchanged.
 func ParseEUXML(r io.Reader, fn func(Entity) error) (Stats, error) {
 	var st Stats
-	br := bufio.NewReaderSize(r, 1<<16)
-	skipBOM(br)
-	dec := xml.NewDecoder(br)
-	for {
-		line, _ := dec.InputPos()
-		tok, err := dec.Token()
-		if errors.Is(err, io.EOF) {
-			return st, nil
-		}
-		if err != nil {
-			return st, xmlError(err, line)
-		}
-		se, ok := tok.(xml.StartElement)
-		if !ok || se.Name.Local != "sanctionEntity" {
-			continue
-		}
+	err := xmlElements(r, FormatEUXML, []string{"sanctionEntity"}, func(dec *xml.Decoder, se *xml.StartElement, line int) error {
 		var xe euXMLEntity
-		if err := dec.DecodeElement(&xe, &se); err != nil {
-			return st, xmlError(err, line)
+		if err := dec.DecodeElement(&xe, se); err != nil {
+			return xmlError(FormatEUXML, err, line)
 		}
 		id := strings.TrimSpace(xe.LogicalID)
 		if id == "" {
 			st.Dropped++
 			st.warnf("eu xml line %d: sanctionEntity without logicalId skipped", line)
-			continue
+			return nil
 		}
 		schema, ok := euSchema(xe.SubjectType.Code, xe.SubjectType.Classification)
 		if !ok {
@@ -121,10 +107,9 @@ func ParseEUXML(r io.Reader, fn func(Entity) error) (Stats, error) {
 		for _, a := range xe.Addresses {
 			addEUCode(&st, b.e.ID, a.Code, b.addCountry)
 		}
-		if err := emit(&st, b, fn); err != nil {
-			return st, err
-		}
-	}
+		return emit(&st, b, fn)
+	})
+	return st, err
 }
 
 func firstOf(vals ...string) string {
@@ -138,10 +123,34 @@ func firstOf(vals ...string) string {
 
 // xmlError wraps a decoder error with the best line known: the syntax
 // error's own line, else where the current element started.
-func xmlError(err error, line int) error {
+// xmlElements decodes an XML list one record at a time: fn gets each
+// element named in names, to decode, with the line it starts on; the rest
+// of the document is skipped. Malformed XML is a *ParseError.
+func xmlElements(r io.Reader, format Format, names []string, fn func(dec *xml.Decoder, se *xml.StartElement, line int) error) error {
+	br := bufio.NewReaderSize(r, 1<<16)
+	skipBOM(br)
+	dec := xml.NewDecoder(br)
+	for {
+		line, _ := dec.InputPos()
+		tok, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return xmlError(format, err, line)
+		}
+		if se, ok := tok.(xml.StartElement); ok && slices.Contains(names, se.Name.Local) {
+			if err := fn(dec, &se, line); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+func xmlError(format Format, err error, line int) error {
 	var se *xml.SyntaxError
 	if errors.As(err, &se) {
 		line = se.Line
 	}
-	return &ParseError{Format: FormatEUXML, Line: line, Err: err}
+	return &ParseError{Format: format, Line: line, Err: err}
 }

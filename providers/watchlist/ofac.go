@@ -49,7 +49,7 @@ func ParseOFAC(sdn, alt, add io.Reader, fn func(Entity) error) (Stats, error) {
 	var st Stats
 	known := map[string]bool{}
 	unknownCountry := func(name string) {
-		if !known[name] {
+		if !known[name] && !noCountry(name) {
 			known[name] = true
 			st.warnf("ofac: unknown country name %q ignored", name)
 		}
