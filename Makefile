@@ -29,7 +29,7 @@ run: deps build
 # gates (single-threaded statistics over thousands of generated names, 10×
 # slower instrumented; TestConcurrentSearch is the matcher's race test).
 INTEGRATION   := ./cmd/kycflow ./api/e2e
-QUALITY_GATES := ^(TestEvalReport|TestBlockingRecall)$$
+QUALITY_GATES := ^(TestEvalReport|TestBlockingRecall|TestRealListQuality)$$
 test: postgres chromium openssl tools lint vulncheck
 	$(GO) test -count=1 -race -timeout 12m -skip '$(QUALITY_GATES)' $$($(GO) list ./... | grep -v -e /cmd/kycflow$$ -e /api/e2e$$)
 	TEMPORAL_BIN=$(TEMPORAL) $(GO) test -count=1 -timeout 12m $(INTEGRATION)

@@ -128,15 +128,18 @@ func (g *generator) latinName(e *watchlist.Entity, kind string, relaxed bool) (s
 	}
 	name := cands[g.r.IntN(len(cands))]
 	words := strings.Fields(name)
+	// Reordering and dropping move whole names: Abd al-Rahman and Abu
+	// Zaid are one name each, and "Abdul" alone is none.
+	units := nameUnits(words)
 	switch kind {
 	case KindExact:
 		return name, true
 	case KindReordered:
-		if len(words) < 2 {
+		if len(units) < 2 {
 			return "", false
 		}
-		k := 1 + g.r.IntN(len(words)-1)
-		return strings.Join(append(words[k:], words[:k]...), " "), true
+		k := 1 + g.r.IntN(len(units)-1)
+		return strings.Join(append(units[k:], units[:k]...), " "), true
 	case KindDiacriticsDropped:
 		s := stripMarks(name)
 		if s == name && !relaxed {
@@ -146,17 +149,38 @@ func (g *generator) latinName(e *watchlist.Entity, kind string, relaxed bool) (s
 	case KindTypo:
 		return g.typo(words), true
 	case KindMiddleDropped:
-		if len(words) < 3 {
+		if len(units) < 3 {
 			return "", false
 		}
-		i := 1 + g.r.IntN(len(words)-2)
-		return strings.Join(slices.Delete(words, i, i+1), " "), true
+		i := 1 + g.r.IntN(len(units)-2)
+		return strings.Join(slices.Delete(units, i, i+1), " "), true
 	case KindCyrillic:
 		return latinToCyrillic(name), true
 	case KindGreek:
 		return latinToGreek(name), true
 	}
 	return name, true
+}
+
+// nameUnits groups a name's words into the names they form: an Abd or Abu
+// with the name after it (and an article between), a particle with its
+// word ("bin Laden", "al Amin").
+func nameUnits(words []string) []string {
+	var out []string
+	for i := 0; i < len(words); i++ {
+		u := words[i]
+		lw := strings.ToLower(strings.Trim(u, "-"))
+		if (slices.Contains(abdForms, lw) || isAbu(lw) || particles[lw]) && i+1 < len(words) {
+			i++
+			u += " " + words[i]
+			if particles[strings.ToLower(words[i])] && i+1 < len(words) {
+				i++
+				u += " " + words[i]
+			}
+		}
+		out = append(out, u)
+	}
+	return out
 }
 
 // typo changes, deletes or inserts one letter in one word of four letters or

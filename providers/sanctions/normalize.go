@@ -16,6 +16,12 @@ type token struct {
 	// skel is set when the word came from Arabic script: it is a consonant
 	// skeleton and is compared as one (see tokenSim).
 	skel bool
+	// known marks a common word of Arabic names romanised whole
+	// (arabicWords): a spelling, not a skeleton, and one kycflow chose, so
+	// the list's vocabulary says nothing about it. alt is its other usual
+	// spelling (Muhammad, Mohammed): it is compared both ways.
+	known bool
+	alt   string
 }
 
 // normName is a name after normalisation: one or two spellings (the two
@@ -86,8 +92,13 @@ func normalize(full string, org bool) normName {
 					cur[n-1] = c
 				}
 			}
-		case r == '\'' || r == '’' || r == 'ʼ' || r == '`' || r == '‘':
+		case r == '\'' || r == '’' || r == 'ʼ' || r == '`' || r == '‘' || r == 'ـ':
+			// Apostrophes join (O'Brien); so does the Arabic tatweel, a
+			// stretch of the line between letters.
 		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			if a, ok := arabicLetterForms[r]; ok {
+				r = a // Persian and Urdu forms of Arabic letters
+			}
 			cur = append(cur, unicode.ToLower(r))
 		default:
 			flush()
@@ -112,15 +123,28 @@ func normalize(full string, org bool) normName {
 			if out.script == "" {
 				out.script = script
 			}
-			s0, s1 = transliterateWord(w)
+			if script == scriptArabic && len(w) > 5 && (string(w[:5]) == "عبدال" || string(w[:5]) == "ابوال" || string(w[:5]) == "أبوال") {
+				// "عبدالحليم" is Abd al-Halim, "أبواليزيد" Abu al-Yazid:
+				// the first word and the article are written joined.
+				a0, a1 := transliterateWord(w[:3])
+				b0, b1 := transliterateWord(w[3:])
+				s0, s1 = a0+" "+b0, a1+" "+b1
+				if _, known := arabicWords[string(w[3:])]; !known && len(w) > 5 {
+					r0, r1 := transliterateWord(w[5:])
+					s0, s1 = a0+" al "+r0, a1+" al "+r1
+				}
+			} else if _, known := arabicWords[string(w)]; !known && script == scriptArabic && len(w) > 3 && w[0] == 'ا' && w[1] == 'ل' {
+				// The article is written joined to its word: "التكريتي" is
+				// "al-Tikriti".
+				s0, s1 = transliterateWord(w[2:])
+				s0, s1 = "al "+s0, "al "+s1
+			} else {
+				s0, s1 = transliterateWord(w)
+			}
 			s0, s1 = latinWord([]rune(s0)), latinWord([]rune(s1))
 		}
-		skel := script == scriptArabic
-		if skel && len(w) > 3 && w[0] == 'ا' && w[1] == 'ل' {
-			// The article is written joined to its word: "التكريتي" is
-			// "al-Tikriti".
-			s0, s1 = "al "+s0[2:], "al "+s1[2:]
-		}
+		_, known := arabicWords[string(w)]
+		skel := script == scriptArabic && !known
 		for _, p := range [2]struct {
 			s string
 			v *[]token
@@ -132,10 +156,18 @@ func normalize(full string, org bool) normName {
 				if isASCII(f) {
 					c = canonical(f)
 				}
-				*p.v = append(*p.v, token{s: f, c: c, skel: skel})
+				t := token{s: f, c: c, skel: skel, known: known && script == scriptArabic}
+				if known && s0 != s1 && !strings.Contains(s0, " ") {
+					t.alt = s0
+					if t.s == s0 {
+						t.alt = s1
+					}
+				}
+				*p.v = append(*p.v, t)
 			}
 		}
 	}
+	v0, v1 = joinCompounds(v0), joinCompounds(v1)
 	drop := honorifics
 	if org {
 		drop = legalForms
@@ -152,6 +184,149 @@ func normalize(full string, org bool) normName {
 	}
 	return out
 }
+
+// arabicLetterForms maps the Persian and Urdu shapes of Arabic letters
+// (Farsi yeh, keheh, Urdu heh) to the Arabic ones, so that علی is علي.
+var arabicLetterForms = map[rune]rune{'ی': 'ي', 'ک': 'ك', 'ہ': 'ه', 'ھ': 'ه', 'ۀ': 'ه', 'ە': 'ه', 'ۃ': 'ة', 'ې': 'ي', 'ۍ': 'ي'}
+
+// abdForms are the spellings of "Abd" (servant of) that begin compound
+// Arabic names, with the article assimilated or joined: Abdul Rahman,
+// Abdel Malek, Abd al-Halim, Abdur Rahman, Abdallah.
+var abdForms = []string{"abdoul", "abdul", "abdel", "abdal", "abdol", "abdur", "abdus", "abdou", "abdu", "abd"}
+
+// dinForms end compound names in -ud-Din (faith): Salahaldin, Nuruddin,
+// Salah Eddine.
+var dinForms = []string{"aldin", "eldin", "uddin", "addin", "eddin", "eddine", "uldin", "aldeen", "uddeen", "din", "deen", "dine"}
+
+// joinCompounds writes Arabic compound names one way, however they are
+// split or spelled: Abd with its name (Abdul Hakim, Abd al-Hakim,
+// Abdelhakim → abdhakim; Abdallah, Abdullah, Abd Allah → abdlah) and a
+// name with ad-Din (Salah al-Din, Salahaldin, Salah Eddine → salahdin).
+// Lists and customers split these names at will; as one word each they
+// match word for word.
+func joinCompounds(ts []token) []token {
+	if len(ts) == 0 {
+		return ts
+	}
+	var out []token
+	for i := 0; i < len(ts); i++ {
+		t := ts[i]
+		if rest, ok := abdRest(t.s); ok {
+			switch {
+			case rest != "":
+				t = merged("abd", rest, fromArabic(t))
+			case i+1 < len(ts):
+				t, i = withNext("abd", ts, i)
+			}
+		} else if stem, ok := allahStem(t.s); ok {
+			t = merged(stem, "lah", fromArabic(t))
+		} else if i+1 < len(ts) && !particles[t.s] && isAllah(ts[i+1].s) {
+			t = merged(t.s, "lah", fromArabic(t) || fromArabic(ts[i+1]))
+			i++
+		} else if isAbu(t.s) && i+1 < len(ts) {
+			t, i = withNext("abu", ts, i)
+		} else if name, ok := dinStem(t.s); ok {
+			t = merged(name, "din", fromArabic(t))
+		} else if i+2 < len(ts) && isDinArticle(ts[i+1].s) && isDin(ts[i+2].s) {
+			t = merged(t.s, "din", fromArabic(t) || fromArabic(ts[i+2]))
+			i += 2
+		} else if i+1 < len(ts) && (ts[i+1].s == "uddin" || ts[i+1].s == "eddine" || ts[i+1].s == "eddin") {
+			t = merged(t.s, "din", fromArabic(t))
+			i++
+		} else if i+1 < len(ts) && nameSuffixes[ts[i+1].s] && !particles[t.s] {
+			// Persian and Pashto names written apart or as one word:
+			// Akhund Zada, Akhundzada; Shahid Khel, Shahidkhel.
+			t = merged(t.s, ts[i+1].s, fromArabic(t) || fromArabic(ts[i+1]))
+			i++
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// withNext joins ts[i] (written prefix) with the name after it, an
+// article between them or joined to it left out; it returns the token and
+// the position of the last word it took.
+func withNext(prefix string, ts []token, i int) (token, int) {
+	j := i + 1
+	if particles[ts[j].s] && j+1 < len(ts) {
+		j++
+	}
+	return merged(prefix, stripArticle(ts[j].s), fromArabic(ts[i]) || fromArabic(ts[j])), j
+}
+
+func merged(a, b string, skel bool) token {
+	s := a + b
+	return token{s: s, c: canonical(s), skel: skel}
+}
+
+// fromArabic reports whether a token came from Arabic script (a skeleton
+// or a common word romanised whole): a compound of it is compared as a
+// skeleton.
+func fromArabic(t token) bool { return t.skel || t.known }
+
+// abdRest splits "abdulhakim" into "hakim", "abd" into "" (its name is the
+// next word); ok is false for a word that is no Abd compound.
+func abdRest(w string) (string, bool) {
+	for _, f := range abdForms {
+		if w == f {
+			return "", true
+		}
+		if rest, ok := strings.CutPrefix(w, f); ok && len(rest) >= 3 && f != "abdu" && f != "abdou" {
+			if f == "abd" && (strings.HasPrefix(rest, "al") || strings.HasPrefix(rest, "el")) {
+				rest = rest[2:]
+			}
+			if len(rest) >= 3 {
+				return rest, true
+			}
+		}
+	}
+	return "", false
+}
+
+// stripArticle takes a joined article off a word: "allah" is al-lah.
+func stripArticle(w string) string {
+	for _, a := range []string{"al", "el", "ul"} {
+		if rest, ok := strings.CutPrefix(w, a); ok && len(rest) >= 3 {
+			return rest
+		}
+	}
+	return w
+}
+
+// dinStem splits "salahaldin" into "salah"; ok is false for other words.
+func dinStem(w string) (string, bool) {
+	for _, f := range dinForms[:9] {
+		if stem, ok := strings.CutSuffix(w, f); ok && len(stem) >= 3 {
+			return stem, true
+		}
+	}
+	return "", false
+}
+
+// allahStem splits "hidayatullah" into "hidayat"; ok is false for other
+// words (Abdullah is an Abd compound).
+func allahStem(w string) (string, bool) {
+	for _, f := range []string{"ullah", "allah", "ulla", "alla"} {
+		if stem, ok := strings.CutSuffix(w, f); ok && len(stem) >= 3 && !strings.HasPrefix(w, "abd") {
+			return stem, true
+		}
+	}
+	return "", false
+}
+
+func isAllah(w string) bool { return w == "allah" || w == "ullah" || w == "ulla" || w == "alla" }
+
+func isAbu(w string) bool { return w == "abu" || w == "abou" || w == "abo" }
+
+// nameSuffixes end Persian and Pashto names (son of, clan of).
+var nameSuffixes = setOf(`zada zadah zadeh zade khel khil khyl`)
+
+func isDinArticle(w string) bool {
+	return w == "al" || w == "ad" || w == "ud" || w == "ed" || w == "el" || w == "ul"
+}
+
+func isDin(w string) bool { return w == "din" || w == "deen" || w == "dine" }
 
 // latinWord maps the Latin letters NFKD leaves alone (ß, ø, ł, ...).
 func latinWord(w []rune) string {

@@ -50,8 +50,17 @@ func TestTransliteration(t *testing.T) {
 		{"Μπακογιάννη", []string{"bakogianni"}},
 		{"Ψαράς", []string{"psaras"}},
 		{"Γιώργος", []string{"giorgos"}},
-		{"محمد", []string{"mhmd"}},
-		{"حسين", []string{"hsyn", "hsin"}},
+		{"محمد", []string{"muhammad", "mohammed"}}, // a common word, romanised whole
+		{"حسين", []string{"husayn", "hussein"}},
+		{"طه", []string{"tah"}},                              // a short vowel between consonants, not the digraph th
+		{"كاظم", []string{"kazam", "kadham"}},                // ظ as z or dh
+		{"التكريتي", []string{"al takaryty", "al takariti"}}, // the article apart
+		{"عبدالحليم", []string{"abdhalym", "abdhalim"}},      // Abd al-Halim, however written
+		{"عبد الله", []string{"abdlah"}},
+		{"هدايت الله", []string{"hadaytlah", "hadaitlah"}},
+		{"صلاح الدين", []string{"salahdin"}},
+		{"شعبـان", []string{"shaaban"}}, // the tatweel stretches, it is no letter
+		{"علی", []string{"ali"}},        // the Persian yeh
 	}
 	for _, c := range cases {
 		got := tokStrings(normalize(c.in, false))

@@ -28,6 +28,8 @@ const (
 	lengthPenalty     = 0.15  // per relative length difference
 	variantScore      = 0.985 // words equal after canonical()
 	skeletonScale     = 0.95  // Arabic-script consonant skeletons are less certain
+	skeletonApart     = 0.92  // ... and less when the skeletons differ
+	knownSkeleton     = 0.97  // a common Arabic word spelt another way (Mohamad for Muhammad)
 	missingQuery      = 1.00  // weight share of a query token the name lacks
 	missingName       = 0.20  // weight share of a middle name token the query lacks
 	missingEdge       = 0.8   // ... of a first or last name token the query lacks
@@ -37,6 +39,9 @@ const (
 	conflicting       = 1.0   // weight share of a leftover on both sides: a different word, not an omission
 	maxTokens         = 12    // longer names are cut (lists hold few that long)
 	knownWord         = 0.12  // taken off a fuzzy match when the query word is a listed word itself
+	typoEdit          = 0.09  // what one edit costs a short listed word when the query word is no listed word: a typo
+	typoMaxLen        = 6     // ... for listed words up to this length (longer ones lose less to an edit anyway)
+	missingChain      = 0.06  // weight share of each further middle name left out of an anchored name chain
 )
 
 // particles are connecting words of names (al-, bin, van, de, ...): they
@@ -75,7 +80,15 @@ func tokenSim(a, b token) (float64, int) {
 	kind := matchFuzzy
 	var jw float64
 	if a.skel || b.skel {
-		jw = namematch.JaroWinkler(phonetic(a.s), phonetic(b.s)) * skeletonScale
+		ka, kb := skeletonKey(a.s), skeletonKey(b.s)
+		// Equal skeletons: the fewer consonants, the more words share them
+		// (Said, Saad, Assad and Zayed are all sd).
+		jw = skeletonScale - 0.03*float64(max(0, 3-len(ka)))
+		if ka != kb {
+			// Skeletons that differ: a consonant more or less is a
+			// different word more often than in a full spelling.
+			jw = namematch.JaroWinkler(ka, kb) * skeletonApart
+		}
 		kind = matchSkeleton
 		if pw := namematch.JaroWinkler(a.s, b.s); pw > jw {
 			jw, kind = pw, matchFuzzy
@@ -104,6 +117,13 @@ func tokenSim(a, b token) (float64, int) {
 	}
 	return sim, kind
 }
+
+// skeletonKey is the consonant skeleton Arabic-script words are compared
+// by: phonetic(), with c read as s (the French "ch" of Maghrebi spellings,
+// Alouche, is the English "sh") and g as k (ق is Qadhafi and Gaddafi).
+var skeletonClasses = strings.NewReplacer("c", "s", "g", "k")
+
+func skeletonKey(w string) string { return skeletonClasses.Replace(phonetic(w)) }
 
 // joinedArticle reports whether j is w with the Arabic article joined to
 // it, as "Alghamdi" writes "al-Ghamdi".
@@ -214,11 +234,46 @@ func (ts *tokenScorer) tokenSim(a, b token) (float64, int) {
 		}
 	}
 	s, kind := tokenSim(a, b)
-	if kind == matchFuzzy && ts.vocab.distinct(a.s, b.s) {
+	if a.known || b.known {
+		s, kind = ts.knownSim(a, b, s, kind)
+	}
+	switch {
+	case kind == matchFuzzy && !a.known && ts.vocab.distinct(a.s, b.s):
 		s, kind = s-knownWord, matchOther
+	case kind == matchFuzzy && ts.vocab.unknown(a.s) && len(b.s) <= typoMaxLen && isASCII(a.s) && isASCII(b.s) && osa(a.s, b.s) == 1:
+		// A query word the list never uses, one edit from a short listed
+		// word: a typo (Salem Tahor for Salem Tahir). In a short word one
+		// edit is a large share, which would cost a one-letter slip more
+		// than the evidence warrants.
+		s = max(s, 1-fuzzyStretch*typoEdit)
 	}
 	if memo {
 		ts.memo[k] = simMemo{s, int8(kind)}
+	}
+	return s, kind
+}
+
+// knownSim compares a common Arabic word romanised whole (token.known)
+// with another word: the better of its two usual spellings, and, since
+// lists spell these words many ways (Mohamad, Djamel, Kamel), the same
+// consonants with a spelling within two edits count as the same word
+// (Mahmud has Muhammad's consonants, not its spelling).
+func (ts *tokenScorer) knownSim(a, b token, s float64, kind int) (float64, int) {
+	a2, b2 := a, b
+	switch {
+	case a.alt != "":
+		a2 = token{s: a.alt, c: canonical(a.alt)}
+	case b.alt != "":
+		b2 = token{s: b.alt, c: canonical(b.alt)}
+	}
+	if a2 != a || b2 != b {
+		if s2, k2 := tokenSim(a2, b2); s2 > s {
+			s, kind = s2, k2
+		}
+	}
+	same := 1 - fuzzyStretch*(1-knownSkeleton)
+	if ka := skeletonKey(a.s); s < same && len(ka) >= 3 && ka == skeletonKey(b.s) && min(osa(a.c, b.c), osa(a2.c, b2.c)) <= 2 {
+		s, kind = same, matchVariant
 	}
 	return s, kind
 }
@@ -329,6 +384,13 @@ func (ts *tokenScorer) nameScore(q, n []token, explain bool) (float64, string) {
 		}
 	}
 	pat := -2 // not looked for yet: most names leave no word over
+	// An anchored chain: the query holds the listed name's first word and
+	// its last (the given and the family name of an Arabic name chain,
+	// "A B C D AL-E" asked as "A AL-E"), so the words left out are the
+	// father's and grandfather's names. The first costs a middle name's
+	// share, each further one little.
+	chain := shareN < conflicting && nn >= 4 && usedN[0] && usedN[lastWord(n)]
+	dropped := 0
 	for j := range n {
 		if !usedN[j] {
 			if pat == -2 {
@@ -340,6 +402,11 @@ func (ts *tokenScorer) nameScore(q, n []token, explain bool) (float64, string) {
 				// Lists give patronymics, customers almost never do;
 				// leaving it out is next to no evidence.
 				share = missingPatronymic
+			case chain && j > 0 && j < nn-1:
+				if dropped > 0 {
+					share = missingChain
+				}
+				dropped++
 			case (j == 0 || j == nn-1) && share < missingEdge:
 				// A given name or surname left out says more than a
 				// middle name left out — less for the last of four words
@@ -365,6 +432,16 @@ func (ts *tokenScorer) nameScore(q, n []token, explain bool) (float64, string) {
 		desc += "; not in query: " + strings.Join(missN, " ")
 	}
 	return score, desc
+}
+
+// lastWord is the position of a name's last word that is no particle.
+func lastWord(n []token) int {
+	for j := len(n) - 1; j > 0; j-- {
+		if !particles[n[j].s] {
+			return j
+		}
+	}
+	return len(n) - 1
 }
 
 // patronymicEndings end Russian, Ukrainian and Belarusian patronymics in

@@ -65,24 +65,51 @@ var greekDigraphs = map[string]pair{
 // greekInitial overrides greekDigraphs at the start of a word.
 var greekInitial = map[string]pair{"μπ": same("b"), "ντ": same("d"), "γκ": same("g")}
 
-// arabic is a consonant-skeleton romanisation. Arabic script leaves short
-// vowels unwritten, so "محمد" reads "mhmd", not "muhammad"; the scorer
-// therefore compares a word that came from Arabic script with the other
-// word's consonant skeleton (see phonetic.go). Limits: no vowel
-// restoration, emphatic consonants merge with plain ones (ص→s, ض→d, ط→t,
-// ظ→z), ع and ء vanish, و/ي stand for both w/y and long u/i, and the
-// article ال stays glued to its word ("عبدالله" → "bdallh").
+// arabic romanises Arabic script (Persian and Urdu letters included). The
+// script leaves short vowels unwritten, so "محمد" is "mhmd", not
+// "muhammad": transliterateWord puts an "a" between two consonants, which
+// keeps letters apart that phonetic() would otherwise read as one sound
+// (ط+ه is "tah", Taha — not the "th" of ث), and the scorer compares such
+// words by their consonant skeletons (see phonetic.go). The two schemes
+// hold the spellings lists use for one letter: ق as q (Qasim) or g
+// (Gaddafi), ذ as dh or z, ظ as z or dh, ض as d or z, ث as th or s, و and
+// ي as w/y or the long vowels u/i. Emphatic consonants merge with plain
+// ones (ص→s, ط→t); ع is a vowel (Ali, Umar, Abd), ء vanishes.
 var arabic = map[rune]pair{
 	'ا': same("a"), 'أ': same("a"), 'إ': same("i"), 'آ': same("a"), 'ٱ': same("a"),
-	'ب': same("b"), 'ت': same("t"), 'ث': same("th"), 'ج': same("j"),
-	'ح': same("h"), 'خ': same("kh"), 'د': same("d"), 'ذ': same("dh"),
+	'ب': same("b"), 'ت': same("t"), 'ث': {"th", "s"}, 'ج': same("j"),
+	'ح': same("h"), 'خ': same("kh"), 'د': same("d"), 'ذ': {"dh", "z"},
 	'ر': same("r"), 'ز': same("z"), 'س': same("s"), 'ش': same("sh"),
-	'ص': same("s"), 'ض': same("d"), 'ط': same("t"), 'ظ': same("z"),
-	'ع': same(""), 'غ': same("gh"), 'ف': same("f"), 'ق': same("q"),
+	'ص': same("s"), 'ض': {"d", "z"}, 'ط': same("t"), 'ظ': {"z", "dh"},
+	'ع': same("a"), 'غ': same("gh"), 'ف': same("f"), 'ق': {"q", "g"},
 	'ك': same("k"), 'ل': same("l"), 'م': same("m"), 'ن': same("n"),
 	'ه': same("h"), 'و': {"w", "u"}, 'ي': {"y", "i"}, 'ى': same("a"),
 	'ة': same("a"), 'ء': same(""), 'ؤ': same("u"), 'ئ': same("y"),
 	'پ': same("p"), 'چ': same("ch"), 'ژ': same("zh"), 'گ': same("g"), 'ک': same("k"), 'ی': {"y", "i"},
+}
+
+// arabicWords are the commonest words of Arabic names, in the two
+// spellings lists use most: letter by letter they would come out without
+// their vowels ("mhmd"), and these words make up much of every name.
+var arabicWords = map[string]pair{
+	"محمد": {"muhammad", "mohammed"}, "احمد": {"ahmad", "ahmed"}, "أحمد": {"ahmad", "ahmed"},
+	"محمود": {"mahmud", "mahmoud"}, "مصطفى": {"mustafa", "mostafa"}, "علي": same("ali"), "على": same("ali"),
+	"عمر": {"umar", "omar"}, "عثمان": {"uthman", "osman"}, "حسن": {"hasan", "hassan"}, "حسين": {"husayn", "hussein"},
+	"حسان": same("hassan"), "يوسف": {"yusuf", "yousef"}, "ابراهيم": same("ibrahim"), "إبراهيم": same("ibrahim"),
+	"اسماعيل": {"ismail", "ismael"}, "إسماعيل": {"ismail", "ismael"}, "خالد": {"khalid", "khaled"},
+	"سعيد": {"said", "saeed"}, "سعد": {"saad", "sad"}, "صالح": {"salih", "saleh"}, "سالم": {"salim", "salem"},
+	"سليمان": {"sulayman", "suleiman"}, "عيسى": {"isa", "issa"}, "موسى": {"musa", "moussa"}, "يحيى": {"yahya", "yahia"},
+	"جمال": same("jamal"), "كمال": same("kamal"), "نور": {"nur", "nour"}, "الدين": {"al din", "ad din"},
+	"عبد": same("abd"), "الله": same("allah"), "عبدالله": {"abdallah", "abdullah"}, "بن": {"bin", "ben"},
+	"ابن": same("ibn"), "بنت": same("bint"), "ابو": {"abu", "abou"}, "أبو": {"abu", "abou"}, "ام": same("umm"),
+	"فاطمة": {"fatima", "fatma"}, "عائشة": {"aisha", "aicha"}, "مريم": {"maryam", "mariam"}, "زينب": same("zaynab"),
+	"عبدالرحمن": {"abdulrahman", "abdelrahman"}, "الرحمن": {"al rahman", "ar rahman"}, "رحمن": same("rahman"),
+	"عزيز": same("aziz"), "العزيز": {"al aziz", "al aziz"}, "حامد": {"hamid", "hamed"}, "حمد": same("hamad"),
+	"حمزة": {"hamza", "hamzah"}, "طارق": {"tariq", "tarek"}, "ياسين": {"yasin", "yassin"}, "ناصر": {"nasir", "nasser"},
+	"منصور": {"mansur", "mansour"}, "عادل": {"adil", "adel"}, "جابر": {"jabir", "jaber"}, "رشيد": {"rashid", "rachid"},
+	"سيف": {"sayf", "saif"}, "فيصل": {"faysal", "faisal"}, "قاسم": {"qasim", "kassem"}, "هاشم": {"hashim", "hashem"},
+	"عباس": same("abbas"), "زيد": {"zayd", "zaid"}, "زيدان": {"zaydan", "zidane"}, "شيخ": {"shaykh", "sheikh"}, "ولد": {"ould", "walad"},
+	"بكر": {"bakr", "bakar"}, "سيد": {"sayyid", "syed"}, "خان": same("khan"), "أمير": {"amir", "emir"}, "امير": {"amir", "emir"},
 }
 
 // latinSpecial are Latin letters that NFKD does not split into a base
@@ -116,6 +143,9 @@ func scriptOf(r rune) string {
 // for Greek, not for Cyrillic, where й and ё are letters) under both
 // schemes. Letters it does not know are copied.
 func transliterateWord(w []rune) (s0, s1 string) {
+	if p, ok := arabicWords[string(w)]; ok {
+		return p[0], p[1]
+	}
 	var b0, b1 strings.Builder
 	var over map[rune]pair
 	for _, r := range w {
@@ -171,6 +201,10 @@ func transliterateWord(w []rune) (s0, s1 string) {
 			continue
 		}
 		if p, ok := arabic[r]; ok {
+			// An unwritten short vowel between two consonants.
+			if b0.Len() > 0 && p[0] != "" && isArabicConsonant(r) && !endsVowel(b0.String()) {
+				p = pair{"a" + p[0], "a" + p[1]}
+			}
 			put(p)
 			continue
 		}
@@ -178,6 +212,15 @@ func transliterateWord(w []rune) (s0, s1 string) {
 		b1.WriteRune(r)
 	}
 	return b0.String(), b1.String()
+}
+
+// isArabicConsonant: an Arabic letter that is no long vowel or its seat.
+func isArabicConsonant(r rune) bool {
+	return !strings.ContainsRune("اأإآٱوىيیةؤئ", r)
+}
+
+func endsVowel(s string) bool {
+	return s != "" && strings.IndexByte("aeiouwy", s[len(s)-1]) >= 0
 }
 
 func isCyrVowel(r rune) bool {

@@ -80,6 +80,16 @@ func (v *vocabulary) distinct(q, n string) bool {
 	return !variant
 }
 
+// unknown reports whether the list uses no word q (a list with no
+// vocabulary knows nothing, and calls nothing unknown).
+func (v *vocabulary) unknown(q string) bool {
+	if v == nil || len(v.words) == 0 {
+		return false
+	}
+	_, ok := v.words[q]
+	return !ok
+}
+
 // memoryBytes approximates the maps' size (entries and their overhead; the
 // words themselves are the index's).
 func (v *vocabulary) memoryBytes() int {
