@@ -6,6 +6,13 @@ GOBIN       := $(shell $(GO) env GOPATH)/bin
 TEMPORAL    := $(GOBIN)/temporal
 # Newer CLI tags carry a replace directive that breaks `go install`.
 TEMPORAL_VERSION := v1.5.1
+# The production Temporal server (the CLI's dev server embeds the same
+# version) and its schema tool, which the tests run on PostgreSQL.
+TEMPORAL_SERVER_VERSION := v1.29.1
+TSERVER_DIR := $(GOBIN)/temporal-server-$(TEMPORAL_SERVER_VERSION)
+TSERVER     := $(TSERVER_DIR)/server
+TSCHEMA_DIR  = $(shell $(GO) env GOMODCACHE)/go.temporal.io/server@$(TEMPORAL_SERVER_VERSION)/schema/postgresql/v12
+TSERVER_ENV  = TEMPORAL_SERVER_DIR=$(TSERVER_DIR) TEMPORAL_SCHEMA_DIR=$(TSCHEMA_DIR)
 STATICCHECK := $(GOBIN)/staticcheck
 STATICCHECK_VERSION := v0.8.2
 GOVULNCHECK := $(GOBIN)/govulncheck
@@ -18,7 +25,7 @@ SUDO        := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # run with a spurious "context deadline exceeded" (go.dev/issue/75804).
 FUZZTIME    ?= 20000x
 
-.PHONY: run test deps tools postgres temporal chromium openssl build unit lint vulncheck histories fuzz bench screenshots clean
+.PHONY: run test deps tools postgres temporal temporal-server chromium openssl build unit lint vulncheck histories fuzz bench screenshots clean
 
 run: deps build
 	./bin/kycflow dev
@@ -32,14 +39,14 @@ INTEGRATION   := ./cmd/kycflow ./api/e2e
 QUALITY_GATES := ^(TestEvalReport|TestBlockingRecall|TestRealListQuality)$$
 test: postgres chromium openssl tools lint vulncheck
 	$(GO) test -count=1 -race -timeout 12m -skip '$(QUALITY_GATES)' $$($(GO) list ./... | grep -v -e /cmd/kycflow$$ -e /api/e2e$$)
-	TEMPORAL_BIN=$(TEMPORAL) $(GO) test -count=1 -timeout 12m $(INTEGRATION)
+	$(TSERVER_ENV) $(GO) test -count=1 -timeout 12m $(INTEGRATION)
 	$(GO) test -count=1 -run '$(QUALITY_GATES)' ./providers/sanctions
 	$(MAKE) fuzz
 
 # The Go tools make test needs, built side by side on a fresh machine (each
 # build leaves cores idle while it links or waits on a dependency).
 tools:
-	@$(MAKE) --no-print-directory -j3 $(TEMPORAL) $(STATICCHECK) $(GOVULNCHECK)
+	@$(MAKE) --no-print-directory -j3 $(TSERVER) $(STATICCHECK) $(GOVULNCHECK)
 
 lint: $(STATICCHECK)
 	$(GO) vet ./...
@@ -93,6 +100,14 @@ $(TEMPORAL):
 	@echo "building the Temporal CLI $(TEMPORAL_VERSION) (first time only, a few minutes)"
 	$(GO) install -ldflags='-s -w' github.com/temporalio/cli/cmd/temporal@$(TEMPORAL_VERSION)
 
+# The Temporal server with PostgreSQL persistence and its schema tool, built
+# from the Go module proxy (once; a few minutes), for the tests.
+temporal-server: $(TSERVER)
+$(TSERVER):
+	@echo "building the Temporal server $(TEMPORAL_SERVER_VERSION) (first time only, a few minutes)"
+	GOBIN=$(TSERVER_DIR) $(GO) install -ldflags='-s -w' go.temporal.io/server/cmd/server@$(TEMPORAL_SERVER_VERSION) \
+		go.temporal.io/server/cmd/tools/sql@$(TEMPORAL_SERVER_VERSION)
+
 build:
 	$(GO) build -o bin/kycflow ./cmd/kycflow
 
@@ -104,13 +119,13 @@ bench: build
 # Workflow histories for the replay tests (workflows/replay_test.go): one per
 # distinct path the e2e suite's workflows take. New paths are added; the
 # histories already there stay, so today's code keeps replaying yesterday's.
-histories: deps chromium
-	KYCFLOW_RECORD_HISTORIES=$(CURDIR)/workflows/testdata/histories TEMPORAL_BIN=$(TEMPORAL) $(GO) test -count=1 ./api/e2e
+histories: postgres chromium $(TSERVER)
+	KYCFLOW_RECORD_HISTORIES=$(CURDIR)/workflows/testdata/histories $(TSERVER_ENV) $(GO) test -count=1 ./api/e2e
 
 # Screenshots of the verification pages (desktop and phone width), taken by
 # the browser test in real Chromium.
-screenshots: deps chromium
-	KYCFLOW_SCREENSHOTS=$(CURDIR)/docs/screenshots TEMPORAL_BIN=$(TEMPORAL) $(GO) test -count=1 -run '^TestBrowserJourney$$' ./api/e2e
+screenshots: postgres chromium $(TSERVER)
+	KYCFLOW_SCREENSHOTS=$(CURDIR)/docs/screenshots $(TSERVER_ENV) $(GO) test -count=1 -run '^TestBrowserJourney$$' ./api/e2e
 
 clean:
 	rm -rf bin .data

@@ -25,7 +25,6 @@ import (
 
 	"go.temporal.io/sdk/client"
 	sdklog "go.temporal.io/sdk/log"
-	"go.temporal.io/sdk/testsuite"
 	sdkworker "go.temporal.io/sdk/worker"
 	"golang.org/x/sync/errgroup"
 
@@ -51,8 +50,8 @@ import (
 var env struct {
 	admin, app   *store.Store
 	workerStore  *store.Store // the worker's role, as `kycflow worker` connects
-	temporal     *testsuite.DevServer
-	temporalOpts devserver.Options
+	temporal     *devserver.Cluster
+	temporalOpts *devserver.ClusterOptions
 	client       client.Client
 	server       *httptest.Server
 	a, b         tenant // two tenants, to prove isolation
@@ -215,10 +214,15 @@ func run(m *testing.M) int {
 		VIESRequester: &vies.Requester{MemberStateCode: "NL", Number: requester[2:]},
 		Limits:        activities.NewLimits(100, 10, 2)}
 
-	// A file database, so the outage test can stop and restart the server.
-	env.temporalOpts = devserver.Options{HostPort: "127.0.0.1:" + strconv.Itoa(pgcluster.FreePort()), DBFile: filepath.Join(dir, "temporal.db"), Log: logs}
-	if env.temporal, err = devserver.Start(ctx, env.temporalOpts); err != nil {
-		return fail("Temporal dev server did not start", err)
+	// The production Temporal server on the suite's PostgreSQL (the outage
+	// tests stop and restart it on its data).
+	env.temporalOpts = &devserver.ClusterOptions{HostPort: "127.0.0.1:" + strconv.Itoa(pgcluster.FreePort()),
+		PGPort: pg.Port(), Dir: filepath.Join(dir, "temporal"), Log: logs}
+	if err := devserver.FindCluster(env.temporalOpts); err != nil {
+		return fail("Temporal server", err)
+	}
+	if env.temporal, err = devserver.StartCluster(ctx, env.temporalOpts); err != nil {
+		return fail("Temporal server did not start", err)
 	}
 	defer func() { env.temporal.Stop() }()
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))

@@ -19,7 +19,7 @@ func TestTemporalOutage(t *testing.T) {
 	restarted := false
 	defer func() {
 		if !restarted { // leave a running server for the other tests
-			if srv, err := devserver.Start(context.Background(), env.temporalOpts); err == nil {
+			if srv, err := devserver.StartCluster(context.Background(), env.temporalOpts); err == nil {
 				env.temporal = srv
 			}
 		}
@@ -45,7 +45,7 @@ func TestTemporalOutage(t *testing.T) {
 		}
 	}
 
-	srv, err := devserver.Start(context.Background(), env.temporalOpts)
+	srv, err := devserver.StartCluster(context.Background(), env.temporalOpts)
 	if err != nil {
 		t.Fatalf("restart temporal: %v", err)
 	}

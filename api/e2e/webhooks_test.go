@@ -306,13 +306,13 @@ func TestWebhookOutageSurvivesRestarts(t *testing.T) {
 	}
 }
 
-// restartTemporal stops the dev server and starts it again on its file.
+// restartTemporal stops the Temporal server and starts it again on its data.
 func restartTemporal(t *testing.T) {
 	t.Helper()
 	if err := env.temporal.Stop(); err != nil {
 		t.Logf("stopping temporal: %v", err)
 	}
-	srv, err := devserver.Start(context.Background(), env.temporalOpts)
+	srv, err := devserver.StartCluster(context.Background(), env.temporalOpts)
 	if err != nil {
 		t.Fatalf("restart temporal: %v", err)
 	}

@@ -153,6 +153,9 @@ func (c *Cluster) waitReady(ctx context.Context) error {
 	return nil
 }
 
+// Port is the cluster's TCP port on 127.0.0.1.
+func (c *Cluster) Port() int { return c.opts.Port }
+
 // DSN is a connection string for a role and database of this cluster.
 func (c *Cluster) DSN(role, database string) string {
 	return fmt.Sprintf("postgres://%s@127.0.0.1:%d/%s?sslmode=disable", role, c.opts.Port, database)

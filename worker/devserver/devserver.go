@@ -1,6 +1,8 @@
-// Package devserver starts the Temporal CLI's dev server (installed with
-// `go install github.com/temporalio/cli/cmd/temporal@v1.5.1`) with kycflow's
-// search attributes, for `kycflow dev` and the tests.
+// Package devserver starts Temporal for kycflow on this machine: the
+// Temporal CLI's dev server (installed with `go install
+// github.com/temporalio/cli/cmd/temporal@v1.5.1`) with kycflow's search
+// attributes, for `kycflow dev`; and the production server with PostgreSQL
+// persistence and visibility (cluster.go), for the tests.
 package devserver
 
 import (
