@@ -25,7 +25,7 @@ SUDO        := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # run with a spurious "context deadline exceeded" (go.dev/issue/75804).
 FUZZTIME    ?= 20000x
 
-.PHONY: run test deps tools postgres temporal temporal-server chromium openssl build unit lint vulncheck histories fuzz bench screenshots clean
+.PHONY: run test static test-race test-integration test-quality deps tools postgres temporal temporal-server chromium openssl build unit lint vulncheck histories fuzz bench screenshots clean
 
 run: deps build
 	./bin/kycflow dev
@@ -37,11 +37,26 @@ run: deps build
 # slower instrumented; TestConcurrentSearch is the matcher's race test).
 INTEGRATION   := ./cmd/kycflow ./api/e2e
 QUALITY_GATES := ^(TestEvalReport|TestBlockingRecall|TestRealListQuality)$$
-test: postgres chromium openssl tools lint vulncheck
+#
+# Two by two: the linters beside the race run, and the end-to-end suite
+# (which mostly waits on timers and sockets) beside the CPU-bound quality
+# gates and fuzzing, so that neither pair leaves a core idle. The suite is
+# built to pass on a loaded machine.
+test: postgres chromium openssl tools
+	@$(MAKE) --no-print-directory -j2 static test-race
+	@$(MAKE) --no-print-directory -j2 test-integration test-quality
+
+static: lint vulncheck
+
+test-race:
 	$(GO) test -count=1 -race -timeout 12m -skip '$(QUALITY_GATES)' $$($(GO) list ./... | grep -v -e /cmd/kycflow$$ -e /api/e2e$$)
+
+test-integration:
 	$(TSERVER_ENV) $(GO) test -count=1 -timeout 12m $(INTEGRATION)
+
+test-quality:
 	$(GO) test -count=1 -run '$(QUALITY_GATES)' ./providers/sanctions
-	$(MAKE) fuzz
+	$(MAKE) --no-print-directory fuzz
 
 # The Go tools make test needs, built side by side on a fresh machine (each
 # build leaves cores idle while it links or waits on a dependency).
