@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -71,6 +72,16 @@ func (fe *fieldErrors) add(field, msg string) {
 }
 
 func (fe *fieldErrors) has(field string) bool { _, ok := fe.msgs[field]; return ok }
+
+// hasWithin reports whether field, or an object holding it, has an error.
+func (fe *fieldErrors) hasWithin(field string) bool {
+	for f := range fe.msgs {
+		if f == field || strings.HasPrefix(field, f+".") {
+			return true
+		}
+	}
+	return false
+}
 
 func (fe *fieldErrors) empty() bool { return len(fe.order) == 0 }
 

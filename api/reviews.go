@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -112,16 +111,6 @@ func readReview(body *object, fe *fieldErrors) check.ReviewRequest {
 		}
 	}
 	return req
-}
-
-// hasWithin reports whether field, or an object holding it, has an error.
-func (fe *fieldErrors) hasWithin(field string) bool {
-	for f := range fe.msgs {
-		if f == field || strings.HasPrefix(field, f+".") {
-			return true
-		}
-	}
-	return false
 }
 
 // reviewJSON is one check in the review queue.

@@ -2,12 +2,12 @@ package api
 
 import (
 	"net/http"
-	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
@@ -27,9 +27,6 @@ const (
 
 // screenSchemas are the kinds of party a query may name.
 var screenSchemas = map[string]string{"person": "Person", "organization": "Organization", "any": "Thing"}
-
-// partialDate is a birth date as lists give them: a year, a month or a day.
-var partialDate = regexp.MustCompile(`^\d{4}(-\d{2}(-\d{2})?)?$`)
 
 type screenQueryJSON struct {
 	Name        string  `json:"name"`
@@ -157,7 +154,8 @@ func readScreenQueries(body *object, fe *fieldErrors) ([]sanctions.Query, []scre
 		}
 		if n := it.str("nationality", fe); n != nil {
 			r, err := language.ParseRegion(*n)
-			if err != nil || !r.IsCountry() || (len(*n) != 2 && len(*n) != 3) || isDigits(*n) {
+			// Letters only: ParseRegion also takes M49 numbers ("528").
+			if err != nil || !r.IsCountry() || (len(*n) != 2 && len(*n) != 3) || strings.IndexFunc(*n, unicode.IsDigit) >= 0 {
 				fe.add(it.name("nationality"), msg(it.name("nationality"), "must be an ISO 3166-1 country code, such as NL or NLD."))
 			} else {
 				code := strings.ToLower(r.String())
@@ -177,20 +175,12 @@ func readScreenQueries(body *object, fe *fieldErrors) ([]sanctions.Query, []scre
 	return queries, shown
 }
 
+// validPartialDate: a birth date as lists give them, a year, a month or a day.
 func validPartialDate(s string) bool {
-	if !partialDate.MatchString(s) {
+	layout, ok := map[int]string{4: "2006", 7: "2006-01", 10: time.DateOnly}[len(s)]
+	if !ok {
 		return false
 	}
-	layout := map[int]string{4: "2006", 7: "2006-01", 10: time.DateOnly}[len(s)]
 	_, err := time.Parse(layout, s)
 	return err == nil
-}
-
-func isDigits(s string) bool {
-	for _, r := range s {
-		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return s != ""
 }

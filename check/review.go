@@ -159,11 +159,4 @@ func (r ReviewRequest) Against(awaiting bool, alerting, decided []string) Review
 	return ps
 }
 
-func blank(s string) bool {
-	for _, r := range s {
-		if r != ' ' && r != '\t' && r != '\n' && r != '\r' {
-			return false
-		}
-	}
-	return true
-}
+func blank(s string) bool { return strings.TrimSpace(s) == "" }

@@ -15,6 +15,8 @@ import (
 
 // AMLReview is one recorded decision on a hit.
 type AMLReview struct {
+	TenantID   uuid.UUID      `db:"tenant_id"`
+	CustomerID uuid.UUID      `db:"customer_id"`
 	CheckID    uuid.UUID      `db:"check_id"`
 	EntityID   string         `db:"entity_id"`
 	EntityHash string         `db:"entity_hash"`
@@ -94,7 +96,7 @@ func (s *Store) RecordReview(ctx context.Context, ref check.Ref, r check.ReviewR
 				if slices.ContainsFunc(rows, func(r AMLReview) bool { return r.EntityID == h.EntityID }) {
 					continue // listed twice (two lists share the id): one decision
 				}
-				rows = append(rows, AMLReview{CheckID: c.ID, EntityID: h.EntityID, EntityHash: h.EntityHash, QueryHash: d.Query.Hash(),
+				rows = append(rows, AMLReview{TenantID: ref.TenantID, CustomerID: *c.CustomerID, CheckID: c.ID, EntityID: h.EntityID, EntityHash: h.EntityHash, QueryHash: d.Query.Hash(),
 					Decision: dec.Decision, Reviewer: r.Reviewer, Note: note, DecidedAt: at})
 			}
 		}
@@ -133,7 +135,7 @@ func (s *Store) RecordReview(ctx context.Context, ref check.Ref, r check.ReviewR
 		}
 		if _, err := tx.NamedExecContext(ctx, `INSERT INTO aml_reviews (tenant_id, customer_id, `+amlReviewCols+`)
 			VALUES (:tenant_id, :customer_id, :check_id, :entity_id, :entity_hash, :query_hash, :decision, :reviewer, :note, :decided_at)`,
-			reviewRows(ref.TenantID, *c.CustomerID, rows)); err != nil {
+			rows); err != nil {
 			return err
 		}
 		if done {
@@ -146,17 +148,6 @@ func (s *Store) RecordReview(ctx context.Context, ref check.Ref, r check.ReviewR
 		s.wakeRelay() // the events' deliveries
 	}
 	return out, err
-}
-
-// reviewRows are the rows NamedExec inserts.
-func reviewRows(tenantID, customerID uuid.UUID, rs []AMLReview) []map[string]any {
-	out := make([]map[string]any, len(rs))
-	for i, r := range rs {
-		out[i] = map[string]any{"tenant_id": tenantID, "customer_id": customerID, "check_id": r.CheckID, "entity_id": r.EntityID,
-			"entity_hash": r.EntityHash, "query_hash": r.QueryHash, "decision": r.Decision, "reviewer": r.Reviewer,
-			"note": r.Note, "decided_at": r.DecidedAt}
-	}
-	return out
 }
 
 // ReviewQueue lists a tenant's aml checks awaiting review, oldest first.

@@ -21,7 +21,6 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 	"google.golang.org/protobuf/types/known/durationpb"
-
 )
 
 // ServerVersion is the Temporal server kycflow is tested against:
