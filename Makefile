@@ -43,20 +43,20 @@ run: deps build
 INTEGRATION   := ./cmd/kycflow ./api/e2e
 QUALITY_GATES := ^(TestEvalReport|TestBlockingRecall|TestRealListQuality)$$
 #
-# Two by two: the linters beside the race run, and the end-to-end suite
-# (which mostly waits on timers and sockets) beside the CPU-bound quality
-# gates and fuzzing, so that neither pair leaves a core idle. The suite is
-# built to pass on a loaded machine.
-test: postgres chromium openssl tools
-	@$(MAKE) --no-print-directory -j2 static test-race
-	@$(MAKE) --no-print-directory -j2 test-integration test-quality
+# All at once, three jobs at a time, the Temporal server's build first (it is
+# the longest: the end-to-end suite waits for it while the linters and the
+# race run use the cores). The end-to-end suite mostly waits on timers and
+# sockets, so the CPU-bound jobs beside it leave no core idle; it is built
+# to pass on a loaded machine.
+test: postgres chromium openssl
+	@$(MAKE) --no-print-directory -j3 test-integration static test-race test-quality
 
 static: lint vulncheck
 
 test-race:
 	$(GO) test -count=1 -race -timeout 12m -skip '$(QUALITY_GATES)' $$($(GO) list ./... | grep -v -e /cmd/kycflow$$ -e /api/e2e$$)
 
-test-integration:
+test-integration: $(TSERVER)
 	$(TSERVER_ENV) $(GO) test -count=1 -timeout 12m $(INTEGRATION)
 
 test-quality:

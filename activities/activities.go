@@ -15,6 +15,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/kycflow/kycflow/check"
+	"github.com/kycflow/kycflow/metrics"
 	"github.com/kycflow/kycflow/providers/idin"
 	"github.com/kycflow/kycflow/providers/kvk"
 	"github.com/kycflow/kycflow/providers/vies"
@@ -46,6 +47,8 @@ type Activities struct {
 	Screener screening.Screener
 	// Webhooks signs and sends webhook deliveries; nil: they wait.
 	Webhooks *Webhooks
+	// Metrics counts status changes and deliveries; nil: none.
+	Metrics *metrics.Metrics
 }
 
 // Error types of application errors the workflow acts on.
@@ -206,11 +209,21 @@ func (a *Activities) SetStatus(ctx context.Context, in SetStatusInput) (SetStatu
 		}
 		u.Error = b
 	}
-	applied, status, err := a.Store.UpdateCheck(ctx, in.Check, u)
+	applied, status, err := a.update(ctx, in.Check, u)
 	if err != nil {
 		return SetStatusResult{}, wrap(err, "set status")
 	}
 	return SetStatusResult{Applied: applied, Status: status}, nil
+}
+
+// update is every status change activities write: the store's, counted
+// when the store applied it.
+func (a *Activities) update(ctx context.Context, ref check.Ref, u store.CheckUpdate) (applied bool, status check.Status, err error) {
+	applied, status, err = a.Store.UpdateCheck(ctx, ref, u)
+	if err == nil && applied {
+		a.Metrics.CheckMoved(ref.Type, u.Status, u.Validated)
+	}
+	return applied, status, err
 }
 
 // complete records a finished check with the provider's data.
@@ -225,7 +238,7 @@ func (a *Activities) completeWith(ctx context.Context, ref check.Ref, validated 
 	if err != nil {
 		return CheckResult{}, err
 	}
-	applied, status, err := a.Store.UpdateCheck(ctx, ref, store.CheckUpdate{
+	applied, status, err := a.update(ctx, ref, store.CheckUpdate{
 		Status: check.Completed, From: []check.Status{check.Running, check.AwaitingInput},
 		Validated: validated, Data: b, Address: addr, Identity: id,
 	})

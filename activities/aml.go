@@ -64,7 +64,7 @@ func (a *Activities) AMLScreen(ctx context.Context, in AMLInput) (CheckResult, e
 	if err != nil {
 		return CheckResult{}, err
 	}
-	applied, status, err := a.Store.UpdateCheck(ctx, in.Check, store.CheckUpdate{
+	applied, status, err := a.update(ctx, in.Check, store.CheckUpdate{
 		Status: check.AwaitingReview, From: []check.Status{check.Running}, Data: b})
 	if err != nil {
 		return CheckResult{}, wrap(err, "record hits")

@@ -354,6 +354,7 @@ func (a *Activities) attempt(ctx context.Context, c store.Claim, sched webhook.S
 	if err != nil {
 		return attemptResult{}, store.Settled{}, wrap(err, "record attempt")
 	}
+	a.Metrics.Delivered(out.status)
 	out.next = s.NextAttemptAt
 	return out, s, nil
 }

@@ -5,7 +5,6 @@
 package api
 
 import (
-	"context"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -17,6 +16,9 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 
 	"github.com/kycflow/kycflow/api/verify"
+	"github.com/kycflow/kycflow/docs"
+	"github.com/kycflow/kycflow/metrics"
+	"github.com/kycflow/kycflow/ops"
 	"github.com/kycflow/kycflow/providers/idin"
 	"github.com/kycflow/kycflow/screening"
 	"github.com/kycflow/kycflow/store"
@@ -45,6 +47,10 @@ type Config struct {
 	// MaxListAge: /healthz reports degraded when a list the Screener holds
 	// was imported longer ago (0: never).
 	MaxListAge time.Duration
+	// Ready are what /readyz asks besides the database (Temporal).
+	Ready []ops.Dep
+	// Metrics records every answered request; nil: none.
+	Metrics *metrics.Metrics
 }
 
 // Server holds the API's dependencies.
@@ -57,7 +63,8 @@ type Server struct {
 	hooks                   Webhooks
 	reviews                 Reviewer
 	screener                screening.Screener
-	maxListAge              time.Duration
+	probes                  ops.Probes
+	metrics                 *metrics.Metrics
 	limits                  Limits
 	tenants                 sync.Map // tenant id → *rate.Limiter
 	apiBudget, verifyBudget addressBudget
@@ -70,7 +77,11 @@ func New(cfg Config) *echo.Echo {
 	s := &Server{store: cfg.Store, log: cfg.Logger, publicURL: strings.TrimSuffix(cfg.PublicURL, "/"), limits: cfg.Limits,
 		apiBudget:    addressBudget{all: perSecond(cfg.Limits.IP), fails: perMinute(cfg.Limits.AuthFailures)},
 		verifyBudget: addressBudget{all: perMinute(cfg.Limits.Verify), fails: perMinute(cfg.Limits.VerifyFailures)}}
-	s.hooks, s.reviews, s.screener, s.maxListAge = cfg.Webhooks, cfg.Reviews, cfg.Screener, cfg.MaxListAge
+	s.hooks, s.reviews, s.screener, s.metrics = cfg.Webhooks, cfg.Reviews, cfg.Screener, cfg.Metrics
+	s.probes = ops.Probes{MaxListAge: cfg.MaxListAge, Deps: append([]ops.Dep{{Name: "database", Check: cfg.Store.Ping}}, cfg.Ready...)}
+	if s.screener != nil {
+		s.probes.Lists = s.screener.Versions
+	}
 	if s.hooks.Guard == nil {
 		s.hooks.Guard = &webhook.Guard{}
 	}
@@ -98,6 +109,12 @@ func New(cfg Config) *echo.Echo {
 	e.Use(s.guardAPI)
 
 	e.GET("/healthz", s.health)
+	e.GET("/readyz", s.ready)
+	// The contract, for client generators and validators: public, like the
+	// document in the repository.
+	e.GET("/api/v1/openapi.yaml", func(c echo.Context) error {
+		return c.Blob(http.StatusOK, "application/yaml", docs.OpenAPI)
+	})
 
 	// The pages people open from verification links: the token is the only
 	// credential, so no tenant key and no Host-based tenant.
@@ -188,6 +205,7 @@ func (s *Server) accessLog(next echo.HandlerFunc) echo.HandlerFunc {
 			c.Error(err)
 		}
 		status := c.Response().Status
+		s.metrics.Request(c.Path(), c.Request().Method, status, time.Since(start))
 		lvl := slog.LevelDebug
 		if status >= 500 {
 			lvl = slog.LevelError
@@ -200,18 +218,16 @@ func (s *Server) accessLog(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
+// health is /healthz: the process is alive (degraded: a stale list).
 func (s *Server) health(c echo.Context) error {
-	ctx, cancel := context.WithTimeout(c.Request().Context(), 2*time.Second)
-	defer cancel()
-	if err := s.store.Ping(ctx); err != nil {
-		return err
-	}
-	if s.screener != nil {
-		if stale := screening.Stale(s.screener.Versions(), time.Now(), s.maxListAge); len(stale) > 0 {
-			return c.JSON(http.StatusOK, map[string]any{"status": "degraded", "stale_watchlists": stale})
-		}
-	}
-	return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
+	code, body := s.probes.Health()
+	return c.JSON(code, body)
+}
+
+// ready is /readyz: the database and Temporal answer.
+func (s *Server) ready(c echo.Context) error {
+	code, body := s.probes.Ready(c.Request().Context())
+	return c.JSON(code, body)
 }
 
 // pathID parses the :id parameter; anything but a UUID is simply not found.

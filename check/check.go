@@ -68,6 +68,15 @@ func Types(k Kind) []Type {
 	return out
 }
 
+// AllTypes are every check type, in the API's order.
+func AllTypes() []Type {
+	out := make([]Type, len(specs))
+	for i, s := range specs {
+		out[i] = s.Type
+	}
+	return out
+}
+
 // Parse returns the type named s, if there is one.
 func Parse(s string) (Type, bool) {
 	for _, sp := range specs {

@@ -27,6 +27,9 @@ const (
 	ActionDeliver = "deliver"
 )
 
+// OutboxActions are every outbox action.
+var OutboxActions = []string{ActionStart, ActionCancel, ActionRetry, ActionVerified, ActionDeliver}
+
 // OutboxNotifyChannel is the channel the store notifies after committing outbox rows.
 const OutboxNotifyChannel = "kycflow_outbox"
 
@@ -85,6 +88,16 @@ func enqueue(ctx context.Context, tx *sqlx.Tx, ref check.Ref, action string) err
 		return fmt.Errorf("enqueue %s: %w", action, err)
 	}
 	return nil
+}
+
+// OutboxLag is how long the oldest unsent outbox row has waited (0 when
+// none waits), across tenants: what the relay is behind by.
+func (s *Store) OutboxLag(ctx context.Context) (time.Duration, error) {
+	var secs float64
+	if err := s.db.GetContext(ctx, &secs, `SELECT outbox_lag()`); err != nil {
+		return 0, fmt.Errorf("outbox lag: %w", classify(err))
+	}
+	return time.Duration(secs * float64(time.Second)), nil
 }
 
 // RelayBatch claims up to limit due outbox items across tenants (rows locked

@@ -70,6 +70,7 @@ var definers = map[string][]string{
 	"idempotency_prune(interval)":               {store.WorkerRole},
 	"events_prune(interval)":                    {store.WorkerRole},
 	"webhook_announce(integer)":                 {store.WorkerRole},
+	"outbox_lag()":                              {store.WorkerRole},
 }
 
 // attempt runs stmt as role in a transaction that is rolled back, and

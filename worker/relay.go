@@ -16,6 +16,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/kycflow/kycflow/check"
+	"github.com/kycflow/kycflow/metrics"
 	"github.com/kycflow/kycflow/store"
 	"github.com/kycflow/kycflow/webhook"
 	"github.com/kycflow/kycflow/workflows"
@@ -37,6 +38,8 @@ type Relay struct {
 	// DeliverySchedule goes into every delivery workflow; nil: the
 	// default (tests shorten it).
 	DeliverySchedule *webhook.Schedule
+	// Metrics counts what the relay carried and what failed; nil: none.
+	Metrics *metrics.Metrics
 }
 
 func (r *Relay) defaults() {
@@ -174,7 +177,9 @@ func (r *Relay) deliver(ctx context.Context) func([]store.OutboxItem) []bool {
 					if broken.Load() {
 						return
 					}
-					if err := r.send(ctx, items[i]); err != nil {
+					err := r.send(ctx, items[i])
+					r.Metrics.Relayed(items[i].Action, err)
+					if err != nil {
 						broken.Store(true)
 						r.Logger.Warn("relay to temporal", "action", items[i].Action, "key", items[i].Key(), "attempts", items[i].Attempts, "error", err)
 						return // later actions of this check wait for this one

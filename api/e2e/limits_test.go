@@ -68,6 +68,7 @@ func TestDatabaseDown(t *testing.T) {
 	down := tenant{id: tn.ID.String(), host: "down.test", key: key}
 	request(t, down, http.MethodGet, "/api/v1/businesses", nil).want(t, http.StatusOK)
 	requestWith(t, http.MethodGet, "/healthz", "down.test", "", "", nil).want(t, http.StatusOK)
+	requestWith(t, http.MethodGet, "/readyz", "down.test", "", "", nil).want(t, http.StatusOK)
 
 	pg.Stop()
 	for _, path := range []string{"/api/v1/businesses", "/api/v1/customers"} {
@@ -80,5 +81,11 @@ func TestDatabaseDown(t *testing.T) {
 		"name": "A", "country_code": "NLD", "coc_number": "12345678", "checks": map[string]bool{"coc": false, "vat": false, "iban": false},
 	})
 	r.want(t, http.StatusServiceUnavailable)
-	requestWith(t, http.MethodGet, "/healthz", "down.test", "", "", nil).want(t, http.StatusServiceUnavailable)
+	// Alive, not ready: an orchestrator stops sending traffic, and does not
+	// restart a process whose database is away.
+	requestWith(t, http.MethodGet, "/healthz", "down.test", "", "", nil).want(t, http.StatusOK)
+	ready := requestWith(t, http.MethodGet, "/readyz", "down.test", "", "", nil).want(t, http.StatusServiceUnavailable)
+	if u, _ := ready.body["unavailable"].([]any); len(u) != 1 || u[0] != "database" {
+		t.Fatalf("readyz: %s", ready.raw)
+	}
 }

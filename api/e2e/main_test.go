@@ -30,6 +30,8 @@ import (
 
 	"github.com/kycflow/kycflow/activities"
 	"github.com/kycflow/kycflow/api"
+	"github.com/kycflow/kycflow/metrics"
+	"github.com/kycflow/kycflow/ops"
 	"github.com/kycflow/kycflow/providers/idin"
 	idinsandbox "github.com/kycflow/kycflow/providers/idin/sandbox"
 	"github.com/kycflow/kycflow/providers/kvk"
@@ -77,6 +79,11 @@ var env struct {
 	dns        *fakeDNS
 	hookCipher *webhook.Cipher
 	hookTLS    *tls.Config
+
+	// metrics is the suite's registry (api, worker and relay in one, as in
+	// kycflow dev); ops serves its /healthz, /readyz and /metrics.
+	metrics *metrics.Metrics
+	ops     *httptest.Server
 }
 
 // receiverNet is where the suite's webhook receivers listen: a loopback
@@ -226,7 +233,9 @@ func run(m *testing.M) int {
 	}
 	defer func() { env.temporal.Stop() }()
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	if env.client, err = client.NewLazyClient(client.Options{HostPort: env.temporalOpts.HostPort, Logger: sdklog.NewStructuredLogger(quiet)}); err != nil {
+	env.metrics = metrics.New("dev")
+	if env.client, err = client.NewLazyClient(client.Options{HostPort: env.temporalOpts.HostPort, Logger: sdklog.NewStructuredLogger(quiet),
+		MetricsHandler: env.metrics.Temporal()}); err != nil {
 		return fail("temporal client", err)
 	}
 	defer env.client.Close()
@@ -238,7 +247,11 @@ func run(m *testing.M) int {
 	}
 	env.acts.Webhooks.Signaler = env.client
 	env.lists = &worker.Watchlists{Store: env.workerStore, Logger: quiet, MarkLoaded: true}
-	env.acts.Screener = env.lists
+	env.acts.Screener, env.acts.Metrics = env.lists, env.metrics
+	worker.Observe(env.metrics, env.workerStore, env.lists)
+	env.ops = httptest.NewServer(ops.Handler(ops.Probes{Lists: env.lists.Versions, MaxListAge: 48 * time.Hour,
+		Deps: []ops.Dep{{Name: "database", Check: env.workerStore.Ping}, ops.Temporal(env.client)}}, env.metrics))
+	defer env.ops.Close()
 	go env.lists.Run(ctx, env.client, 200*time.Millisecond)
 	if err := startWorker(); err != nil {
 		return fail("worker", err)
@@ -246,7 +259,7 @@ func run(m *testing.M) int {
 	defer func() { env.worker.Stop() }()
 	g, gctx := errgroup.WithContext(ctx)
 	relay := &worker.Relay{Store: env.workerStore, Client: env.client, Logger: quiet, Sweep: 200 * time.Millisecond, CallTimeout: 2 * time.Second, Retry: retry,
-		DeliverySchedule: &deliverySchedule}
+		DeliverySchedule: &deliverySchedule, Metrics: env.metrics}
 	g.Go(func() error { return relay.Run(gctx) })
 	defer g.Wait()
 	defer cancel()
@@ -254,7 +267,8 @@ func run(m *testing.M) int {
 	// Limits on, as in production, but far above what the suite sends from
 	// its one address (limits_test.go tries them tight).
 	env.server = httptest.NewUnstartedServer(api.New(api.Config{Store: env.app, Logger: slog.New(slog.NewTextHandler(logs, nil)), PublicURL: env.publicURL, IDIN: env.broker,
-		Limits: harnessLimits, Webhooks: api.Webhooks{Cipher: env.hookCipher, Guard: guard}, Reviews: worker.Reviews{Client: env.client}, Screener: env.lists, MaxListAge: 48 * time.Hour}))
+		Limits: harnessLimits, Webhooks: api.Webhooks{Cipher: env.hookCipher, Guard: guard}, Reviews: worker.Reviews{Client: env.client}, Screener: env.lists, MaxListAge: 48 * time.Hour,
+		Ready: []ops.Dep{ops.Temporal(env.client)}, Metrics: env.metrics}))
 	env.server.Listener.Close()
 	env.server.Listener = apiListener
 	env.server.Start()

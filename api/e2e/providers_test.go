@@ -2,11 +2,13 @@ package e2e
 
 import (
 	"fmt"
+	"io"
 	"maps"
 	"net/http"
 	"os"
 	"os/exec"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/kycflow/kycflow/activities"
 	kvksandbox "github.com/kycflow/kycflow/providers/kvk/sandbox"
+	"github.com/kycflow/kycflow/store/pgcluster"
 	"github.com/kycflow/kycflow/workflows"
 )
 
@@ -277,7 +280,8 @@ func TestWorkerKilledDuringProviderCall(t *testing.T) {
 		}
 	}()
 	proc := exec.Command(env.bin, "worker")
-	proc.Env = append(os.Environ(), "DATABASE_URL="+env.appDSN, "TEMPORAL_ADDRESS="+env.temporalOpts.HostPort,
+	ops := "127.0.0.1:" + strconv.Itoa(pgcluster.FreePort())
+	proc.Env = append(os.Environ(), "DATABASE_URL="+env.appDSN, "TEMPORAL_ADDRESS="+env.temporalOpts.HostPort, "HEALTH_ADDR="+ops,
 		"KVK_BASE_URL="+env.kvkURL, "KVK_API_KEY="+kvksandbox.TestAPIKey, "VIES_BASE_URL="+env.viesURL,
 		"PROVIDER_RETRY_INITIAL=100ms", "PROVIDER_RETRY_MAX=1s", "LOG_LEVEL=error")
 	if err := proc.Start(); err != nil {
@@ -290,6 +294,18 @@ func TestWorkerKilledDuringProviderCall(t *testing.T) {
 	calls := env.kvk.Calls()
 	id := newBusiness(t, env.a, map[string]any{"name": "Test BV Donald", "coc_number": "68750110"}, "coc")
 	eventually(t, 20*time.Second, "the worker process to call KvK", func() bool { return env.kvk.Calls() > calls })
+	// The process's operations endpoints, mid-call.
+	for path, want := range map[string]string{"/readyz": `"ready"`, "/metrics": `kycflow_up{role="worker"} 1`} {
+		res, err := http.Get("http://" + ops + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != http.StatusOK || !strings.Contains(string(b), want) {
+			t.Errorf("worker %s: %d, want %s in %.300s", path, res.StatusCode, want, b)
+		}
+	}
 	if err := proc.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}

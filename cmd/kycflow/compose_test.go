@@ -288,6 +288,7 @@ func TestComposeOpenAPIParses(t *testing.T) {
 		"/api/v1/webhooks/{id}/rotate-secret": {"post"},
 		"/api/v1/webhooks/{id}/deliveries":    {"get"},
 		"/verify/{token}/mrz":                 {"post"},
+		"/api/v1/openapi.yaml":                {"get"},
 	}
 	for path, methods := range want {
 		ops, ok := doc.Paths[path]
@@ -301,10 +302,12 @@ func TestComposeOpenAPIParses(t *testing.T) {
 			}
 		}
 	}
-	if _, ok := doc.Paths["/healthz"]; !ok {
-		t.Error("openapi.yaml lacks /healthz")
+	for _, probe := range []string{"/healthz", "/readyz"} {
+		if _, ok := doc.Paths[probe]; !ok {
+			t.Errorf("openapi.yaml lacks %s", probe)
+		}
 	}
-	if n := len(doc.Paths) - 1; n != len(want) {
+	if n := len(doc.Paths) - 2; n != len(want) {
 		t.Errorf("openapi.yaml has %d API paths, want %d", n, len(want))
 	}
 }

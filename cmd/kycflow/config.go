@@ -68,7 +68,8 @@ type config struct {
 	WatchlistMaxAge time.Duration
 	// APIWatchlists: kycflow api loads the lists for POST /api/v1/screen.
 	APIWatchlists bool
-	// HealthAddr is where kycflow worker serves /healthz ("off": nowhere).
+	// HealthAddr is where a process serves /healthz, /readyz and /metrics
+	// (see healthAddr; "off": nowhere).
 	HealthAddr string
 	// Webhooks: the key that seals signing secrets, the private networks
 	// deliveries may reach, and whether live tenants may use http://.
@@ -208,6 +209,22 @@ func (c config) databaseURL(role string) string {
 		return c.DatabaseURL
 	}
 	return "postgres://" + role + "@127.0.0.1:55432/kycflow?sslmode=disable"
+}
+
+// healthAddr is where a process serves its operations endpoints:
+// HEALTH_ADDR, else a port of its own per role, so that an api and a
+// worker on one machine do not collide (dev: loopback only).
+func (c config) healthAddr(role string) string {
+	if c.HealthAddr != "" {
+		return c.HealthAddr
+	}
+	switch role {
+	case "api":
+		return ":8082"
+	case "dev":
+		return "127.0.0.1:8081"
+	}
+	return ":8081"
 }
 
 // httpAddr is where the API listens: HTTP_ADDR, else every interface for

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/kycflow/kycflow/check"
+	"github.com/kycflow/kycflow/metrics"
 	"github.com/kycflow/kycflow/store"
 	"github.com/kycflow/kycflow/store/pgcluster"
 	"github.com/kycflow/kycflow/worker/devserver"
@@ -96,7 +97,8 @@ func runDev(ctx context.Context, cfg config) error {
 		return err
 	}
 	defer ws.Close()
-	c, err := dialTemporal(ctx, cfg, log)
+	m := metrics.New("dev")
+	c, err := dialTemporal(ctx, cfg, log, m)
 	if err != nil {
 		return err
 	}
@@ -129,8 +131,9 @@ Ctrl-C stops everything.
 	// One watchlist index serves the worker's checks and the API's screening.
 	lists := newWatchlists(ws, log, true)
 	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error { return serveAPI(gctx, cfg, s, c, lists, log, true) })
-	g.Go(func() error { return serveWorker(gctx, cfg, ws, c, lists, log) })
+	g.Go(func() error { return serveAPI(gctx, cfg, s, c, lists, log, true, m) })
+	g.Go(func() error { return serveWorker(gctx, cfg, ws, c, lists, log, m) })
+	go serveOps(gctx, cfg.healthAddr("dev"), probes(cfg, ws, c, lists), m, log)
 	err = g.Wait()
 	fmt.Println("\nstopping…")
 	return err

@@ -37,7 +37,7 @@ func runReview(ctx context.Context, cfg config, s *store.Store, tenant, id uuid.
 	if chk.Type != check.AML || chk.Status != check.AwaitingReview {
 		return fmt.Errorf("check %s is %s, %s: only an aml check awaiting review can be reviewed", id, chk.Type, chk.Status)
 	}
-	c, err := dialTemporal(ctx, cfg, cfg.logger())
+	c, err := dialTemporal(ctx, cfg, cfg.logger(), nil)
 	if err != nil {
 		return err
 	}

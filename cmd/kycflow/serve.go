@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -18,7 +17,8 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/kycflow/kycflow/api"
-	"github.com/kycflow/kycflow/screening"
+	"github.com/kycflow/kycflow/metrics"
+	"github.com/kycflow/kycflow/ops"
 	"github.com/kycflow/kycflow/store"
 	"github.com/kycflow/kycflow/worker"
 )
@@ -41,7 +41,8 @@ func runAPI(ctx context.Context, cfg config) error {
 		return err
 	}
 	defer s.Close()
-	c, err := dialTemporal(ctx, cfg, log) // reviews of aml hits are Temporal updates
+	m := metrics.New("api")
+	c, err := dialTemporal(ctx, cfg, log, m) // reviews of aml hits are Temporal updates
 	if err != nil {
 		return err
 	}
@@ -50,8 +51,20 @@ func runAPI(ctx context.Context, cfg config) error {
 	if cfg.APIWatchlists { // for POST /api/v1/screen; the workers rescreen
 		lists = newWatchlists(s, log, false)
 		go lists.Run(ctx, nil, cfg.WatchlistRefresh)
+		m.Lists(lists.ImportedAt)
 	}
-	return serveAPI(ctx, cfg, s, c, lists, log, false)
+	go serveOps(ctx, cfg.healthAddr("api"), probes(cfg, s, c, lists), m, log)
+	return serveAPI(ctx, cfg, s, c, lists, log, false, m)
+}
+
+// probes are a process's /healthz and /readyz: its lists, its database and
+// Temporal.
+func probes(cfg config, s *store.Store, c client.Client, lists *worker.Watchlists) ops.Probes {
+	p := ops.Probes{MaxListAge: cfg.WatchlistMaxAge, Deps: []ops.Dep{{Name: "database", Check: s.Ping}, ops.Temporal(c)}}
+	if lists != nil {
+		p.Lists = lists.Versions
+	}
+	return p
 }
 
 // newWatchlists is a process's watchlist index; a worker's records which
@@ -75,7 +88,7 @@ func startPprof(cfg config, log *slog.Logger) {
 
 // serveAPI serves the API; lists, when not nil, answer synchronous
 // screenings.
-func serveAPI(ctx context.Context, cfg config, s *store.Store, c client.Client, lists *worker.Watchlists, log *slog.Logger, dev bool) error {
+func serveAPI(ctx context.Context, cfg config, s *store.Store, c client.Client, lists *worker.Watchlists, log *slog.Logger, dev bool, m *metrics.Metrics) error {
 	startPprof(cfg, log)
 	hooks, err := cfg.webhooks()
 	if err != nil {
@@ -85,7 +98,7 @@ func serveAPI(ctx context.Context, cfg config, s *store.Store, c client.Client, 
 		log.Warn("webhooks are off: set WEBHOOK_SECRET_KEY to let tenants register endpoints")
 	}
 	conf := api.Config{Store: s, Logger: log, Limits: cfg.Limits, PublicURL: cfg.PublicURL, IDIN: cfg.idinBroker(), Webhooks: hooks,
-		Reviews: worker.Reviews{Client: c}, MaxListAge: cfg.WatchlistMaxAge}
+		Reviews: worker.Reviews{Client: c}, MaxListAge: cfg.WatchlistMaxAge, Ready: []ops.Dep{ops.Temporal(c)}, Metrics: m}
 	if lists != nil {
 		conf.Screener = lists
 	}
@@ -118,52 +131,41 @@ func runWorker(ctx context.Context, cfg config) error {
 		return err
 	}
 	defer s.Close()
-	c, err := dialTemporal(ctx, cfg, log)
+	m := metrics.New("worker")
+	c, err := dialTemporal(ctx, cfg, log, m)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
 	lists := newWatchlists(s, log, true)
-	if cfg.HealthAddr != "off" {
-		go serveHealth(ctx, cfg, s, lists, log)
-	}
-	return serveWorker(ctx, cfg, s, c, lists, log)
+	go serveOps(ctx, cfg.healthAddr("worker"), probes(cfg, s, c, lists), m, log)
+	return serveWorker(ctx, cfg, s, c, lists, log, m)
 }
 
-// serveHealth answers the worker's /healthz: ok, degraded when a loaded
-// list is older than WATCHLIST_MAX_AGE, 503 when the database is down.
-func serveHealth(ctx context.Context, cfg config, s *store.Store, lists *worker.Watchlists, log *slog.Logger) {
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
-		pctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
-		defer cancel()
-		body := map[string]any{"status": "ok"}
-		code := http.StatusOK
-		if err := s.Ping(pctx); err != nil {
-			body["status"], code = "down", http.StatusServiceUnavailable
-		} else if stale := screening.Stale(lists.Versions(), time.Now(), cfg.WatchlistMaxAge); len(stale) > 0 {
-			body["status"], body["stale_watchlists"] = "degraded", stale
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(code)
-		_ = json.NewEncoder(w).Encode(body)
-	})
-	srv := &http.Server{Addr: cfg.HealthAddr, Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+// serveOps serves /healthz, /readyz and /metrics on addr ("off": nowhere)
+// until ctx ends; a port taken is logged, not fatal.
+func serveOps(ctx context.Context, addr string, p ops.Probes, m *metrics.Metrics, log *slog.Logger) {
+	if addr == "off" {
+		return
+	}
+	srv := &http.Server{Addr: addr, Handler: ops.Handler(p, m), ReadHeaderTimeout: 5 * time.Second}
 	go func() {
 		<-ctx.Done()
 		_ = srv.Close()
 	}()
+	log.Info("operations endpoints listening", "addr", addr, "paths", "/healthz /readyz /metrics")
 	if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		log.Warn("health endpoint stopped", "addr", cfg.HealthAddr, "error", err)
+		log.Warn("operations endpoints stopped", "addr", addr, "error", err)
 	}
 }
 
 // dialTemporal connects lazily, so the API and relay start even while
 // Temporal is down; calls fail (and the relay retries) until it is back.
-func dialTemporal(ctx context.Context, cfg config, log *slog.Logger) (client.Client, error) {
+func dialTemporal(ctx context.Context, cfg config, log *slog.Logger, m *metrics.Metrics) (client.Client, error) {
 	c, err := client.NewLazyClient(client.Options{
 		HostPort: cfg.TemporalAddress, Namespace: cfg.TemporalNS,
-		Logger: sdklog.NewStructuredLogger(log.With("component", "temporal")),
+		Logger:         sdklog.NewStructuredLogger(log.With("component", "temporal")),
+		MetricsHandler: m.Temporal(),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("temporal client: %w", err)
@@ -173,7 +175,7 @@ func dialTemporal(ctx context.Context, cfg config, log *slog.Logger) (client.Cli
 
 // serveWorker runs the Temporal worker and the outbox relay until ctx ends;
 // lists is the watchlist index it screens with and keeps fresh.
-func serveWorker(ctx context.Context, cfg config, s *store.Store, c client.Client, lists *worker.Watchlists, log *slog.Logger) error {
+func serveWorker(ctx context.Context, cfg config, s *store.Store, c client.Client, lists *worker.Watchlists, log *slog.Logger, m *metrics.Metrics) error {
 	startPprof(cfg, log)
 	// The watchlist index is most of the worker's heap and lives as long as
 	// the process: collecting at 50 % growth instead of Go's 100 % keeps the
@@ -210,14 +212,15 @@ func serveWorker(ctx context.Context, cfg config, s *store.Store, c client.Clien
 	} else {
 		log.Warn("webhook deliveries wait: set WEBHOOK_SECRET_KEY (the api's) so this worker can sign them")
 	}
-	acts.Screener = lists
+	acts.Screener, acts.Metrics = lists, m
+	worker.Observe(m, s, lists)
 	w := worker.New(c, acts, cfg.WorkflowPollers)
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("start worker: %w", err)
 	}
 	defer w.Stop()
 	relay := &worker.Relay{Store: s, Client: c, Logger: log.With("component", "relay"),
-		Concurrency: cfg.RelayConcurrency, Sweep: cfg.RelaySweep, Retry: cfg.Retry}
+		Concurrency: cfg.RelayConcurrency, Sweep: cfg.RelaySweep, Retry: cfg.Retry, Metrics: m}
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return relay.Run(gctx) })
 	g.Go(func() error { lists.Run(gctx, c, cfg.WatchlistRefresh); return nil })

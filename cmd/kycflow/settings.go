@@ -58,7 +58,7 @@ var settings = []setting{
 	{"WATCHLIST_REFRESH", "10s", "worker", workSide, "how often the worker looks for new list versions"},
 	{"WATCHLIST_MAX_AGE", "48h", "worker", serving, "a loaded list imported longer ago makes /healthz answer degraded (lists are refreshed daily)"},
 	{"API_WATCHLISTS", "on", "api", []string{"api"}, "off: this api process loads no watchlist (saving the index's memory) and POST /api/v1/screen answers 503"},
-	{"HEALTH_ADDR", ":8081", "worker", []string{"worker"}, "where kycflow worker serves /healthz (off: nowhere)"},
+	{"HEALTH_ADDR", "", "worker", serving, "where /healthz, /readyz and /metrics are served (worker: :8081; api: :8082; dev: 127.0.0.1:8081); off: nowhere"},
 	{"PROVIDER_RETRY_INITIAL", workflows.DefaultRetryInitial.String(), "worker", workSide, "provider-call backoff start"},
 	{"PROVIDER_RETRY_MAX", workflows.DefaultRetryMaximum.String(), "worker", workSide, "provider-call backoff cap"},
 	{"PROVIDER_RETRY_WINDOW", workflows.DefaultRetryWindow.String(), "worker", workSide, "how long an outage is retried before the check fails"},

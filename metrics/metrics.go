@@ -1,0 +1,235 @@
+// Package metrics is what kycflow's processes tell Prometheus: one registry
+// per process, the metrics the api, the worker and the relay record, the
+// Temporal SDK's own metrics bridged into the same registry, and the
+// /metrics handler. Every recording method is safe on a nil *Metrics, so
+// code under test records into nothing.
+package metrics
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"go.temporal.io/sdk/client"
+
+	"github.com/kycflow/kycflow/check"
+	"github.com/kycflow/kycflow/store"
+	"github.com/kycflow/kycflow/webhook"
+)
+
+// Namespace prefixes kycflow's own metrics; the Temporal SDK's start with
+// temporal_.
+const Namespace = "kycflow"
+
+// A completed check's outcome is its verdict.
+const (
+	OutcomeValidated    = "validated"
+	OutcomeNotValidated = "not_validated"
+	OutcomeInconclusive = "inconclusive" // completed with validated null
+)
+
+// Outcomes label kycflow_checks_finished_total: a completed check's verdict,
+// or the status it ended in otherwise.
+var Outcomes = []string{OutcomeValidated, OutcomeNotValidated, OutcomeInconclusive, string(check.Failed), string(check.Expired), string(check.Cancelled)}
+
+// Metrics holds a process's registry and the metrics kycflow records.
+type Metrics struct {
+	reg *prometheus.Registry
+
+	httpRequests   *prometheus.CounterVec
+	httpDuration   *prometheus.HistogramVec
+	checksStarted  *prometheus.CounterVec
+	checksFinished *prometheus.CounterVec
+	relayed        *prometheus.CounterVec
+	relayFailures  *prometheus.CounterVec
+	deliveries     *prometheus.CounterVec
+
+	temporalOnce sync.Once
+	temporal     client.MetricsHandler
+}
+
+// New is a registry with the Go runtime's and the process's collectors and
+// kycflow's metrics; role ("api", "worker", "dev") labels every series
+// through the build info.
+func New(role string) *Metrics {
+	reg := prometheus.NewRegistry()
+	m := &Metrics{
+		reg: reg,
+		httpRequests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: Namespace, Name: "http_requests_total",
+			Help: "HTTP requests answered, by route template, method and status code.",
+		}, []string{"route", "method", "code"}),
+		httpDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Namespace: Namespace, Name: "http_request_duration_seconds",
+			Help:    "Time to answer an HTTP request, by route template and method.",
+			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 10},
+		}, []string{"route", "method"}),
+		checksStarted: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: Namespace, Name: "checks_started_total",
+			Help: "Checks that began running (queued → running), by type.",
+		}, []string{"type"}),
+		checksFinished: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: Namespace, Name: "checks_finished_total",
+			Help: "Checks that reached a final status, by type and outcome (validated, not_validated, inconclusive, failed, expired, cancelled).",
+		}, []string{"type", "outcome"}),
+		relayed: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: Namespace, Name: "relay_actions_total",
+			Help: "Outbox rows the relay carried to Temporal, by action (start, cancel, retry, deliver, verified).",
+		}, []string{"action"}),
+		relayFailures: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: Namespace, Name: "relay_failures_total",
+			Help: "Temporal calls of the relay that failed (the row is retried), by action.",
+		}, []string{"action"}),
+		deliveries: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: Namespace, Name: "webhook_deliveries_total",
+			Help: "Webhook delivery attempts, by result (delivered, retrying, failed).",
+		}, []string{"result"}),
+	}
+	// Every known series starts at 0, so that dashboards and alerts see a
+	// rate of 0 rather than no data, and a rise from the first event.
+	for _, t := range check.AllTypes() {
+		m.checksStarted.WithLabelValues(string(t))
+		for _, o := range Outcomes {
+			m.checksFinished.WithLabelValues(string(t), o)
+		}
+	}
+	for _, a := range store.OutboxActions {
+		m.relayed.WithLabelValues(a)
+		m.relayFailures.WithLabelValues(a)
+	}
+	for _, r := range []webhook.Status{webhook.Delivered, webhook.Retrying, webhook.Failed} {
+		m.deliveries.WithLabelValues(string(r))
+	}
+	reg.MustRegister(
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Namespace: Namespace, Name: "up", Help: "1 while the process runs.", ConstLabels: prometheus.Labels{"role": role},
+		}, func() float64 { return 1 }),
+		m.httpRequests, m.httpDuration, m.checksStarted, m.checksFinished, m.relayed, m.relayFailures, m.deliveries,
+	)
+	return m
+}
+
+// Handler serves the registry in Prometheus's text format.
+func (m *Metrics) Handler() http.Handler {
+	// A gauge that cannot be read (the database is down) is left out; the
+	// rest is still served.
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg, ErrorHandling: promhttp.ContinueOnError})
+}
+
+// Registry is where other collectors register (the Temporal bridge).
+func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
+
+// Request records an answered HTTP request. route is the route's template
+// (/api/v1/businesses/:id), never the path, so ids do not become series.
+func (m *Metrics) Request(route, method string, code int, took time.Duration) {
+	if m == nil {
+		return
+	}
+	if route == "" {
+		route = "unmatched"
+	}
+	m.httpRequests.WithLabelValues(route, method, strconv.Itoa(code)).Inc()
+	m.httpDuration.WithLabelValues(route, method).Observe(took.Seconds())
+}
+
+// CheckMoved records a status change the store applied.
+func (m *Metrics) CheckMoved(t check.Type, to check.Status, validated *bool) {
+	if m == nil {
+		return
+	}
+	if to == check.Running {
+		m.checksStarted.WithLabelValues(string(t)).Inc()
+		return
+	}
+	if !to.Final() && to != check.Failed {
+		return
+	}
+	outcome := string(to)
+	if to == check.Completed {
+		switch {
+		case validated == nil:
+			outcome = OutcomeInconclusive
+		case *validated:
+			outcome = OutcomeValidated
+		default:
+			outcome = OutcomeNotValidated
+		}
+	}
+	m.checksFinished.WithLabelValues(string(t), outcome).Inc()
+}
+
+// Relayed records one outbox row's trip to Temporal.
+func (m *Metrics) Relayed(action string, err error) {
+	if m == nil {
+		return
+	}
+	if err != nil {
+		m.relayFailures.WithLabelValues(action).Inc()
+		return
+	}
+	m.relayed.WithLabelValues(action).Inc()
+}
+
+// Delivered records a webhook delivery attempt's result.
+func (m *Metrics) Delivered(result webhook.Status) {
+	if m == nil {
+		return
+	}
+	m.deliveries.WithLabelValues(string(result)).Inc()
+}
+
+// GaugeFunc registers a gauge read when Prometheus scrapes: f answers
+// within the scrape's own deadline or the gauge is left out of that scrape.
+func (m *Metrics) GaugeFunc(name, help string, f func(ctx context.Context) (float64, error)) {
+	m.reg.MustRegister(&scraped{desc: prometheus.NewDesc(Namespace+"_"+name, help, nil, nil), f: f})
+}
+
+// scraped is a gauge whose value is read at scrape time, with a timeout (a
+// database query, for one).
+type scraped struct {
+	desc *prometheus.Desc
+	f    func(ctx context.Context) (float64, error)
+}
+
+func (s *scraped) Describe(ch chan<- *prometheus.Desc) { ch <- s.desc }
+
+func (s *scraped) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	v, err := s.f(ctx)
+	if err != nil {
+		ch <- prometheus.NewInvalidMetric(s.desc, err)
+		return
+	}
+	ch <- prometheus.MustNewConstMetric(s.desc, prometheus.GaugeValue, v)
+}
+
+// Lists registers kycflow_watchlist_age_seconds{list}: how long ago the
+// version of each loaded list was imported (what WATCHLIST_MAX_AGE
+// judges); loaded answers each list's import time.
+func (m *Metrics) Lists(loaded func() map[string]time.Time) {
+	m.reg.MustRegister(&listAges{desc: prometheus.NewDesc(Namespace+"_watchlist_age_seconds",
+		"Age of the loaded version of each watchlist (since its import).", []string{"list"}, nil), loaded: loaded})
+}
+
+type listAges struct {
+	desc   *prometheus.Desc
+	loaded func() map[string]time.Time
+}
+
+func (l *listAges) Describe(ch chan<- *prometheus.Desc) { ch <- l.desc }
+
+func (l *listAges) Collect(ch chan<- prometheus.Metric) {
+	loaded := l.loaded()
+	now := time.Now()
+	for list, at := range loaded {
+		ch <- prometheus.MustNewConstMetric(l.desc, prometheus.GaugeValue, now.Sub(at).Seconds(), list)
+	}
+}
