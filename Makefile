@@ -20,6 +20,8 @@ GOVULNCHECK_VERSION := v1.9.0
 # The vulnerability database govulncheck reads: a snapshot in the repository,
 # since these machines cannot reach vuln.go.dev (.ci/vulndb/README.md).
 VULNDB      ?= file://$(CURDIR)/.ci/vulndb/osv
+# The priority of make test's jobs beside the server build and the suite.
+LOW         ?= nice -n 10
 SUDO        := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # No DWARF debug data in what make builds (tests, tools, the Temporal
 # server): stack traces and the race detector do not need it, and leaving it
@@ -43,25 +45,24 @@ run: deps build
 INTEGRATION   := ./cmd/kycflow ./api/e2e
 QUALITY_GATES := ^(TestEvalReport|TestBlockingRecall|TestRealListQuality)$$
 #
-# All at once, three jobs at a time, the Temporal server's build first (it is
-# the longest: the end-to-end suite waits for it while the linters and the
-# race run use the cores). The end-to-end suite mostly waits on timers and
-# sockets, so the CPU-bound jobs beside it leave no core idle; it is built
-# to pass on a loaded machine.
+# All at once, three jobs at a time. The Temporal server's build and then
+# the end-to-end suite are the longest path, so everything else runs at a
+# lower priority (LOW) and takes the cores they leave: the suite mostly
+# waits on timers and sockets, and is built to pass on a loaded machine.
 test: postgres chromium openssl
 	@$(MAKE) --no-print-directory -j3 test-integration static test-race test-quality
 
 static: lint vulncheck
 
 test-race:
-	$(GO) test -count=1 -race -timeout 12m -skip '$(QUALITY_GATES)' $$($(GO) list ./... | grep -v -e /cmd/kycflow$$ -e /api/e2e$$)
+	$(LOW) $(GO) test -count=1 -race -timeout 12m -skip '$(QUALITY_GATES)' $$($(GO) list ./... | grep -v -e /cmd/kycflow$$ -e /api/e2e$$)
 
 test-integration: $(TSERVER)
 	$(TSERVER_ENV) $(GO) test -count=1 -timeout 12m $(INTEGRATION)
 
 test-quality:
-	$(GO) test -count=1 -run '$(QUALITY_GATES)' ./providers/sanctions
-	$(MAKE) --no-print-directory fuzz-parsers
+	$(LOW) $(GO) test -count=1 -run '$(QUALITY_GATES)' ./providers/sanctions
+	$(LOW) $(MAKE) --no-print-directory fuzz-parsers
 
 # The Go tools make test needs, built side by side on a fresh machine (each
 # build leaves cores idle while it links or waits on a dependency).
@@ -69,17 +70,17 @@ tools:
 	@$(MAKE) --no-print-directory -j3 $(TSERVER) $(STATICCHECK) $(GOVULNCHECK)
 
 lint: $(STATICCHECK)
-	$(GO) vet ./...
-	$(STATICCHECK) ./...
+	$(LOW) $(GO) vet ./...
+	$(LOW) $(STATICCHECK) ./...
 
 vulncheck: $(GOVULNCHECK)
-	$(GOVULNCHECK) -db $(VULNDB) ./...
+	$(LOW) $(GOVULNCHECK) -db $(VULNDB) ./...
 
 $(STATICCHECK):
-	$(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+	$(LOW) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 
 $(GOVULNCHECK):
-	$(GO) install golang.org/x/vuln/cmd/govulncheck@$(GOVULNCHECK_VERSION)
+	$(LOW) $(GO) install golang.org/x/vuln/cmd/govulncheck@$(GOVULNCHECK_VERSION)
 
 # Each fuzz target runs briefly; go test -fuzz takes one target at a time.
 # make test fuzzes the parsers only: fuzzing instruments every package a
