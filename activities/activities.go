@@ -133,12 +133,17 @@ func previousAnswer(ctx context.Context) (check.Error, bool) {
 // the retries (deferred with the activity's named error):
 //   - a provider error is remembered in the heartbeat details, where the
 //     next attempt and, after a timeout, the workflow find it;
-//   - an attempt cut off by the end of the retry window (its context's
-//     deadline, while waiting for its turn under the limits or for the
-//     provider) reports the last answer of an earlier attempt, or that the
-//     provider did not answer in time, instead of a bare deadline error.
+//   - an attempt that failed otherwise — cut off by the end of the retry
+//     window (its context's deadline, while waiting for its turn under the
+//     limits or for the provider), a rate limiter that would wait past
+//     that deadline, the database under load — reports the last answer of
+//     an earlier attempt, or, at the deadline without one, that the
+//     provider did not answer in time. The retry that may follow is the
+//     same; only the error recorded if none follows names the provider.
 //
-// Cancellations and other errors pass through as they are.
+// Cancellations and errors the workflow acts on (gone, not configured)
+// pass through as they are, and so does any other error before the
+// provider has answered once.
 func lastAnswer(ctx context.Context, provider string, errp *error) {
 	err := *errp
 	if err == nil || !activity.IsActivity(ctx) {
@@ -152,11 +157,14 @@ func lastAnswer(ctx context.Context, provider string, errp *error) {
 		}
 		return
 	}
-	if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+	if errors.Is(err, context.Canceled) || errors.Is(ctx.Err(), context.Canceled) {
 		return
 	}
 	ce, ok := previousAnswer(ctx)
 	if !ok {
+		if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return
+		}
 		ce = check.Error{Code: check.CodeProviderUnavailable, Message: "The provider did not answer in time.", Provider: provider, ProviderCode: "TIMEOUT"}
 	}
 	*errp = temporal.NewApplicationErrorWithOptions(ce.Provider+" "+ce.ProviderCode+": "+ce.Message, ErrTypeProvider,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -27,6 +28,8 @@ func probe(ctx context.Context, mode string) (err error) {
 		defer cancel()
 		ctx = c
 		err = fmt.Errorf("wait for VIES turn: %w", ctx.Err())
+	case "other":
+		err = errors.New("rate: Wait(n=1) would exceed context deadline")
 	case "provider":
 		err = ProviderError("vies", "MS_UNAVAILABLE", "The member state's VAT service is unavailable to VIES.", false, 0, nil)
 	}
@@ -64,6 +67,15 @@ func TestLastAnswer(t *testing.T) {
 	// No earlier answer: the provider did not answer in time.
 	if e, ce := answer(nil, "deadline"); e.Type() != ErrTypeProvider || ce.Code != check.CodeProviderUnavailable || ce.Provider != "vies" || ce.ProviderCode != "TIMEOUT" {
 		t.Errorf("deadline without an answer: %s %+v", e.Type(), ce)
+	}
+	// Any other failure after an answer (a limiter that would wait past the
+	// window, the database under load) reports that answer; before the
+	// provider answered once it passes through.
+	if e, ce := answer(unavailable, "other"); e.Type() != ErrTypeProvider || ce != unavailable || !strings.Contains(e.Error(), "would exceed") {
+		t.Errorf("other error after an answer: %s %+v (%v)", e.Type(), ce, e)
+	}
+	if e, _ := answer(nil, "other"); e.Type() == ErrTypeProvider {
+		t.Errorf("other error without an answer became a provider error: %v", e)
 	}
 	// A provider's own answer and a cancellation pass through.
 	if e, ce := answer(nil, "provider"); e.Type() != ErrTypeProvider || ce != unavailable {
