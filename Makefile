@@ -32,7 +32,7 @@ export GOFLAGS := $(strip $(GOFLAGS) -gcflags=all=-dwarf=false)
 # run with a spurious "context deadline exceeded" (go.dev/issue/75804).
 FUZZTIME    ?= 20000x
 
-.PHONY: run test static test-race test-integration test-quality deps tools postgres temporal temporal-server chromium openssl build unit lint vulncheck histories fuzz fuzz-parsers bench screenshots clean
+.PHONY: run test packages static test-race test-integration test-quality deps tools postgres temporal temporal-server build unit lint vulncheck histories fuzz fuzz-parsers bench screenshots clean
 
 run: deps build
 	./bin/kycflow dev
@@ -49,15 +49,16 @@ QUALITY_GATES := ^(TestEvalReport|TestBlockingRecall|TestRealListQuality)$$
 # the end-to-end suite are the longest path, so everything else runs at a
 # lower priority (LOW) and takes the cores they leave: the suite mostly
 # waits on timers and sockets, and is built to pass on a loaded machine.
-test: postgres chromium openssl
+# Debian's packages install beside the server build (packages).
+test:
 	@$(MAKE) --no-print-directory -j3 test-integration static test-race test-quality
 
 static: lint vulncheck
 
-test-race:
+test-race: packages
 	$(LOW) $(GO) test -count=1 -race -timeout 12m -skip '$(QUALITY_GATES)' $$($(GO) list ./... | grep -v -e /cmd/kycflow$$ -e /api/e2e$$)
 
-test-integration: $(TSERVER)
+test-integration: $(TSERVER) packages
 	$(TSERVER_ENV) $(GO) test -count=1 -timeout 12m $(INTEGRATION)
 
 test-quality:
@@ -107,19 +108,20 @@ deps: postgres temporal
 postgres:
 	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { \
 		echo "installing PostgreSQL (Debian package postgresql)"; \
-		$(SUDO) apt-get update -q && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q postgresql; }
+		$(SUDO) apt-get update -q && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q postgresql; }
 
-# Chromium from Debian's packages, for the browser test, when missing.
-chromium:
-	@command -v chromium >/dev/null 2>&1 || { \
-		echo "installing Chromium (Debian package chromium)"; \
-		$(SUDO) apt-get update -q && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q chromium; }
-
-# openssl, for the webhook verification example the e2e suite runs, when missing.
-openssl:
-	@command -v openssl >/dev/null 2>&1 || { \
-		echo "installing openssl (Debian package openssl)"; \
-		$(SUDO) apt-get update -q && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q openssl; }
+# The Debian packages make test needs, those missing, in one apt-get (two
+# at once would fight over dpkg's lock): PostgreSQL's server, Chromium for
+# the browser test, openssl for the webhook verification example.
+packages:
+	@missing=""; \
+	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing="$$missing postgresql"; \
+	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
+	command -v openssl >/dev/null 2>&1 || missing="$$missing openssl"; \
+	if [ -n "$$missing" ]; then \
+		echo "installing Debian packages:$$missing"; \
+		$(SUDO) apt-get update -q && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing; \
+	fi
 
 # The Temporal CLI (dev server + UI), built from the Go module proxy; the first build takes a few minutes.
 temporal: $(TEMPORAL)
@@ -146,12 +148,12 @@ bench: build
 # Workflow histories for the replay tests (workflows/replay_test.go): one per
 # distinct path the e2e suite's workflows take. New paths are added; the
 # histories already there stay, so today's code keeps replaying yesterday's.
-histories: postgres chromium $(TSERVER)
+histories: packages $(TSERVER)
 	KYCFLOW_RECORD_HISTORIES=$(CURDIR)/workflows/testdata/histories $(TSERVER_ENV) $(GO) test -count=1 ./api/e2e
 
 # Screenshots of the verification pages (desktop and phone width), taken by
 # the browser test in real Chromium.
-screenshots: postgres chromium $(TSERVER)
+screenshots: packages $(TSERVER)
 	KYCFLOW_SCREENSHOTS=$(CURDIR)/docs/screenshots $(TSERVER_ENV) $(GO) test -count=1 -run '^TestBrowserJourney$$' ./api/e2e
 
 clean:
