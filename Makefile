@@ -22,6 +22,8 @@ GOVULNCHECK_VERSION := v1.9.0
 VULNDB      ?= file://$(CURDIR)/.ci/vulndb/osv
 # The priority of make test's jobs beside the server build and the suite.
 LOW         ?= nice -n 10
+# Whether PostgreSQL's server is installed (Debian puts it here).
+HAVE_PG     := ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1
 SUDO        := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # No DWARF debug data in what make builds (tests, tools, the Temporal
 # server): stack traces and the race detector do not need it, and leaving it
@@ -106,7 +108,7 @@ deps: postgres temporal
 
 # PostgreSQL's server from Debian's packages, when missing.
 postgres:
-	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { \
+	@$(HAVE_PG) || { \
 		echo "installing PostgreSQL (Debian package postgresql)"; \
 		$(SUDO) apt-get update -q && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q postgresql; }
 
@@ -115,7 +117,7 @@ postgres:
 # the browser test, openssl for the webhook verification example.
 packages:
 	@missing=""; \
-	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing="$$missing postgresql"; \
+	$(HAVE_PG) || missing="$$missing postgresql"; \
 	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
 	command -v openssl >/dev/null 2>&1 || missing="$$missing openssl"; \
 	if [ -n "$$missing" ]; then \

@@ -44,11 +44,9 @@ type Config struct {
 	Reviews Reviewer
 	// Screener answers POST /api/v1/screen; nil: it answers 503.
 	Screener screening.Screener
-	// MaxListAge: /healthz reports degraded when a list the Screener holds
-	// was imported longer ago (0: never).
-	MaxListAge time.Duration
-	// Ready are what /readyz asks besides the database (Temporal).
-	Ready []ops.Dep
+	// Probes answer /healthz and /readyz (the same as on the process's
+	// operations address).
+	Probes ops.Probes
 	// Metrics records every answered request; nil: none.
 	Metrics *metrics.Metrics
 }
@@ -77,11 +75,7 @@ func New(cfg Config) *echo.Echo {
 	s := &Server{store: cfg.Store, log: cfg.Logger, publicURL: strings.TrimSuffix(cfg.PublicURL, "/"), limits: cfg.Limits,
 		apiBudget:    addressBudget{all: perSecond(cfg.Limits.IP), fails: perMinute(cfg.Limits.AuthFailures)},
 		verifyBudget: addressBudget{all: perMinute(cfg.Limits.Verify), fails: perMinute(cfg.Limits.VerifyFailures)}}
-	s.hooks, s.reviews, s.screener, s.metrics = cfg.Webhooks, cfg.Reviews, cfg.Screener, cfg.Metrics
-	s.probes = ops.Probes{MaxListAge: cfg.MaxListAge, Deps: append([]ops.Dep{{Name: "database", Check: cfg.Store.Ping}}, cfg.Ready...)}
-	if s.screener != nil {
-		s.probes.Lists = s.screener.Versions
-	}
+	s.hooks, s.reviews, s.screener, s.metrics, s.probes = cfg.Webhooks, cfg.Reviews, cfg.Screener, cfg.Metrics, cfg.Probes
 	if s.hooks.Guard == nil {
 		s.hooks.Guard = &webhook.Guard{}
 	}

@@ -53,42 +53,32 @@ type Metrics struct {
 	temporal     client.MetricsHandler
 }
 
+// latencyBuckets (seconds) are every latency histogram's, ours and the
+// Temporal SDK's: from a millisecond to a minute.
+var latencyBuckets = []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 10, 60}
+
+func counter(name, help string, labels ...string) *prometheus.CounterVec {
+	return prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: Namespace, Name: name, Help: help}, labels)
+}
+
 // New is a registry with the Go runtime's and the process's collectors and
-// kycflow's metrics; role ("api", "worker", "dev") labels every series
-// through the build info.
+// kycflow's metrics; role ("api", "worker", "dev") labels kycflow_up.
 func New(role string) *Metrics {
 	reg := prometheus.NewRegistry()
 	m := &Metrics{
-		reg: reg,
-		httpRequests: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: Namespace, Name: "http_requests_total",
-			Help: "HTTP requests answered, by route template, method and status code.",
-		}, []string{"route", "method", "code"}),
+		reg:          reg,
+		httpRequests: counter("http_requests_total", "HTTP requests answered, by route template, method and status code.", "route", "method", "code"),
 		httpDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Namespace: Namespace, Name: "http_request_duration_seconds",
 			Help:    "Time to answer an HTTP request, by route template and method.",
-			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 10},
+			Buckets: latencyBuckets,
 		}, []string{"route", "method"}),
-		checksStarted: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: Namespace, Name: "checks_started_total",
-			Help: "Checks that began running (queued → running), by type.",
-		}, []string{"type"}),
-		checksFinished: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: Namespace, Name: "checks_finished_total",
-			Help: "Checks that reached a final status, by type and outcome (validated, not_validated, inconclusive, failed, expired, cancelled).",
-		}, []string{"type", "outcome"}),
-		relayed: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: Namespace, Name: "relay_actions_total",
-			Help: "Outbox rows the relay carried to Temporal, by action (start, cancel, retry, deliver, verified).",
-		}, []string{"action"}),
-		relayFailures: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: Namespace, Name: "relay_failures_total",
-			Help: "Temporal calls of the relay that failed (the row is retried), by action.",
-		}, []string{"action"}),
-		deliveries: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: Namespace, Name: "webhook_deliveries_total",
-			Help: "Webhook delivery attempts, by result (delivered, retrying, failed).",
-		}, []string{"result"}),
+		checksStarted: counter("checks_started_total", "Checks that began running (queued → running), by type.", "type"),
+		checksFinished: counter("checks_finished_total",
+			"Checks that reached a final status, by type and outcome (validated, not_validated, inconclusive, failed, expired, cancelled).", "type", "outcome"),
+		relayed:       counter("relay_actions_total", "Outbox rows the relay carried to Temporal, by action (start, cancel, retry, deliver, verified).", "action"),
+		relayFailures: counter("relay_failures_total", "Temporal calls of the relay that failed (the row is retried), by action.", "action"),
+		deliveries:    counter("webhook_deliveries_total", "Webhook delivery attempts, by result (delivered, retrying, failed).", "result"),
 	}
 	// Every known series starts at 0, so that dashboards and alerts see a
 	// rate of 0 rather than no data, and a rise from the first event.
@@ -213,15 +203,15 @@ func (s *scraped) Collect(ch chan<- prometheus.Metric) {
 
 // Lists registers kycflow_watchlist_age_seconds{list}: how long ago the
 // version of each loaded list was imported (what WATCHLIST_MAX_AGE
-// judges); loaded answers each list's import time.
-func (m *Metrics) Lists(loaded func() map[string]time.Time) {
+// judges); loaded answers the versions loaded now.
+func (m *Metrics) Lists(loaded func() []store.WatchlistVersion) {
 	m.reg.MustRegister(&listAges{desc: prometheus.NewDesc(Namespace+"_watchlist_age_seconds",
 		"Age of the loaded version of each watchlist (since its import).", []string{"list"}, nil), loaded: loaded})
 }
 
 type listAges struct {
 	desc   *prometheus.Desc
-	loaded func() map[string]time.Time
+	loaded func() []store.WatchlistVersion
 }
 
 func (l *listAges) Describe(ch chan<- *prometheus.Desc) { ch <- l.desc }
@@ -229,7 +219,7 @@ func (l *listAges) Describe(ch chan<- *prometheus.Desc) { ch <- l.desc }
 func (l *listAges) Collect(ch chan<- prometheus.Metric) {
 	loaded := l.loaded()
 	now := time.Now()
-	for list, at := range loaded {
-		ch <- prometheus.MustNewConstMetric(l.desc, prometheus.GaugeValue, now.Sub(at).Seconds(), list)
+	for _, v := range loaded {
+		ch <- prometheus.MustNewConstMetric(l.desc, prometheus.GaugeValue, now.Sub(v.ImportedAt).Seconds(), v.List)
 	}
 }

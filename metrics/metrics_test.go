@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kycflow/kycflow/check"
+	"github.com/kycflow/kycflow/store"
 	"github.com/kycflow/kycflow/webhook"
 )
 
@@ -99,7 +100,9 @@ func TestGaugeFuncFailureLeavesTheRest(t *testing.T) {
 		}
 		return lag, nil
 	})
-	m.Lists(func() map[string]time.Time { return map[string]time.Time{"un_sc": time.Now().Add(-time.Hour)} })
+	m.Lists(func() []store.WatchlistVersion {
+		return []store.WatchlistVersion{{List: "un_sc", ImportedAt: time.Now().Add(-time.Hour)}}
+	})
 	page := scrape(t, m)
 	wantLine(t, page, "kycflow_outbox_lag_seconds 2.5")
 	if !strings.Contains(page, `kycflow_watchlist_age_seconds{list="un_sc"} 3600`) {

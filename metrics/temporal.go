@@ -26,7 +26,7 @@ func (m *Metrics) newTemporal() client.MetricsHandler {
 	reporter := tallyprom.NewReporter(tallyprom.Options{
 		Registerer:              m.reg,
 		DefaultTimerType:        tallyprom.HistogramTimerType,
-		DefaultHistogramBuckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 10, 60},
+		DefaultHistogramBuckets: latencyBuckets,
 		// A metric the SDK emits with another label set than before is
 		// dropped rather than crashing the process.
 		OnRegisterError: func(error) {},

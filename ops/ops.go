@@ -33,6 +33,9 @@ type Dep struct {
 	Check func(context.Context) error
 }
 
+// Database is ready when the process's database answers.
+func Database(s *store.Store) Dep { return Dep{Name: "database", Check: s.Ping} }
+
 // Temporal is ready when the Temporal frontend answers.
 func Temporal(c client.Client) Dep {
 	return Dep{Name: "temporal", Check: func(ctx context.Context) error {

@@ -15,5 +15,5 @@ func Observe(m *metrics.Metrics, s *store.Store, lists *Watchlists) {
 			lag, err := s.OutboxLag(ctx)
 			return lag.Seconds(), err
 		})
-	m.Lists(lists.ImportedAt)
+	m.Lists(lists.Versions)
 }

@@ -78,16 +78,6 @@ func (w *Watchlists) Versions() []store.WatchlistVersion {
 	return nil
 }
 
-// ImportedAt is when each loaded list's version was imported (its age is
-// a metric).
-func (w *Watchlists) ImportedAt() map[string]time.Time {
-	out := map[string]time.Time{}
-	for _, v := range w.Versions() {
-		out[v.List] = v.ImportedAt
-	}
-	return out
-}
-
 // Refresh loads the lists when their newest versions changed.
 func (w *Watchlists) Refresh(ctx context.Context) error {
 	latest, err := w.Store.LatestWatchlists(ctx)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/kycflow/kycflow/api"
+	"github.com/kycflow/kycflow/ops"
 	"github.com/kycflow/kycflow/store"
 	"github.com/kycflow/kycflow/store/pgcluster"
 )
@@ -64,7 +65,7 @@ func TestDatabaseDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer app.Close()
-	serve(t, api.Config{Store: app})
+	serve(t, api.Config{Store: app, Probes: ops.Probes{Deps: []ops.Dep{ops.Database(app)}}})
 	down := tenant{id: tn.ID.String(), host: "down.test", key: key}
 	request(t, down, http.MethodGet, "/api/v1/businesses", nil).want(t, http.StatusOK)
 	requestWith(t, http.MethodGet, "/healthz", "down.test", "", "", nil).want(t, http.StatusOK)

@@ -250,7 +250,7 @@ func run(m *testing.M) int {
 	env.acts.Screener, env.acts.Metrics = env.lists, env.metrics
 	worker.Observe(env.metrics, env.workerStore, env.lists)
 	env.ops = httptest.NewServer(ops.Handler(ops.Probes{Lists: env.lists.Versions, MaxListAge: 48 * time.Hour,
-		Deps: []ops.Dep{{Name: "database", Check: env.workerStore.Ping}, ops.Temporal(env.client)}}, env.metrics))
+		Deps: []ops.Dep{ops.Database(env.workerStore), ops.Temporal(env.client)}}, env.metrics))
 	defer env.ops.Close()
 	go env.lists.Run(ctx, env.client, 200*time.Millisecond)
 	if err := startWorker(); err != nil {
@@ -267,8 +267,9 @@ func run(m *testing.M) int {
 	// Limits on, as in production, but far above what the suite sends from
 	// its one address (limits_test.go tries them tight).
 	env.server = httptest.NewUnstartedServer(api.New(api.Config{Store: env.app, Logger: slog.New(slog.NewTextHandler(logs, nil)), PublicURL: env.publicURL, IDIN: env.broker,
-		Limits: harnessLimits, Webhooks: api.Webhooks{Cipher: env.hookCipher, Guard: guard}, Reviews: worker.Reviews{Client: env.client}, Screener: env.lists, MaxListAge: 48 * time.Hour,
-		Ready: []ops.Dep{ops.Temporal(env.client)}, Metrics: env.metrics}))
+		Limits: harnessLimits, Webhooks: api.Webhooks{Cipher: env.hookCipher, Guard: guard}, Reviews: worker.Reviews{Client: env.client}, Screener: env.lists,
+		Probes:  ops.Probes{Lists: env.lists.Versions, MaxListAge: 48 * time.Hour, Deps: []ops.Dep{ops.Database(env.app), ops.Temporal(env.client)}},
+		Metrics: env.metrics}))
 	env.server.Listener.Close()
 	env.server.Listener = apiListener
 	env.server.Start()

@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/kycflow/kycflow/api"
+	"github.com/kycflow/kycflow/ops"
 	"github.com/kycflow/kycflow/store"
 )
 
@@ -110,7 +111,7 @@ func TestScreen(t *testing.T) {
 	if h := request(t, tn, http.MethodGet, "/healthz", nil).want(t, http.StatusOK); h.body["status"] != "ok" {
 		t.Fatalf("healthz: %s", h.raw)
 	}
-	serve(t, api.Config{Store: env.app, Screener: env.lists, MaxListAge: time.Nanosecond})
+	serve(t, api.Config{Store: env.app, Screener: env.lists, Probes: ops.Probes{Lists: env.lists.Versions, MaxListAge: time.Nanosecond}})
 	if h := request(t, tn, http.MethodGet, "/healthz", nil).want(t, http.StatusOK); h.body["status"] != "degraded" || len(h.body["stale_watchlists"].([]any)) == 0 {
 		t.Fatalf("healthz with a stale list: %s", h.raw)
 	}

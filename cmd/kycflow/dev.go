@@ -131,9 +131,10 @@ Ctrl-C stops everything.
 	// One watchlist index serves the worker's checks and the API's screening.
 	lists := newWatchlists(ws, log, true)
 	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error { return serveAPI(gctx, cfg, s, c, lists, log, true, m) })
+	p := probes(cfg, ws, c, lists)
+	g.Go(func() error { return serveAPI(gctx, cfg, s, c, lists, log, true, m, p) })
 	g.Go(func() error { return serveWorker(gctx, cfg, ws, c, lists, log, m) })
-	go serveOps(gctx, cfg.healthAddr("dev"), probes(cfg, ws, c, lists), m, log)
+	go serveOps(gctx, cfg.healthAddr("dev"), p, m, log)
 	err = g.Wait()
 	fmt.Println("\nstopping…")
 	return err

@@ -51,16 +51,17 @@ func runAPI(ctx context.Context, cfg config) error {
 	if cfg.APIWatchlists { // for POST /api/v1/screen; the workers rescreen
 		lists = newWatchlists(s, log, false)
 		go lists.Run(ctx, nil, cfg.WatchlistRefresh)
-		m.Lists(lists.ImportedAt)
+		m.Lists(lists.Versions)
 	}
-	go serveOps(ctx, cfg.healthAddr("api"), probes(cfg, s, c, lists), m, log)
-	return serveAPI(ctx, cfg, s, c, lists, log, false, m)
+	p := probes(cfg, s, c, lists)
+	go serveOps(ctx, cfg.healthAddr("api"), p, m, log)
+	return serveAPI(ctx, cfg, s, c, lists, log, false, m, p)
 }
 
 // probes are a process's /healthz and /readyz: its lists, its database and
 // Temporal.
 func probes(cfg config, s *store.Store, c client.Client, lists *worker.Watchlists) ops.Probes {
-	p := ops.Probes{MaxListAge: cfg.WatchlistMaxAge, Deps: []ops.Dep{{Name: "database", Check: s.Ping}, ops.Temporal(c)}}
+	p := ops.Probes{MaxListAge: cfg.WatchlistMaxAge, Deps: []ops.Dep{ops.Database(s), ops.Temporal(c)}}
 	if lists != nil {
 		p.Lists = lists.Versions
 	}
@@ -88,7 +89,7 @@ func startPprof(cfg config, log *slog.Logger) {
 
 // serveAPI serves the API; lists, when not nil, answer synchronous
 // screenings.
-func serveAPI(ctx context.Context, cfg config, s *store.Store, c client.Client, lists *worker.Watchlists, log *slog.Logger, dev bool, m *metrics.Metrics) error {
+func serveAPI(ctx context.Context, cfg config, s *store.Store, c client.Client, lists *worker.Watchlists, log *slog.Logger, dev bool, m *metrics.Metrics, p ops.Probes) error {
 	startPprof(cfg, log)
 	hooks, err := cfg.webhooks()
 	if err != nil {
@@ -98,7 +99,7 @@ func serveAPI(ctx context.Context, cfg config, s *store.Store, c client.Client, 
 		log.Warn("webhooks are off: set WEBHOOK_SECRET_KEY to let tenants register endpoints")
 	}
 	conf := api.Config{Store: s, Logger: log, Limits: cfg.Limits, PublicURL: cfg.PublicURL, IDIN: cfg.idinBroker(), Webhooks: hooks,
-		Reviews: worker.Reviews{Client: c}, MaxListAge: cfg.WatchlistMaxAge, Ready: []ops.Dep{ops.Temporal(c)}, Metrics: m}
+		Reviews: worker.Reviews{Client: c}, Probes: p, Metrics: m}
 	if lists != nil {
 		conf.Screener = lists
 	}
