@@ -141,7 +141,7 @@ func (s *Store) RelayBatch(ctx context.Context, limit int, deliver func([]Outbox
 	}
 	settle := func(done, failed []int64, delay time.Duration) error {
 		_, err := tx.ExecContext(ctx, `SELECT outbox_settle($1, $2, $3::interval)`,
-			pq.Array(done), pq.Array(failed), fmt.Sprintf("%d milliseconds", delay.Milliseconds()))
+			pq.Array(done), pq.Array(failed), interval(delay))
 		return err
 	}
 	if err := settle(done, failed, delay); err != nil {

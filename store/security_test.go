@@ -38,6 +38,8 @@ var roleMatrix = map[string]map[string][]string{
 		"webhook_deliveries": {"SELECT", "INSERT", "DELETE"},
 		"webhook_attempts":   {"SELECT"},
 		"aml_reviews":        {"SELECT", "U(note)"},
+		"provider_turns":     nil,
+		"provider_slots":     nil,
 	},
 	store.WorkerRole: {
 		"tenants":            {"SELECT"},
@@ -58,19 +60,24 @@ var roleMatrix = map[string]map[string][]string{
 		"webhook_deliveries": {"SELECT", "INSERT", "U(status)", "U(attempts)", "U(first_attempt_at)", "U(next_attempt_at)", "U(claimed_until)", "U(announced_at)", "U(finished_at)", "U(updated_at)"},
 		"webhook_attempts":   {"SELECT", "INSERT"},
 		"aml_reviews":        {"SELECT", "INSERT"},
+		"provider_turns":     nil,
+		"provider_slots":     nil,
 	},
 }
 
 // definers is who may call each SECURITY DEFINER function.
 var definers = map[string][]string{
-	"authenticate(text,bytea)":                  {store.AppRole},
-	"link_by_token(bytea)":                      {store.AppRole},
-	"outbox_claim(integer)":                     {store.WorkerRole},
-	"outbox_settle(bigint[],bigint[],interval)": {store.WorkerRole},
-	"idempotency_prune(interval)":               {store.WorkerRole},
-	"events_prune(interval)":                    {store.WorkerRole},
-	"webhook_announce(integer)":                 {store.WorkerRole},
-	"outbox_lag()":                              {store.WorkerRole},
+	"authenticate(text,bytea)":                            {store.AppRole},
+	"link_by_token(bytea)":                                {store.AppRole},
+	"outbox_claim(integer)":                               {store.WorkerRole},
+	"outbox_settle(bigint[],bigint[],interval)":           {store.WorkerRole},
+	"idempotency_prune(interval)":                         {store.WorkerRole},
+	"events_prune(interval)":                              {store.WorkerRole},
+	"webhook_announce(integer)":                           {store.WorkerRole},
+	"outbox_lag()":                                        {store.WorkerRole},
+	"provider_turn(text,text,interval,interval)":          {store.WorkerRole},
+	"provider_slot_take(text,text,integer,uuid,interval)": {store.WorkerRole},
+	"provider_slot_keep(text,text,integer,uuid,interval)": {store.WorkerRole},
 }
 
 // attempt runs stmt as role in a transaction that is rolled back, and
@@ -322,17 +329,26 @@ func TestSearchPathAttack(t *testing.T) {
 		`CREATE TEMP TABLE delivery_rows (id uuid, tenant_id uuid, endpoint_id uuid, announced_at timestamptz)`,
 		`INSERT INTO pg_temp.delivery_rows VALUES (gen_random_uuid(), '` + tn.ID.String() + `', gen_random_uuid(), NULL)`,
 		`CREATE TEMP VIEW webhook_deliveries AS SELECT * FROM pg_temp.delivery_rows WHERE pg_temp.spy('deliveries view')`,
-		`GRANT ALL ON pg_temp.tenant_hosts, pg_temp.api_keys, pg_temp.links, pg_temp.outbox, pg_temp.outbox_rows, pg_temp.idempotency_keys, pg_temp.idempotency_rows, pg_temp.events, pg_temp.event_rows, pg_temp.webhook_deliveries, pg_temp.delivery_rows TO PUBLIC`,
+		`CREATE TEMP TABLE provider_turns (provider text, scope text, next_at timestamptz, PRIMARY KEY (provider, scope))`,
+		`CREATE TRIGGER spy BEFORE INSERT OR UPDATE ON pg_temp.provider_turns FOR EACH ROW EXECUTE FUNCTION pg_temp.spy_trigger()`,
+		`CREATE TEMP TABLE provider_slots (provider text, scope text, slot integer, holder uuid, held_until timestamptz, PRIMARY KEY (provider, scope, slot))`,
+		`INSERT INTO pg_temp.provider_slots VALUES ('attack', '', 0, NULL, '-infinity')`,
+		`CREATE TRIGGER spy BEFORE INSERT OR UPDATE ON pg_temp.provider_slots FOR EACH ROW EXECUTE FUNCTION pg_temp.spy_trigger()`,
+		`GRANT ALL ON pg_temp.provider_turns, pg_temp.provider_slots, pg_temp.tenant_hosts, pg_temp.api_keys, pg_temp.links, pg_temp.outbox, pg_temp.outbox_rows, pg_temp.idempotency_keys, pg_temp.idempotency_rows, pg_temp.events, pg_temp.event_rows, pg_temp.webhook_deliveries, pg_temp.delivery_rows TO PUBLIC`,
 	}
 	calls := map[string]string{
-		"authenticate(text,bytea)":                  `SELECT count(*) FROM public.authenticate('victim.example', $1)`,
-		"link_by_token(bytea)":                      `SELECT count(*) FROM public.link_by_token('\x00')`,
-		"outbox_claim(integer)":                     `SELECT count(*) FROM public.outbox_claim(10)`,
-		"outbox_settle(bigint[],bigint[],interval)": `SELECT public.outbox_settle('{1}', '{1}', '1 second')`,
-		"idempotency_prune(interval)":               `SELECT public.idempotency_prune('1 day')`,
-		"events_prune(interval)":                    `SELECT public.events_prune('30 days')`,
-		"webhook_announce(integer)":                 `SELECT count(*) FROM public.webhook_announce(10)`,
-		"attack_control()":                          `SELECT public.attack_control()`,
+		"authenticate(text,bytea)":                            `SELECT count(*) FROM public.authenticate('victim.example', $1)`,
+		"link_by_token(bytea)":                                `SELECT count(*) FROM public.link_by_token('\x00')`,
+		"outbox_claim(integer)":                               `SELECT count(*) FROM public.outbox_claim(10)`,
+		"outbox_settle(bigint[],bigint[],interval)":           `SELECT public.outbox_settle('{1}', '{1}', '1 second')`,
+		"idempotency_prune(interval)":                         `SELECT public.idempotency_prune('1 day')`,
+		"events_prune(interval)":                              `SELECT public.events_prune('30 days')`,
+		"webhook_announce(integer)":                           `SELECT count(*) FROM public.webhook_announce(10)`,
+		"outbox_lag()":                                        `SELECT public.outbox_lag()`,
+		"provider_turn(text,text,interval,interval)":          `SELECT public.provider_turn('attack', '', '1 millisecond', '1 second')`,
+		"provider_slot_take(text,text,integer,uuid,interval)": `SELECT public.provider_slot_take('attack', '', 1, gen_random_uuid(), '1 second')`,
+		"provider_slot_keep(text,text,integer,uuid,interval)": `SELECT public.provider_slot_keep('attack', '', 0, gen_random_uuid(), '1 second')`,
+		"attack_control()":                                    `SELECT public.attack_control()`,
 	}
 	type proof struct {
 		Fn, Who, Superuser string
@@ -351,6 +367,9 @@ func TestSearchPathAttack(t *testing.T) {
 			if _, err := conn.ExecContext(ctx, s); err != nil {
 				t.Fatalf("as %s: %s: %v", role, s, err)
 			}
+		}
+		if calls[fn] == "" {
+			t.Fatalf("no attack call for %s", fn)
 		}
 		var args []any
 		if fn == "authenticate(text,bytea)" {

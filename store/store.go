@@ -169,3 +169,6 @@ func now() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
 
 // NewID returns a UUIDv7, so ids sort by creation time.
 func NewID() uuid.UUID { return uuid.Must(uuid.NewV7()) }
+
+// interval is d as a PostgreSQL interval literal, to the microsecond.
+func interval(d time.Duration) string { return fmt.Sprintf("%d microseconds", d.Microseconds()) }

@@ -409,7 +409,7 @@ func claim(ctx context.Context, tx *sqlx.Tx, tenantID, deliveryID uuid.UUID, lea
 		return c, err
 	}
 	_, err = tx.ExecContext(ctx, `UPDATE webhook_deliveries SET claimed_until = now() + $3::interval WHERE tenant_id = $1 AND id = $2`,
-		tenantID, deliveryID, fmt.Sprintf("%d milliseconds", lease.Milliseconds()))
+		tenantID, deliveryID, interval(lease))
 	c.State = Claimed
 	return c, err
 }
@@ -441,7 +441,7 @@ func (s *Store) ClaimDue(ctx context.Context, tenantID, endpointID uuid.UUID, li
 				ORDER BY d.seq LIMIT $3 FOR UPDATE),
 			claimed AS (UPDATE webhook_deliveries w SET claimed_until = now() + $4::interval FROM due WHERE w.id = due.id RETURNING w.*)
 			SELECT `+deliveryCols+` FROM claimed d ORDER BY d.seq`,
-			tenantID, endpointID, limit, fmt.Sprintf("%d milliseconds", lease.Milliseconds())); err != nil {
+			tenantID, endpointID, limit, interval(lease)); err != nil {
 			return fmt.Errorf("claim due deliveries: %w", err)
 		}
 		if len(ds) == 0 {

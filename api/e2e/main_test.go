@@ -59,10 +59,10 @@ var env struct {
 	a, b         tenant // two tenants, to prove isolation
 	sandboxT     tenant // a sandbox tenant (kyc_test_ key)
 
-	adminDSN, appDSN string
-	bin              string // the kycflow binary, for tests that run or kill it
-	worker           sdkworker.Worker
-	acts             *activities.Activities
+	adminDSN, appDSN, workerDSN string
+	bin                         string // the kycflow binary, for tests that run or kill it
+	worker                      sdkworker.Worker
+	acts                        *activities.Activities
 
 	// The provider sandboxes the real clients talk to over loopback HTTP.
 	kvk             *kvksandbox.Server
@@ -163,7 +163,7 @@ func run(m *testing.M) int {
 	if env.workerStore, err = store.Open(ctx, pg.DSN(store.WorkerRole, "kycflow"), 20); err != nil {
 		return fail("worker store", err)
 	}
-	env.adminDSN, env.appDSN = pg.DSN("postgres", "kycflow"), pg.DSN(store.AppRole, "kycflow")
+	env.adminDSN, env.appDSN, env.workerDSN = pg.DSN("postgres", "kycflow"), pg.DSN(store.AppRole, "kycflow"), pg.DSN(store.WorkerRole, "kycflow")
 	env.bin = filepath.Join(dir, "kycflow")
 	if out, err := exec.Command("go", "build", "-o", env.bin, "github.com/kycflow/kycflow/cmd/kycflow").CombinedOutput(); err != nil {
 		return fail("build kycflow", fmt.Errorf("%v: %s", err, out))
@@ -219,7 +219,7 @@ func run(m *testing.M) int {
 		KvK:           &kvk.Client{BaseURL: kvkSrv.URL, APIKey: kvksandbox.TestAPIKey},
 		VIES:          &vies.Client{BaseURL: viesSrv.URL},
 		VIESRequester: &vies.Requester{MemberStateCode: "NL", Number: requester[2:]},
-		Limits:        activities.NewLimits(100, 10, 2)}
+		Limits:        activities.NewLimits(env.workerStore, 100, 10, 2)}
 
 	// The production Temporal server on the suite's PostgreSQL (the outage
 	// tests stop and restart it on its data).

@@ -281,7 +281,7 @@ func TestWorkerKilledDuringProviderCall(t *testing.T) {
 	}()
 	proc := exec.Command(env.bin, "worker")
 	ops := "127.0.0.1:" + strconv.Itoa(pgcluster.FreePort())
-	proc.Env = append(os.Environ(), "DATABASE_URL="+env.appDSN, "TEMPORAL_ADDRESS="+env.temporalOpts.HostPort, "HEALTH_ADDR="+ops,
+	proc.Env = append(os.Environ(), "DATABASE_URL="+env.workerDSN, "TEMPORAL_ADDRESS="+env.temporalOpts.HostPort, "HEALTH_ADDR="+ops,
 		"KVK_BASE_URL="+env.kvkURL, "KVK_API_KEY="+kvksandbox.TestAPIKey, "VIES_BASE_URL="+env.viesURL,
 		"PROVIDER_RETRY_INITIAL=100ms", "PROVIDER_RETRY_MAX=1s", "LOG_LEVEL=error")
 	if err := proc.Start(); err != nil {

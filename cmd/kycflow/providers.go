@@ -21,7 +21,7 @@ import (
 // checks of Dutch businesses fail with provider_not_configured); VIES needs
 // no key and defaults to the real service.
 func (c config) activities(s *store.Store) (*activities.Activities, error) {
-	a := &activities.Activities{Store: s, Limits: activities.NewLimits(c.KvKRate, c.VIESRate, c.VIESConcurrency),
+	a := &activities.Activities{Store: s, Limits: activities.NewLimits(s, c.KvKRate, c.VIESRate, c.VIESConcurrency),
 		PublicURL: strings.TrimSuffix(c.PublicURL, "/")}
 	if c.SMTPHost != "" {
 		m, err := mail.New(mail.Config{Host: c.SMTPHost, Port: c.SMTPPort, Username: c.SMTPUsername,

@@ -37,6 +37,23 @@ func (t *Timed[T]) Get() (T, bool) {
 	return zero, false
 }
 
+// Delay holds a request for the slowness set in slow, if any; false means
+// the client gave up meanwhile (don't answer, don't hold the server).
+func Delay(r *http.Request, slow *Timed[time.Duration]) bool {
+	d, _ := slow.Get()
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-r.Context().Done():
+		return false
+	}
+}
+
 // Handler answers POST {"<field>": value, "seconds": n}: set(value, n
 // seconds), then 204. A body that does not decode, or a value valid
 // rejects, gets 400 with the expected shape.

@@ -222,16 +222,9 @@ func (s *Server) api(next http.HandlerFunc) http.HandlerFunc {
 		s.calls++
 		keyOK := s.keys[r.Header.Get("apikey")]
 		s.mu.Unlock()
-		delay, _ := s.slow.Get()
 		outage, _ := s.outage.Get()
-		if delay > 0 {
-			t := time.NewTimer(delay)
-			select {
-			case <-t.C:
-			case <-r.Context().Done(): // the client gave up; don't hold the server
-				t.Stop()
-				return
-			}
+		if !switches.Delay(r, &s.slow) {
+			return
 		}
 		switch {
 		case outage != 0:

@@ -1,7 +1,9 @@
 // Package sandbox is a stand-in for VIES's REST service on loopback: the same
 // JSON on the same paths, VIES's published test numbers on both endpoints, a
-// small register of fictional traders, and a switch that makes it fail for a
-// while, so the real client can be exercised and outages rehearsed.
+// small register of fictional traders, switches that make it fail or slow for
+// a while, and a log of each member state's traffic (arrivals and calls in
+// flight), so the real client can be exercised, outages rehearsed and the
+// caller's limits checked from the provider's side.
 package sandbox
 
 import (
@@ -26,8 +28,20 @@ type Server struct {
 	mu       sync.Mutex
 	register map[string]Trader // "NL" + number
 	calls    int
-	outage   switches.Timed[string] // the error code every consultation answers
+	outage   switches.Timed[string]        // the error code every consultation answers
+	slow     switches.Timed[time.Duration] // delay added to every consultation
+	traffic  map[string]*traffic           // by member state
 }
+
+// traffic is what one member state's service saw.
+type traffic struct {
+	arrivals       []time.Time // the latest maxArrivals
+	inFlight, peak int
+}
+
+// maxArrivals bounds each member state's log, so a long-running sandbox
+// does not grow without end.
+const maxArrivals = 100_000
 
 // DemoTraders is the fictional register `kycflow dev` and the tests start
 // with; the numbers pass the offline check. The first matches the KvK
@@ -51,7 +65,7 @@ var testNumbers = map[string]string{
 // New returns a sandbox whose register holds the given traders, keyed by
 // VIES prefix + national number (e.g. "NL123456789B01").
 func New(register map[string]Trader) *Server {
-	s := &Server{register: map[string]Trader{}}
+	s := &Server{register: map[string]Trader{}, traffic: map[string]*traffic{}}
 	for k, v := range register {
 		s.register[strings.ToUpper(k)] = v
 	}
@@ -61,8 +75,58 @@ func New(register map[string]Trader) *Server {
 // Fail makes every consultation answer code (e.g. MS_UNAVAILABLE) for d.
 func (s *Server) Fail(code string, d time.Duration) { s.outage.Set(code, d) }
 
-// Recover ends an outage.
-func (s *Server) Recover() { s.Fail("", 0) }
+// Slow delays every consultation's answer by delay, for d.
+func (s *Server) Slow(delay, d time.Duration) { s.slow.Set(delay, d) }
+
+// Recover ends an outage and any slowness.
+func (s *Server) Recover() {
+	s.Fail("", 0)
+	s.Slow(0, 0)
+}
+
+// Arrivals are the times consultations of member state cc arrived, oldest
+// first (the latest 100 000).
+func (s *Server) Arrivals(cc string) []time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if t := s.traffic[cc]; t != nil {
+		return append([]time.Time(nil), t.arrivals...)
+	}
+	return nil
+}
+
+// PeakInFlight is the most consultations of member state cc ever in
+// progress at once.
+func (s *Server) PeakInFlight(cc string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if t := s.traffic[cc]; t != nil {
+		return t.peak
+	}
+	return 0
+}
+
+// arrive logs a consultation of cc arriving; the returned func logs it leaving.
+func (s *Server) arrive(cc string) (leave func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.traffic[cc]
+	if t == nil {
+		t = &traffic{}
+		s.traffic[cc] = t
+	}
+	if len(t.arrivals) == maxArrivals {
+		t.arrivals = append(t.arrivals[:0], t.arrivals[1:]...)
+	}
+	t.arrivals = append(t.arrivals, time.Now())
+	t.inFlight++
+	t.peak = max(t.peak, t.inFlight)
+	return func() {
+		s.mu.Lock()
+		t.inFlight--
+		s.mu.Unlock()
+	}
+}
 
 // Calls counts consultations answered so far.
 func (s *Server) Calls() int {
@@ -71,14 +135,18 @@ func (s *Server) Calls() int {
 	return s.calls
 }
 
-// Handler serves POST /check-vat-number and /check-vat-test-service, and
-// POST /sandbox/outage {"error":"MS_UNAVAILABLE","seconds":60} to switch an
-// outage on from outside (kycflow dev, a tester's curl).
+// Handler serves POST /check-vat-number and /check-vat-test-service, and the
+// switches, from outside (kycflow dev, a tester's curl):
+//
+//	POST /sandbox/outage {"error":"MS_UNAVAILABLE","seconds":60}
+//	POST /sandbox/slow   {"delayMs":2000,"seconds":60}
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /check-vat-number", s.check)
 	mux.HandleFunc("POST /check-vat-test-service", s.check)
 	mux.HandleFunc("POST /sandbox/outage", switches.Handler("error", "MS_UNAVAILABLE", nil, s.Fail))
+	mux.HandleFunc("POST /sandbox/slow", switches.Handler("delayMs", 2000,
+		func(ms int) bool { return ms >= 0 }, func(ms int, d time.Duration) { s.Slow(time.Duration(ms)*time.Millisecond, d) }))
 	return mux
 }
 
@@ -93,17 +161,21 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.calls++
 	s.mu.Unlock()
-	outage, _ := s.outage.Get()
-	if outage != "" {
+	var in request
+	err := json.NewDecoder(r.Body).Decode(&in)
+	country, number := strings.ToUpper(in.CountryCode), strings.ToUpper(in.VATNumber)
+	defer s.arrive(country)()
+	if !switches.Delay(r, &s.slow) {
+		return
+	}
+	if outage, _ := s.outage.Get(); outage != "" {
 		fail(w, outage)
 		return
 	}
-	var in request
-	if err := json.NewDecoder(r.Body).Decode(&in); err != nil || in.CountryCode == "" || in.VATNumber == "" {
+	if err != nil || country == "" || number == "" {
 		fail(w, "INVALID_INPUT")
 		return
 	}
-	country, number := strings.ToUpper(in.CountryCode), strings.ToUpper(in.VATNumber)
 	out := map[string]any{
 		"countryCode": country, "vatNumber": number, "valid": false,
 		"requestDate":       time.Now().UTC().Format("2006-01-02T15:04:05.000Z"),
