@@ -55,6 +55,13 @@ func validationError(fe *fieldErrors) *apiError {
 	return &apiError{status: http.StatusUnprocessableEntity, message: msg, fields: fe}
 }
 
+// fieldError is the 422 answer for one message about one field.
+func fieldError(field, msg string) *apiError {
+	var fe fieldErrors
+	fe.add(field, msg)
+	return validationError(&fe)
+}
+
 // fieldErrors keeps validation messages by field, in the order found.
 type fieldErrors struct {
 	order []string

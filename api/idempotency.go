@@ -15,7 +15,7 @@ const HeaderIdempotencyKey = "Idempotency-Key"
 
 var (
 	errIdempotencyKey      = newError(http.StatusBadRequest, "The Idempotency-Key header must be 1 to 255 printable ASCII characters.")
-	errIdempotencyMismatch = newError(http.StatusUnprocessableEntity, "This idempotency key was already used with a different request.")
+	errIdempotencyMismatch = fieldError(HeaderIdempotencyKey, "This idempotency key was already used with a different request.")
 	errIdempotencyInFlight = newError(http.StatusConflict, "A request with this idempotency key is still in progress; retry it shortly.")
 )
 

@@ -3,6 +3,7 @@ package check
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"math"
 	"slices"
 
@@ -44,6 +45,16 @@ type CoCData struct {
 	Address          *CoCAddress `json:"address"`
 	NameMatchScore   *float64    `json:"name_match_score"`
 	MatchedName      *string     `json:"matched_name"`
+}
+
+// MarshalJSON writes trade_names as [] when there are none, as documented
+// (an array, never null), whichever way the data was built.
+func (d CoCData) MarshalJSON() ([]byte, error) {
+	type plain CoCData
+	if d.TradeNames == nil {
+		d.TradeNames = []string{}
+	}
+	return json.Marshal(plain(d))
 }
 
 // CoCAddress is the register's address of the main branch. A shielded

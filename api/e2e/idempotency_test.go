@@ -54,7 +54,7 @@ func TestIdempotentCreate(t *testing.T) {
 	// The key with another body: refused, nothing made.
 	body["name"] = name + " changed"
 	r := post(t, env.a, "/api/v1/businesses/create", key, body).want(t, http.StatusUnprocessableEntity)
-	if r.body["message"] != "This idempotency key was already used with a different request." {
+	if r.body["message"] != "This idempotency key was already used with a different request." || obj(r.body["errors"])["Idempotency-Key"] == nil {
 		t.Fatalf("mismatch: %s", r.raw)
 	}
 	// The same key on another path is another request too.

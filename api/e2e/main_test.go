@@ -286,7 +286,18 @@ func run(m *testing.M) int {
 		return fail("tenant", err)
 	}
 	env.sandboxT = tenant{id: st.ID.String(), host: "sandbox.test", key: key}
+	contract, err := newConformance(http.DefaultTransport)
+	if err != nil {
+		return fail("OpenAPI document", err)
+	}
+	http.DefaultTransport = contract
 	code := m.Run()
+	if checked, v := contract.report(); len(v) > 0 {
+		fmt.Fprintf(os.Stderr, "FAIL: %d responses do not conform to docs/openapi.yaml (%d did):\n  %s\n", len(v), checked, strings.Join(v, "\n  "))
+		code = 1
+	} else {
+		fmt.Fprintf(os.Stderr, "%d API responses conform to docs/openapi.yaml\n", checked)
+	}
 	if d := dialViolations(); len(d) > 0 {
 		fmt.Fprintf(os.Stderr, "FAIL: webhook deliveries dialled outside loopback: %v\n", d)
 		code = 1

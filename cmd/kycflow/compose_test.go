@@ -287,6 +287,9 @@ func TestComposeOpenAPIParses(t *testing.T) {
 		"/api/v1/webhooks/{id}":               {"get", "delete"},
 		"/api/v1/webhooks/{id}/rotate-secret": {"post"},
 		"/api/v1/webhooks/{id}/deliveries":    {"get"},
+		"/verify/{token}":                     {"get", "post"},
+		"/verify/{token}/idin":                {"post"},
+		"/verify/{token}/return":              {"get"},
 		"/verify/{token}/mrz":                 {"post"},
 		"/api/v1/openapi.yaml":                {"get"},
 	}

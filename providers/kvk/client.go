@@ -157,7 +157,12 @@ func (c *Client) httpClient() *http.Client {
 		return c.HTTP
 	}
 	c.once.Do(func() {
-		t := http.DefaultTransport.(*http.Transport).Clone()
+		// The default transport's settings (proxy, timeouts), unless a
+		// program replaced it with one of another kind.
+		t := &http.Transport{Proxy: http.ProxyFromEnvironment}
+		if dt, ok := http.DefaultTransport.(*http.Transport); ok {
+			t = dt.Clone()
+		}
 		t.TLSClientConfig = &tls.Config{RootCAs: c.RootCAs, MinVersion: tls.VersionTLS12}
 		timeout := c.Timeout
 		if timeout <= 0 {
