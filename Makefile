@@ -13,6 +13,10 @@ TSERVER_DIR := $(GOBIN)/temporal-server-$(TEMPORAL_SERVER_VERSION)
 TSERVER     := $(TSERVER_DIR)/server
 TSCHEMA_DIR  = $(shell $(GO) env GOMODCACHE)/go.temporal.io/server@$(TEMPORAL_SERVER_VERSION)/schema/postgresql/v12
 TSERVER_ENV  = TEMPORAL_SERVER_DIR=$(TSERVER_DIR) TEMPORAL_SCHEMA_DIR=$(TSCHEMA_DIR)
+# The Temporal UI server for `make cluster` (the version the CLI embeds).
+TEMPORAL_UI_VERSION := v2.42.1
+TUI_DIR := $(GOBIN)/temporal-ui-$(TEMPORAL_UI_VERSION)
+TUI     := $(TUI_DIR)/server
 STATICCHECK := $(GOBIN)/staticcheck
 STATICCHECK_VERSION := v0.8.2
 GOVULNCHECK := $(GOBIN)/govulncheck
@@ -34,10 +38,16 @@ export GOFLAGS := $(strip $(GOFLAGS) -gcflags=all=-dwarf=false)
 # run with a spurious "context deadline exceeded" (go.dev/issue/75804).
 FUZZTIME    ?= 20000x
 
-.PHONY: run test packages static test-race test-integration test-quality deps tools postgres temporal temporal-server build unit lint vulncheck histories fuzz fuzz-parsers bench screenshots clean
+.PHONY: run cluster test packages static test-race test-integration test-quality deps tools postgres temporal temporal-server build unit lint vulncheck histories fuzz fuzz-parsers bench screenshots clean
 
 run: deps build
 	./bin/kycflow dev
+
+# The production topology on this machine, without Docker: the Temporal
+# server on PostgreSQL, 2 api and 3 worker processes behind a proxy on
+# :8080, the Temporal UI on :8233 (data and logs in .data/cluster).
+cluster: postgres temporal $(TSERVER) $(TUI) build
+	$(TSERVER_ENV) TEMPORAL_UI_DIR=$(TUI_DIR) ./bin/kycflow dev --cluster
 
 # The unit packages and the store (against its own PostgreSQL) run under
 # the race detector. The CLI and the end-to-end suite (PostgreSQL, Temporal,
@@ -47,13 +57,15 @@ run: deps build
 INTEGRATION   := ./cmd/kycflow ./api/e2e
 QUALITY_GATES := ^(TestEvalReport|TestBlockingRecall|TestRealListQuality)$$
 #
-# All at once, three jobs at a time. The Temporal server's build and then
-# the end-to-end suite are the longest path, so everything else runs at a
-# lower priority (LOW) and takes the cores they leave: the suite mostly
-# waits on timers and sockets, and is built to pass on a loaded machine.
-# Debian's packages install beside the server build (packages).
+# All at once. The Temporal server's build and then the end-to-end suite
+# are the longest path, so everything else runs at a lower priority (LOW)
+# and takes the cores they leave: the suite mostly waits on timers and
+# sockets, and is built to pass on a loaded machine. Every job starts at
+# once (-j6): with fewer slots the linters waited for one and became a
+# serial tail after the suite. Debian's packages install beside the server
+# build (packages).
 test:
-	@$(MAKE) --no-print-directory -j3 test-integration static test-race test-quality
+	@$(MAKE) --no-print-directory -j6 test-integration static test-race test-quality
 
 static: lint vulncheck
 
@@ -138,6 +150,11 @@ $(TSERVER):
 	@echo "building the Temporal server $(TEMPORAL_SERVER_VERSION) (first time only, a few minutes)"
 	GOBIN=$(TSERVER_DIR) $(GO) install -ldflags='-s -w' go.temporal.io/server/cmd/server@$(TEMPORAL_SERVER_VERSION) \
 		go.temporal.io/server/cmd/tools/sql@$(TEMPORAL_SERVER_VERSION)
+
+# The Temporal UI server, for make cluster (once; a few minutes).
+$(TUI):
+	@echo "building the Temporal UI server $(TEMPORAL_UI_VERSION) (first time only, a few minutes)"
+	GOBIN=$(TUI_DIR) $(GO) install -ldflags='-s -w' github.com/temporalio/ui-server/v2/cmd/server@$(TEMPORAL_UI_VERSION)
 
 build:
 	$(GO) build -o bin/kycflow ./cmd/kycflow

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -16,6 +17,8 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/kycflow/kycflow/store"
+	"github.com/kycflow/kycflow/store/pgcluster"
+	"github.com/kycflow/kycflow/worker/devserver"
 )
 
 const repoRoot = "../.."
@@ -32,6 +35,9 @@ type composeService struct {
 	Environment composeEnv     `yaml:"environment"`
 	Ports       []string       `yaml:"ports"`
 	DependsOn   map[string]any `yaml:"depends_on"`
+	Deploy      struct {
+		Replicas int `yaml:"replicas"`
+	} `yaml:"deploy"`
 	Healthcheck map[string]any `yaml:"healthcheck"`
 }
 
@@ -105,10 +111,10 @@ func keys(m map[string]bool) []string {
 
 func TestComposeServices(t *testing.T) {
 	f := loadCompose(t)
-	for _, name := range []string{"postgres", "temporal", "temporal-ui", "migrate", "api", "worker", "mail", "sandboxes"} {
+	for _, name := range []string{"postgres", "temporal", "temporal-ui", "migrate", "api", "proxy", "worker", "mail", "sandboxes"} {
 		service(t, f, name)
 	}
-	for _, name := range []string{"migrate", "api", "worker", "sandboxes"} {
+	for _, name := range []string{"migrate", "api", "proxy", "worker", "sandboxes"} {
 		s := service(t, f, name)
 		if s.Build == nil || s.Image != "kycflow:local" {
 			t.Errorf("%s: want build: . and image kycflow:local, got build %v image %q", name, s.Build, s.Image)
@@ -145,7 +151,7 @@ func TestComposeTemporalUsesPostgres(t *testing.T) {
 
 func TestComposeCommandsExist(t *testing.T) {
 	f := loadCompose(t)
-	for name, want := range map[string]string{"api": "api", "worker": "worker", "migrate": "migrate", "sandboxes": "sandbox"} {
+	for name, want := range map[string]string{"api": "api", "proxy": "proxy", "worker": "worker", "migrate": "migrate", "sandboxes": "sandbox"} {
 		cmd := service(t, f, name).Command
 		if len(cmd) == 0 || cmd[0] != want {
 			t.Errorf("%s: command %v, want [%s]", name, cmd, want)
@@ -160,7 +166,7 @@ func TestComposeCommandsExist(t *testing.T) {
 func TestComposeEnvironmentIsRead(t *testing.T) {
 	f := loadCompose(t)
 	read := envNamesRead(t)
-	for _, name := range []string{"migrate", "api", "worker", "sandboxes"} {
+	for _, name := range []string{"migrate", "api", "proxy", "worker", "sandboxes"} {
 		for k := range service(t, f, name).Environment {
 			if !read[k] {
 				t.Errorf("%s sets %s, which kycflow never reads (it reads %v)", name, k, keys(read))
@@ -210,8 +216,11 @@ func TestComposePorts(t *testing.T) {
 		}
 		return false
 	}
-	if !publishes("api", "8080") {
-		t.Error("api does not publish 8080")
+	if !publishes("proxy", "8080") {
+		t.Error("proxy does not publish 8080")
+	}
+	if len(service(t, f, "api").Ports) > 0 {
+		t.Error("api publishes a port: with replicas, only the proxy may")
 	}
 	if !publishes("temporal-ui", "8233") {
 		t.Error("temporal-ui does not publish 8233")
@@ -219,6 +228,65 @@ func TestComposePorts(t *testing.T) {
 	if service(t, f, "api").Environment["HTTP_ADDR"] != ":8080" {
 		t.Error("api HTTP_ADDR must be :8080, the port it publishes")
 	}
+}
+
+// `make cluster` (kycflow dev --cluster) and docker-compose.yml describe one
+// topology: as many api and worker processes, the proxy on the API port in
+// front of the apis, the Temporal UI on 8233, and every setting the cluster
+// gives a process also set in that process's compose service.
+func TestClusterMatchesCompose(t *testing.T) {
+	f := loadCompose(t)
+	count := map[string]int{}
+	for _, p := range clusterProcesses(18080) {
+		count[p.Role]++
+	}
+	for role, n := range count {
+		if got := service(t, f, role).Deploy.Replicas; got != n {
+			t.Errorf("compose runs %d %s replicas, the cluster %d", got, role, n)
+		}
+	}
+	if up := service(t, f, "proxy").Environment["PROXY_UPSTREAMS"]; up != "api:8080" {
+		t.Errorf("compose proxy upstreams %q, want the api service's port", up)
+	}
+	if !strings.HasSuffix(config{}.httpAddr(true), ":8080") {
+		t.Error("the cluster's proxy is not on 8080, the port compose publishes")
+	}
+	cfg := config{WebhookAllow: loopbackNets}
+	for _, p := range clusterProcesses(18080) {
+		env := clusterOwnEnv(p, &pgcluster.Cluster{})
+		for k := range clusterEnv(cfg) {
+			env[k] = ""
+		}
+		svc := service(t, f, p.Role)
+		for k := range env {
+			if !readBy(k, p.Role) {
+				continue
+			}
+			if _, ok := svc.Environment[k]; !ok {
+				t.Errorf("the cluster gives %s %s; compose's %s service does not set it", p.Name, k, p.Role)
+			}
+		}
+	}
+	// The versions `make cluster` installs are the ones the code names.
+	raw, err := os.ReadFile(filepath.Join(repoRoot, "Makefile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for v, want := range map[string]string{"TEMPORAL_SERVER_VERSION": devserver.ServerVersion, "TEMPORAL_UI_VERSION": devserver.UIVersion} {
+		if !regexp.MustCompile(`(?m)^` + v + ` := ` + regexp.QuoteMeta(want) + `$`).Match(raw) {
+			t.Errorf("Makefile %s is not %s", v, want)
+		}
+	}
+}
+
+// readBy says whether the command reads the setting.
+func readBy(name, command string) bool {
+	for _, s := range settings {
+		if s.name == name {
+			return slices.Contains(s.commands, command)
+		}
+	}
+	return false
 }
 
 func TestComposeDockerfile(t *testing.T) {

@@ -78,6 +78,10 @@ type config struct {
 	WebhookAllowHTTP bool
 	// Where `kycflow dev` serves its webhook catcher.
 	DevWebhookAddr string
+	// The api processes `kycflow proxy` spreads requests over.
+	ProxyUpstreams []string
+	// Where `kycflow dev --cluster` lays out its processes' ports.
+	ClusterPortBase int
 }
 
 // loadConfig reads the settings (settings.go has every name, default and
@@ -166,10 +170,12 @@ func loadConfig() (config, error) {
 		return out
 	}
 	c.Limits.TrustedProxies = nets("TRUSTED_PROXIES")
+	c.ProxyUpstreams = strings.FieldsFunc(lookup("PROXY_UPSTREAMS"), func(r rune) bool { return r == ',' || r == ' ' })
 	c.WebhookAllow = nets("WEBHOOK_ALLOW_NETS")
 	c.RelayConcurrency = num("RELAY_CONCURRENCY")
 	c.WorkflowPollers = num("WORKFLOW_POLLERS")
 	c.DevPGPort = num("DEV_PG_PORT")
+	c.ClusterPortBase = num("CLUSTER_PORT_BASE")
 	c.RelaySweep = time.Duration(num("RELAY_SWEEP_MS")) * time.Millisecond
 	c.KvKRate = float64(num("KVK_RATE"))
 	c.VIESRate = float64(num("VIES_MS_RATE"))

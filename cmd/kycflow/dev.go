@@ -42,23 +42,14 @@ func runDev(ctx context.Context, cfg config) error {
 		}
 	}
 
-	pgLog, err := os.OpenFile(filepath.Join(dir, "postgres.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
-	if err != nil {
-		return err
-	}
-	defer pgLog.Close()
-	fmt.Println("starting PostgreSQL on 127.0.0.1:", cfg.DevPGPort, "(data in", filepath.Join(dir, "pg")+")")
-	pg, err := pgcluster.Start(ctx, pgcluster.Options{Dir: filepath.Join(dir, "pg"), Port: cfg.DevPGPort, Database: "kycflow", Log: pgLog})
+	pg, err := devPostgres(ctx, cfg, dir)
 	if err != nil {
 		return err
 	}
 	defer pg.Stop()
 	admin := pg.DSN("postgres", "kycflow")
-	if err := store.Migrate(ctx, admin, store.RolePasswords{}); err != nil {
-		return err
-	}
 
-	tLog, err := os.OpenFile(filepath.Join(dir, "temporal.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	tLog, err := logFile(dir, "temporal")
 	if err != nil {
 		return err
 	}
@@ -138,6 +129,31 @@ Ctrl-C stops everything.
 	err = g.Wait()
 	fmt.Println("\nstopping…")
 	return err
+}
+
+// logFile opens dir/name.log for appending.
+func logFile(dir, name string) (*os.File, error) {
+	return os.OpenFile(filepath.Join(dir, name+".log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+}
+
+// devPostgres starts PostgreSQL with its data in dir/pg (its log in
+// dir/postgres.log) and brings the schema up to date.
+func devPostgres(ctx context.Context, cfg config, dir string) (*pgcluster.Cluster, error) {
+	pgLog, err := logFile(dir, "postgres")
+	if err != nil {
+		return nil, err
+	}
+	fmt.Println("starting PostgreSQL on 127.0.0.1:", cfg.DevPGPort, "(data in", filepath.Join(dir, "pg")+")")
+	pg, err := pgcluster.Start(ctx, pgcluster.Options{Dir: filepath.Join(dir, "pg"), Port: cfg.DevPGPort, Database: "kycflow", Log: pgLog})
+	if err != nil {
+		pgLog.Close()
+		return nil, err
+	}
+	if err := store.Migrate(ctx, pg.DSN("postgres", "kycflow"), store.RolePasswords{}); err != nil {
+		pg.Stop()
+		return nil, err
+	}
+	return pg, nil
 }
 
 // demoTenant creates the demo tenant once and keeps its key in the data dir,

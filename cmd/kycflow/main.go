@@ -16,8 +16,10 @@ const usage = `kycflow — identity and compliance verification service
 
 Usage:
   kycflow dev                       whole stack on this machine (PostgreSQL, Temporal, API, worker)
+  kycflow dev --cluster             the production topology on this machine: Temporal server on PostgreSQL, 2 api and 3 worker processes behind a proxy
   kycflow api                       HTTP API
   kycflow worker                    Temporal worker and outbox relay
+  kycflow proxy                     round-robin HTTP proxy in front of several api processes
   kycflow migrate                   create or upgrade the database schema (as the owner role)
   kycflow tenant create --name N --host H [--host H2] [--sandbox] [--link-ttl 168h]
   kycflow tenant update --tenant ID [--link-ttl DURATION] [--aml-threshold SCORE] [--aml-hard-conflict on|off]
@@ -75,7 +77,12 @@ func run(ctx context.Context, args []string) error {
 	}
 	switch args[0] {
 	case "dev":
+		if len(args) > 1 && args[1] == "--cluster" {
+			return runCluster(ctx, cfg)
+		}
 		return runDev(ctx, cfg)
+	case "proxy":
+		return runProxy(ctx, cfg)
 	case "api":
 		return runAPI(ctx, cfg)
 	case "worker":

@@ -40,7 +40,8 @@ var settings = []setting{
 	{"KYCFLOW_WORKER_DB_PASSWORD", "", "database", []string{"migrate"}, "password migrate sets on kycflow_worker"},
 	{"DB_MAX_CONNS", "20", "database", serving, "connection pool size per process"},
 	// api
-	{"HTTP_ADDR", "", "api", apiSide, "listen address (api: :8080; dev: 127.0.0.1:8080)"},
+	{"HTTP_ADDR", "", "api", []string{"api", "dev", "proxy"}, "listen address (api, proxy: :8080; dev: 127.0.0.1:8080)"},
+	{"PROXY_UPSTREAMS", "", "api", []string{"proxy"}, "the api processes the proxy spreads requests over: host:port, comma-separated (a name with several addresses reaches each)"},
 	{"PUBLIC_URL", "http://localhost:8080", "api", serving, "where people open verification links; https:// unless loopback"},
 	{"PUBLIC_URL_ALLOW_HTTP", "", "api", serving, "1: allow an http:// PUBLIC_URL on another host (TLS ends in a proxy on it)"},
 	{"RATE_LIMIT", "2000", "api", apiSide, "requests per second per tenant (0: off)"},
@@ -93,6 +94,7 @@ var settings = []setting{
 	{"DEV_SMTP_ADDR", "127.0.0.1:1025", "dev", devOnly, "the mail catcher's SMTP"},
 	{"DEV_MAIL_UI_ADDR", "127.0.0.1:8025", "dev", devOnly, "the mail catcher's page"},
 	{"DEV_WEBHOOK_ADDR", "127.0.0.1:8026", "dev", devOnly, "the webhook catcher (receiver and page)"},
+	{"CLUSTER_PORT_BASE", "18080", "dev", devOnly, "dev --cluster: apis on base+1…, their /metrics on base+101…, the workers' on base+111…"},
 	{"SANDBOX_KVK_ADDR", "127.0.0.1:8091", "dev", sandbox, "the KvK sandbox"},
 	{"SANDBOX_VIES_ADDR", "127.0.0.1:8092", "dev", sandbox, "the VIES sandbox"},
 	{"SANDBOX_IDIN_ADDR", "127.0.0.1:8093", "dev", sandbox, "the iDIN sandbox and its test bank"},

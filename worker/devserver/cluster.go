@@ -293,3 +293,41 @@ dynamicConfigClient:
 const clusterDynamic = `system.forceSearchAttributesCacheRefreshOnRead:
   - value: true
 `
+
+// UIVersion is the Temporal UI server `make cluster` installs (the one the
+// CLI embeds): go.temporal.io's github.com/temporalio/ui-server/v2/cmd/server.
+const UIVersion = "v2.42.1"
+
+// FindUI locates the Temporal UI server in $TEMPORAL_UI_DIR (where `make
+// cluster` installs it).
+func FindUI() (string, bool) {
+	dir := os.Getenv("TEMPORAL_UI_DIR")
+	if dir == "" {
+		return "", false
+	}
+	bin := filepath.Join(dir, "server")
+	_, err := os.Stat(bin)
+	return bin, err == nil
+}
+
+// StartUI starts the UI server on port for the frontend at hostPort, with
+// its configuration written under dir; stop ends it.
+func StartUI(bin, dir, hostPort string, port int, log io.Writer) (stop func(), err error) {
+	if err := os.MkdirAll(filepath.Join(dir, "config"), 0o755); err != nil {
+		return nil, err
+	}
+	conf := fmt.Sprintf("temporalGrpcAddress: %s\nport: %d\nenableUi: true\ndefaultNamespace: default\ncors:\n  cookieInsecure: true\n", hostPort, port)
+	if err := os.WriteFile(filepath.Join(dir, "config", "kycflow.yaml"), []byte(conf), 0o644); err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(bin, "--root", dir, "--config", "config", "--env", "kycflow", "start")
+	cmd.Stdout, cmd.Stderr = log, log
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start temporal ui: %w", err)
+	}
+	return func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		cmd.Wait()
+	}, nil
+}

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// balancer spreads requests over the api processes, round robin: the one
+// public port in front of several `kycflow api` (in `kycflow dev --cluster`
+// and as docker-compose's `proxy` service). An upstream named by host is
+// looked up again every second, so `api:8080` reaches every replica the
+// DNS names.
+type balancer struct {
+	upstreams []string // host:port
+	next      atomic.Uint64
+
+	mu       sync.Mutex
+	resolved []string
+	at       time.Time
+}
+
+func newBalancer(upstreams []string) (*balancer, error) {
+	for _, u := range upstreams {
+		if _, _, err := net.SplitHostPort(u); err != nil {
+			return nil, fmt.Errorf("upstream %q: want host:port", u)
+		}
+	}
+	if len(upstreams) == 0 {
+		return nil, errors.New("no upstreams: set PROXY_UPSTREAMS")
+	}
+	return &balancer{upstreams: upstreams}, nil
+}
+
+// addrs are the upstreams' current addresses (names resolved; a name that
+// does not resolve is kept as is, for the dialer to report).
+func (b *balancer) addrs(ctx context.Context) []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.resolved != nil && time.Since(b.at) < time.Second {
+		return b.resolved
+	}
+	var out []string
+	for _, u := range b.upstreams {
+		host, port, _ := net.SplitHostPort(u)
+		if net.ParseIP(host) != nil {
+			out = append(out, u)
+			continue
+		}
+		ips, err := net.DefaultResolver.LookupHost(ctx, host)
+		if err != nil || len(ips) == 0 {
+			out = append(out, u)
+			continue
+		}
+		for _, ip := range ips {
+			out = append(out, net.JoinHostPort(ip, port))
+		}
+	}
+	b.resolved, b.at = out, time.Now()
+	return out
+}
+
+// handler proxies each request to the next upstream, keeping the Host
+// (tenants are told apart by it) and adding X-Forwarded-For (the apis
+// trust it from the proxy: TRUSTED_PROXIES).
+func (b *balancer) handler() http.Handler {
+	return &httputil.ReverseProxy{
+		Rewrite: func(r *httputil.ProxyRequest) {
+			addrs := b.addrs(r.In.Context())
+			target := addrs[b.next.Add(1)%uint64(len(addrs))]
+			r.SetURL(&url.URL{Scheme: "http", Host: target})
+			r.Out.Host = r.In.Host
+			r.SetXForwarded()
+		},
+		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadGateway)
+			fmt.Fprintln(w, `{"message":"The API is unavailable, try again shortly."}`)
+		},
+	}
+}
+
+// runProxy serves the balancer on HTTP_ADDR until ctx ends.
+func runProxy(ctx context.Context, cfg config) error {
+	b, err := newBalancer(cfg.ProxyUpstreams)
+	if err != nil {
+		return err
+	}
+	return serveProxy(ctx, cfg.httpAddr(false), b)
+}
+
+func serveProxy(ctx context.Context, addr string, b *balancer) error {
+	srv := &http.Server{Addr: addr, Handler: b.handler(), ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(sctx)
+	}()
+	fmt.Printf("proxy on %s → %s\n", addr, strings.Join(b.upstreams, ", "))
+	if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
