@@ -36,7 +36,7 @@ SUDO        := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 export GOFLAGS := $(strip $(GOFLAGS) -gcflags=all=-dwarf=false)
 # A count, not a duration: Go 1.26's fuzz coordinator can fail a duration
 # run with a spurious "context deadline exceeded" (go.dev/issue/75804).
-FUZZTIME    ?= 20000x
+FUZZTIME    ?= 10000x
 
 .PHONY: run cluster test packages static test-race test-integration test-quality deps tools postgres temporal temporal-server build unit lint vulncheck histories fuzz fuzz-parsers bench screenshots clean
 
@@ -61,11 +61,12 @@ QUALITY_GATES := ^(TestEvalReport|TestBlockingRecall|TestRealListQuality)$$
 # are the longest path, so everything else runs at a lower priority (LOW)
 # and takes the cores they leave: the suite mostly waits on timers and
 # sockets, and is built to pass on a loaded machine. Every job starts at
-# once (-j6): with fewer slots the linters waited for one and became a
-# serial tail after the suite. Debian's packages install beside the server
-# build (packages).
+# once: with fewer slots the linters waited for one, then compiled the
+# dependencies a second time beside the suite's build, and ran as a serial
+# tail after it. Debian's packages install beside the server
+# build (packages). Eight slots: every job and its tool install at once.
 test:
-	@$(MAKE) --no-print-directory -j6 test-integration static test-race test-quality
+	@$(MAKE) --no-print-directory -j8 test-integration static test-race test-quality
 
 static: lint vulncheck
 
