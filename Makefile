@@ -38,7 +38,7 @@ export GOFLAGS := $(strip $(GOFLAGS) -gcflags=all=-dwarf=false)
 # run with a spurious "context deadline exceeded" (go.dev/issue/75804).
 FUZZTIME    ?= 10000x
 
-.PHONY: run cluster test packages static test-race test-integration test-quality deps tools postgres temporal temporal-server build unit lint vulncheck histories fuzz fuzz-parsers bench screenshots clean
+.PHONY: run cluster test integration-build packages static test-race test-integration test-quality deps tools postgres temporal temporal-server build unit lint vulncheck histories fuzz fuzz-parsers bench screenshots clean
 
 run: deps build
 	./bin/kycflow dev
@@ -61,19 +61,25 @@ QUALITY_GATES := ^(TestEvalReport|TestBlockingRecall|TestRealListQuality)$$
 # are the longest path, so everything else runs at a lower priority (LOW)
 # and takes the cores they leave: the suite mostly waits on timers and
 # sockets, and is built to pass on a loaded machine. Every job starts at
-# once: with fewer slots the linters waited for one, then compiled the
-# dependencies a second time beside the suite's build, and ran as a serial
-# tail after it. Debian's packages install beside the server
-# build (packages). Eight slots: every job and its tool install at once.
+# once (eight slots), but the linters wait for the integration packages'
+# test binaries (integration-build, beside the server build): they read the
+# same compiled dependencies, and run while the suite waits on timers.
+# Debian's packages install beside the server build (packages).
 test:
 	@$(MAKE) --no-print-directory -j8 test-integration static test-race test-quality
 
 static: lint vulncheck
 
+# The integration packages' test binaries, compiled while the server builds
+# (go test below reuses the compiled packages).
+integration-build:
+	@mkdir -p bin/test
+	$(GO) test -c -o bin/test/ $(INTEGRATION)
+
 test-race: packages
 	$(LOW) $(GO) test -count=1 -race -timeout 12m -skip '$(QUALITY_GATES)' $$($(GO) list ./... | grep -v -e /cmd/kycflow$$ -e /api/e2e$$)
 
-test-integration: $(TSERVER) packages
+test-integration: $(TSERVER) packages integration-build
 	$(TSERVER_ENV) $(GO) test -count=1 -timeout 12m $(INTEGRATION)
 
 test-quality:
@@ -85,7 +91,7 @@ test-quality:
 tools:
 	@$(MAKE) --no-print-directory -j3 $(TSERVER) $(STATICCHECK) $(GOVULNCHECK)
 
-lint: $(STATICCHECK)
+lint: $(STATICCHECK) integration-build
 	$(LOW) $(GO) vet ./...
 	$(LOW) $(STATICCHECK) ./...
 
@@ -144,12 +150,14 @@ $(TEMPORAL):
 	@echo "building the Temporal CLI $(TEMPORAL_VERSION) (first time only, a few minutes)"
 	$(GO) install -ldflags='-s -w' github.com/temporalio/cli/cmd/temporal@$(TEMPORAL_VERSION)
 
+# Built without inlining (-l): a cold run's CPU bounds make test on 2 cores,
+# and the server, only run by the tests, is fast enough without it.
 # The Temporal server with PostgreSQL persistence and its schema tool, built
 # from the Go module proxy (once; a few minutes), for the tests.
 temporal-server: $(TSERVER)
 $(TSERVER):
 	@echo "building the Temporal server $(TEMPORAL_SERVER_VERSION) (first time only, a few minutes)"
-	GOBIN=$(TSERVER_DIR) $(GO) install -ldflags='-s -w' go.temporal.io/server/cmd/server@$(TEMPORAL_SERVER_VERSION) \
+	GOBIN=$(TSERVER_DIR) $(GO) install -ldflags='-s -w' -gcflags='all=-dwarf=false -l' go.temporal.io/server/cmd/server@$(TEMPORAL_SERVER_VERSION) \
 		go.temporal.io/server/cmd/tools/sql@$(TEMPORAL_SERVER_VERSION)
 
 # The Temporal UI server, for make cluster (once; a few minutes).
