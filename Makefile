@@ -150,14 +150,12 @@ $(TEMPORAL):
 	@echo "building the Temporal CLI $(TEMPORAL_VERSION) (first time only, a few minutes)"
 	$(GO) install -ldflags='-s -w' github.com/temporalio/cli/cmd/temporal@$(TEMPORAL_VERSION)
 
-# Built without inlining (-l): a cold run's CPU bounds make test on 2 cores,
-# and the server, only run by the tests, is fast enough without it.
 # The Temporal server with PostgreSQL persistence and its schema tool, built
 # from the Go module proxy (once; a few minutes), for the tests.
 temporal-server: $(TSERVER)
 $(TSERVER):
 	@echo "building the Temporal server $(TEMPORAL_SERVER_VERSION) (first time only, a few minutes)"
-	GOBIN=$(TSERVER_DIR) $(GO) install -ldflags='-s -w' -gcflags='all=-dwarf=false -l' go.temporal.io/server/cmd/server@$(TEMPORAL_SERVER_VERSION) \
+	GOBIN=$(TSERVER_DIR) $(GO) install -ldflags='-s -w' go.temporal.io/server/cmd/server@$(TEMPORAL_SERVER_VERSION) \
 		go.temporal.io/server/cmd/tools/sql@$(TEMPORAL_SERVER_VERSION)
 
 # The Temporal UI server, for make cluster (once; a few minutes).
