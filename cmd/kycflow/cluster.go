@@ -83,26 +83,15 @@ func clusterOwnEnv(p process, pg *pgcluster.Cluster) map[string]string {
 // on the API's port, and the Temporal UI server when it is installed. Its
 // data is under KYCFLOW_DATA_DIR/cluster. Ctrl-C stops everything.
 func runCluster(ctx context.Context, cfg config) error {
-	base, err := filepath.Abs(cfg.DataDir)
-	if err != nil {
-		return err
-	}
-	dir := filepath.Join(base, "cluster")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
 	var tOpts devserver.ClusterOptions
 	if err := devserver.FindCluster(&tOpts); err != nil {
 		return fmt.Errorf("%w (make cluster installs it)", err)
 	}
-	if err := devWebhooks(&cfg, dir); err != nil {
-		return err
-	}
 	procs := clusterProcesses(cfg.ClusterPortBase)
 	uiBin, withUI := devserver.FindUI()
-	busy := []string{fmt.Sprintf("127.0.0.1:%d", cfg.DevPGPort), cfg.TemporalAddress, cfg.httpAddr(true), cfg.DevWebhookAddr}
+	var busy []string
 	if withUI {
-		busy = append(busy, "127.0.0.1:8233")
+		busy = append(busy, "127.0.0.1:"+temporalUIPort)
 	}
 	for _, p := range procs {
 		busy = append(busy, p.OpsAddr)
@@ -110,10 +99,9 @@ func runCluster(ctx context.Context, cfg config) error {
 			busy = append(busy, p.HTTPAddr)
 		}
 	}
-	for _, addr := range busy {
-		if err := portFree(addr); err != nil {
-			return err
-		}
+	dir, err := devPrepare(&cfg, "cluster", busy...)
+	if err != nil {
+		return err
 	}
 	pg, err := devPostgres(ctx, cfg, dir)
 	if err != nil {
@@ -141,12 +129,12 @@ func runCluster(ctx context.Context, cfg config) error {
 			return err
 		}
 		defer uiLog.Close()
-		stop, err := devserver.StartUI(uiBin, filepath.Join(dir, "ui"), cfg.TemporalAddress, 8233, uiLog)
+		stop, err := devserver.StartUI(uiBin, filepath.Join(dir, "ui"), cfg.TemporalAddress, temporalUIPort, uiLog)
 		if err != nil {
 			return err
 		}
 		defer stop()
-		ui = "http://localhost:8233/namespaces/default/workflows"
+		ui = "http://localhost:" + temporalUIPort + "/namespaces/default/workflows"
 	}
 
 	sandboxes, err := startSandboxes(&cfg)

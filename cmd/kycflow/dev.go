@@ -25,21 +25,9 @@ import (
 // the worker in this process. Ctrl-C stops everything.
 func runDev(ctx context.Context, cfg config) error {
 	log := cfg.logger()
-	dir, err := filepath.Abs(cfg.DataDir)
+	dir, err := devPrepare(&cfg, "", "127.0.0.1:"+temporalUIPort)
 	if err != nil {
 		return err
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	if err := devWebhooks(&cfg, dir); err != nil {
-		return err
-	}
-	_, temporalPort, _ := net.SplitHostPort(cfg.TemporalAddress)
-	for _, addr := range []string{fmt.Sprintf("127.0.0.1:%d", cfg.DevPGPort), "127.0.0.1:" + temporalPort, "127.0.0.1:8233", cfg.httpAddr(true), cfg.DevWebhookAddr} {
-		if err := portFree(addr); err != nil {
-			return err
-		}
 	}
 
 	pg, err := devPostgres(ctx, cfg, dir)
@@ -54,8 +42,8 @@ func runDev(ctx context.Context, cfg config) error {
 		return err
 	}
 	defer tLog.Close()
-	fmt.Println("starting Temporal dev server on", cfg.TemporalAddress, "with its UI on http://localhost:8233")
-	ts, err := devserver.Start(ctx, devserver.Options{HostPort: cfg.TemporalAddress, UIPort: "8233",
+	fmt.Println("starting Temporal dev server on", cfg.TemporalAddress, "with its UI on http://localhost:"+temporalUIPort)
+	ts, err := devserver.Start(ctx, devserver.Options{HostPort: cfg.TemporalAddress, UIPort: temporalUIPort,
 		DBFile: filepath.Join(dir, "temporal.db"), Log: tLog, Pragmas: cfg.DevTemporalPragmas})
 	if err != nil {
 		return err
@@ -100,7 +88,7 @@ func runDev(ctx context.Context, cfg config) error {
 kycflow is running.
   API            http://localhost:%[1]s/api/v1   (tenant "Demo", hosts localhost and 127.0.0.1)
   API key        %[2]s
-  Temporal UI    http://localhost:8233/namespaces/default/workflows
+  Temporal UI    http://localhost:%[8]s/namespaces/default/workflows
   Webhooks       %[7]s
   Data           %[3]s   (delete it to start afresh)
 
@@ -117,7 +105,7 @@ A customer with an identity-document check (the link mail lands in the mail catc
 
 Ctrl-C stops everything.
 `, port, key, dir, sandboxes.describe(),
-		checksJSON(check.Types(check.Business)...), checksJSON(check.IDScan), hooks)
+		checksJSON(check.Types(check.Business)...), checksJSON(check.IDScan), hooks, temporalUIPort)
 
 	// One watchlist index serves the worker's checks and the API's screening.
 	lists := newWatchlists(ws, log, true)
@@ -129,6 +117,32 @@ Ctrl-C stops everything.
 	err = g.Wait()
 	fmt.Println("\nstopping…")
 	return err
+}
+
+// temporalUIPort is where the Temporal UI serves, in dev and in the cluster.
+const temporalUIPort = "8233"
+
+// devPrepare makes the data directory (sub under KYCFLOW_DATA_DIR), sets up
+// the webhook key, and checks that the ports the stack takes are free: the
+// database's, Temporal's, the API's, the webhook catcher's and extra.
+func devPrepare(cfg *config, sub string, extra ...string) (string, error) {
+	dir, err := filepath.Abs(filepath.Join(cfg.DataDir, sub))
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	if err := devWebhooks(cfg, dir); err != nil {
+		return "", err
+	}
+	_, temporalPort, _ := net.SplitHostPort(cfg.TemporalAddress)
+	for _, addr := range append([]string{fmt.Sprintf("127.0.0.1:%d", cfg.DevPGPort), "127.0.0.1:" + temporalPort, cfg.httpAddr(true), cfg.DevWebhookAddr}, extra...) {
+		if err := portFree(addr); err != nil {
+			return "", err
+		}
+	}
+	return dir, nil
 }
 
 // logFile opens dir/name.log for appending.

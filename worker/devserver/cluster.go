@@ -312,11 +312,11 @@ func FindUI() (string, bool) {
 
 // StartUI starts the UI server on port for the frontend at hostPort, with
 // its configuration written under dir; stop ends it.
-func StartUI(bin, dir, hostPort string, port int, log io.Writer) (stop func(), err error) {
+func StartUI(bin, dir, hostPort, port string, log io.Writer) (stop func(), err error) {
 	if err := os.MkdirAll(filepath.Join(dir, "config"), 0o755); err != nil {
 		return nil, err
 	}
-	conf := fmt.Sprintf("temporalGrpcAddress: %s\nport: %d\nenableUi: true\ndefaultNamespace: default\ncors:\n  cookieInsecure: true\n", hostPort, port)
+	conf := fmt.Sprintf("temporalGrpcAddress: %s\nport: %s\nenableUi: true\ndefaultNamespace: default\ncors:\n  cookieInsecure: true\n", hostPort, port)
 	if err := os.WriteFile(filepath.Join(dir, "config", "kycflow.yaml"), []byte(conf), 0o644); err != nil {
 		return nil, err
 	}

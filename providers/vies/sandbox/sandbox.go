@@ -35,7 +35,7 @@ type Server struct {
 
 // traffic is what one member state's service saw.
 type traffic struct {
-	arrivals       []time.Time // the latest maxArrivals
+	arrivals       []time.Time // the latest maxArrivals or more
 	inFlight, peak int
 }
 
@@ -85,7 +85,7 @@ func (s *Server) Recover() {
 }
 
 // Arrivals are the times consultations of member state cc arrived, oldest
-// first (the latest 100 000).
+// first (at least the latest 100 000).
 func (s *Server) Arrivals(cc string) []time.Time {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -115,8 +115,8 @@ func (s *Server) arrive(cc string) (leave func()) {
 		t = &traffic{}
 		s.traffic[cc] = t
 	}
-	if len(t.arrivals) == maxArrivals {
-		t.arrivals = append(t.arrivals[:0], t.arrivals[1:]...)
+	if len(t.arrivals) == 2*maxArrivals { // keep the latest half: a copy per 100 000 arrivals
+		t.arrivals = append(t.arrivals[:0], t.arrivals[maxArrivals:]...)
 	}
 	t.arrivals = append(t.arrivals, time.Now())
 	t.inFlight++
