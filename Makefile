@@ -36,7 +36,7 @@ SUDO        := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 export GOFLAGS := $(strip $(GOFLAGS) -gcflags=all=-dwarf=false)
 # A count, not a duration: Go 1.26's fuzz coordinator can fail a duration
 # run with a spurious "context deadline exceeded" (go.dev/issue/75804).
-FUZZTIME    ?= 10000x
+FUZZTIME    ?= 20000x
 
 .PHONY: run cluster test integration-build packages static test-race test-integration test-quality deps tools postgres temporal temporal-server build unit lint vulncheck histories fuzz fuzz-parsers bench screenshots clean
 
@@ -49,22 +49,28 @@ run: deps build
 cluster: postgres temporal $(TSERVER) $(TUI) build
 	$(TSERVER_ENV) TEMPORAL_UI_DIR=$(TUI_DIR) ./bin/kycflow dev --cluster
 
-# The unit packages and the store (against its own PostgreSQL) run under
-# the race detector. The CLI and the end-to-end suite (PostgreSQL, Temporal,
-# Chromium, subprocesses) run without it, and so do the matcher's quality
-# gates (single-threaded statistics over thousands of generated names, 10×
-# slower instrumented; TestConcurrentSearch is the matcher's race test).
+# Every package is tested under the race detector: the unit packages, the
+# store (against its own PostgreSQL), and the integration packages (the CLI
+# and the end-to-end suite, with the kycflow processes they start). Only the
+# matcher's quality gates run without it (single-threaded statistics over
+# thousands of generated names, 10x slower instrumented;
+# TestConcurrentSearch is the matcher's race test). One build mode for all
+# of it, and for staticcheck's reading of the packages: a cold run compiles
+# each dependency once, not once plain and once instrumented.
 INTEGRATION   := ./cmd/kycflow ./api/e2e
 QUALITY_GATES := ^(TestEvalReport|TestBlockingRecall|TestRealListQuality)$$
+RACE          := GOFLAGS="$(GOFLAGS) -race"
+# All of go vet's analyzers, run by go test on each package it tests: a
+# separate go vet ./... would analyse every dependency a second time.
+VET := appends,asmdecl,assign,atomic,bools,buildtag,cgocall,composites,copylocks,defers,directive,errorsas,framepointer,hostport,httpresponse,ifaceassert,loopclosure,lostcancel,nilfunc,printf,shift,sigchanyzer,slog,stdmethods,stdversion,stringintconv,structtag,testinggoroutine,tests,timeformat,unmarshal,unreachable,unsafeptr,unusedresult,waitgroup
 #
 # All at once. The Temporal server's build and then the end-to-end suite
 # are the longest path, so everything else runs at a lower priority (LOW)
 # and takes the cores they leave: the suite mostly waits on timers and
-# sockets, and is built to pass on a loaded machine. Every job starts at
-# once (eight slots), but the linters wait for the integration packages'
-# test binaries (integration-build, beside the server build): they read the
-# same compiled dependencies, and run while the suite waits on timers.
-# Debian's packages install beside the server build (packages).
+# sockets, and is built to pass on a loaded machine. The integration
+# packages' test binaries build first, beside the server (they compile
+# nearly every dependency); the race run and staticcheck then read what
+# they compiled. Debian's packages install beside the server build.
 test:
 	@$(MAKE) --no-print-directory -j8 test-integration static test-race test-quality
 
@@ -74,17 +80,18 @@ static: lint vulncheck
 # (go test below reuses the compiled packages).
 integration-build:
 	@mkdir -p bin/test
-	$(GO) test -c -o bin/test/ $(INTEGRATION)
+	$(RACE) $(GO) test -c -o bin/test/ $(INTEGRATION)
 
-test-race: packages
-	$(LOW) $(GO) test -count=1 -race -timeout 12m -skip '$(QUALITY_GATES)' $$($(GO) list ./... | grep -v -e /cmd/kycflow$$ -e /api/e2e$$)
+test-race: packages integration-build
+	$(RACE) $(LOW) $(GO) test -count=1 -vet=$(VET) -timeout 12m -skip '$(QUALITY_GATES)' $$($(GO) list ./... | grep -v -e /cmd/kycflow$$ -e /api/e2e$$)
 
 test-integration: $(TSERVER) packages integration-build
-	$(TSERVER_ENV) $(GO) test -count=1 -timeout 12m $(INTEGRATION)
+	$(TSERVER_ENV) $(RACE) $(GO) test -count=1 -vet=$(VET) -timeout 12m $(INTEGRATION)
 
+# The parsers' fuzz targets fuzz in make fuzz; their seed inputs run in
+# every make test.
 test-quality:
 	$(LOW) $(GO) test -count=1 -run '$(QUALITY_GATES)' ./providers/sanctions
-	$(LOW) $(MAKE) --no-print-directory fuzz-parsers
 
 # The Go tools make test needs, built side by side on a fresh machine (each
 # build leaves cores idle while it links or waits on a dependency).
@@ -92,8 +99,7 @@ tools:
 	@$(MAKE) --no-print-directory -j3 $(TSERVER) $(STATICCHECK) $(GOVULNCHECK)
 
 lint: $(STATICCHECK) integration-build
-	$(LOW) $(GO) vet ./...
-	$(LOW) $(STATICCHECK) ./...
+	$(RACE) $(LOW) $(STATICCHECK) ./...
 
 vulncheck: $(GOVULNCHECK)
 	$(LOW) $(GOVULNCHECK) -db $(VULNDB) ./...
@@ -104,11 +110,11 @@ $(STATICCHECK):
 $(GOVULNCHECK):
 	$(LOW) $(GO) install golang.org/x/vuln/cmd/govulncheck@$(GOVULNCHECK_VERSION)
 
-# Each fuzz target runs briefly; go test -fuzz takes one target at a time.
-# make test fuzzes the parsers only: fuzzing instruments every package a
-# target's test binary links, and for ./api (the standard library, echo,
-# sqlx, protobuf) that build alone costs a cold run more than two minutes.
-# The api targets' seed inputs run in every make test all the same.
+# Each fuzz target runs briefly (FUZZTIME inputs); go test -fuzz takes one
+# target at a time. Not part of make test: fuzzing instruments every package
+# a target's test binary links (for ./api: the standard library, echo, sqlx,
+# protobuf), a build that costs a cold run minutes of CPU. Every target's
+# seed inputs run in every make test all the same.
 fuzz: fuzz-parsers
 	$(GO) test -run='^$$' -fuzz='^FuzzCreateBusiness$$' -fuzztime=$(FUZZTIME) ./api
 	$(GO) test -run='^$$' -fuzz='^FuzzCreateCustomer$$' -fuzztime=$(FUZZTIME) ./api

@@ -19,30 +19,24 @@ type BusinessWithChecks struct {
 	Checks map[check.Type]Check
 }
 
-// CreateBusiness stores a business and queues its checks in one transaction.
+// CreateBusiness stores a business and queues its checks in one statement.
 // b.ID, timestamps and TenantID are set here.
 func (s *Store) CreateBusiness(ctx context.Context, tenantID uuid.UUID, b Business, checkTypes []check.Type) (Business, []Check, error) {
 	b.ID, b.TenantID, b.IsActive = NewID(), tenantID, true
 	b.CreatedAt = now()
 	b.UpdatedAt = b.CreatedAt
-	var checks []Check
-	err := s.inTenant(ctx, tenantID, func(tx *sqlx.Tx) error {
-		lead, args, err := tx.BindNamed(`INSERT INTO businesses (`+businessCols+`) VALUES (:id, :tenant_id, :name, :address,
-			:street, :housenumber, :addition, :postalcode, :city, :country_id, :iban_number, :coc_number, :vat_number,
-			:is_active, :inactive_at, :created_at, :updated_at)`, b)
-		if err != nil {
-			return err
-		}
-		checks, err = insertChecks(ctx, tx, lead, args, tenantID, check.Business, b.ID, checkTypes, b.CreatedAt)
-		if err != nil {
-			return fmt.Errorf("insert business: %w", err)
-		}
-		return nil
-	})
-	if err == nil {
-		s.wakeRelay() // its checks' starts, its events' deliveries
+	lead, args, err := s.db.BindNamed(`INSERT INTO businesses (`+businessCols+`) VALUES (:id, (SELECT id FROM tenant), :name,
+		:address, :street, :housenumber, :addition, :postalcode, :city, :country_id, :iban_number, :coc_number, :vat_number,
+		:is_active, :inactive_at, :created_at, :updated_at)`, b)
+	if err != nil {
+		return b, nil, err
 	}
-	return b, checks, err
+	checks, _, err := insertChecks(ctx, s.db, lead, args, tenantID, check.Business, b.ID, checkTypes, false, b.CreatedAt)
+	if err != nil {
+		return b, nil, fmt.Errorf("insert business: %w", classify(err))
+	}
+	s.wakeRelay() // its checks' starts, its events' deliveries
+	return b, checks, nil
 }
 
 // GetBusiness reads a business of the tenant with its latest checks.

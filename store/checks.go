@@ -32,20 +32,19 @@ func subjectColumn(kind check.Kind) string {
 	return "business_id"
 }
 
-// insertChecks queues new checks on a subject: check rows plus outbox
-// starts. With a lead statement (the subject's own INSERT, bound to
-// leadArgs), all of it is one statement: one round trip for a create.
-func insertChecks(ctx context.Context, tx *sqlx.Tx, lead string, leadArgs []any, tenantID uuid.UUID, kind check.Kind, subjectID uuid.UUID, types []check.Type, at time.Time) ([]Check, error) {
-	if len(types) == 0 {
-		if lead == "" {
-			return nil, nil
-		}
-		_, err := tx.ExecContext(ctx, lead, leadArgs...)
-		return nil, err
-	}
+// insertChecks queues new checks on a subject: check rows, outbox starts
+// and, with links, the verification links of idin/idscan checks (returned
+// as type → token; the expiry is the tenant's link_ttl from at). It is one
+// statement, which sets the tenant itself: a create needs no transaction
+// and costs one round trip. A lead statement (the subject's own INSERT,
+// bound to leadArgs, its tenant_id written as (SELECT id FROM tenant)) runs
+// in it first: its created event precedes the checks'.
+func insertChecks(ctx context.Context, ex sqlx.ExecerContext, lead string, leadArgs []any, tenantID uuid.UUID, kind check.Kind, subjectID uuid.UUID, types []check.Type, withLinks bool, at time.Time) ([]Check, map[check.Type]string, error) {
 	checks := make([]Check, len(types))
 	ids := make([]string, len(types))
 	payloads := make([]string, len(types))
+	hashes := make([][]byte, len(types))
+	var links map[check.Type]string
 	for i, t := range types {
 		c := Check{ID: NewID(), TenantID: tenantID, Type: t, Status: check.Queued, CreatedAt: at, UpdatedAt: at}
 		if kind == check.Customer {
@@ -55,9 +54,15 @@ func insertChecks(ctx context.Context, tx *sqlx.Tx, lead string, leadArgs []any,
 		}
 		p, err := payload(c.Ref())
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		checks[i], ids[i], payloads[i] = c, c.ID.String(), p
+		if withLinks && t.UsesLink() {
+			if links == nil {
+				links = map[check.Type]string{}
+			}
+			links[t], hashes[i] = newToken()
+		}
 	}
 	var businessID, customerID *uuid.UUID
 	if kind == check.Customer {
@@ -65,27 +70,29 @@ func insertChecks(ctx context.Context, tx *sqlx.Tx, lead string, leadArgs []any,
 	} else {
 		businessID = &subjectID
 	}
-	args := append(leadArgs, pq.Array(ids), pq.Array(strs(types)), pq.Array(payloads), tenantID, businessID, customerID, at)
+	// A check without a link has an empty hash (pq sends nil as empty).
+	args := append(leadArgs, tenantID.String(), pq.Array(ids), pq.Array(strs(types)), pq.Array(payloads), pq.ByteaArray(hashes), businessID, customerID, at)
 	n := func(i int) string { return fmt.Sprintf("$%d", len(leadArgs)+i) }
-	q := "WITH "
+	// Every insert takes its tenant_id from tenant, so set_config has run
+	// before any row meets the row-level security policies.
+	q := `WITH tenant AS MATERIALIZED (SELECT set_config('app.tenant_id', ` + n(1) + `, true)::uuid AS id)`
+	from := "input, tenant"
 	if lead != "" {
-		// The subject's row is inserted by the same statement. The checks
-		// read it, so it is inserted first: its created event precedes
-		// theirs.
-		q += "subject AS (" + lead + " RETURNING id), "
+		q += `, subject AS (` + lead + ` RETURNING id)`
+		from += ", (SELECT 1 FROM subject) AS s"
 	}
-	from := "input"
-	if lead != "" {
-		from = "input, (SELECT 1 FROM subject) AS s"
-	}
-	q += `input AS (SELECT * FROM unnest(` + n(1) + `::uuid[], ` + n(2) + `::text[], ` + n(3) + `::jsonb[]) AS t(id, type, payload)),
+	q += `, input AS (SELECT * FROM unnest(` + n(2) + `::uuid[], ` + n(3) + `::text[], ` + n(4) + `::jsonb[], ` + n(5) + `::bytea[]) AS t(id, type, payload, link_hash)),
 		c AS (INSERT INTO checks (id, tenant_id, business_id, customer_id, type, status, created_at, updated_at)
-		      SELECT id, ` + n(4) + `, ` + n(5) + `, ` + n(6) + `, type, 'queued', ` + n(7) + `, ` + n(7) + ` FROM ` + from + `)
-		INSERT INTO outbox (tenant_id, check_id, action, payload) SELECT ` + n(4) + `, id, 'start', payload FROM input`
-	if _, err := tx.ExecContext(ctx, q, args...); err != nil {
-		return nil, fmt.Errorf("queue checks: %w", err)
+		      SELECT input.id, tenant.id, ` + n(6) + `, ` + n(7) + `, type, 'queued', ` + n(8) + `, ` + n(8) + ` FROM ` + from + ` RETURNING id),
+		l AS (INSERT INTO links (check_id, tenant_id, customer_id, type, token_hash, created_at, expires_at)
+		      SELECT input.id, tenant.id, ` + n(7) + `, input.type, input.link_hash, ` + n(8) + `::timestamptz,
+		             ` + n(8) + `::timestamptz + (SELECT link_ttl FROM tenants WHERE id = tenant.id)
+		      FROM input JOIN c USING (id), tenant WHERE octet_length(input.link_hash) > 0)
+		INSERT INTO outbox (tenant_id, check_id, action, payload) SELECT tenant.id, input.id, 'start', payload FROM ` + from
+	if _, err := ex.ExecContext(ctx, q, args...); err != nil {
+		return nil, nil, fmt.Errorf("queue checks: %w", err)
 	}
-	return checks, nil
+	return checks, links, nil
 }
 
 // cancelUnfinished marks the subject's unfinished checks (of the given types,
@@ -151,10 +158,7 @@ func (s *Store) QueueChecks(ctx context.Context, tenantID uuid.UUID, kind check.
 			return err
 		}
 		var err error
-		if out, err = insertChecks(ctx, tx, "", nil, tenantID, kind, subjectID, types, at); err != nil || mails {
-			return err
-		}
-		links, err = insertLinks(ctx, tx, tenantID, subjectID, out, at)
+		out, links, err = insertChecks(ctx, tx, "", nil, tenantID, kind, subjectID, types, !mails, at)
 		return err
 	})
 	if err == nil {

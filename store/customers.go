@@ -25,41 +25,31 @@ type CustomerWithChecks struct {
 	Checks map[check.Type]Check
 }
 
-// CreateCustomer stores a customer and queues its checks in one transaction;
+// CreateCustomer stores a customer and queues its checks in one statement;
 // when the customer gets no mails, the idin/idscan links are issued with them
 // and returned (type → token).
 func (s *Store) CreateCustomer(ctx context.Context, tenantID uuid.UUID, c Customer, checkTypes []check.Type) (Customer, []Check, map[check.Type]string, error) {
 	c.ID, c.TenantID, c.IsActive = NewID(), tenantID, true
 	c.CreatedAt = now()
 	c.UpdatedAt = c.CreatedAt
-	var checks []Check
-	var links map[check.Type]string
-	err := s.inTenant(ctx, tenantID, func(tx *sqlx.Tx) error {
-		lead, args, err := tx.BindNamed(`INSERT INTO customers (`+customerCols+`) VALUES (:id, :tenant_id, :business_id,
-			:notes, :initials, :firstname, :lastname, :name, :email, :gender, :birthdate, :nationality_id, :document_number,
-			:document_expiration, :document_type, :phone, :address, :street, :housenumber, :addition, :postalcode, :city,
-			:country_id, :iban_number, :mails, :is_active, :inactive_at, :created_at, :updated_at)`, c)
-		if err != nil {
-			return err
-		}
-		checks, err = insertChecks(ctx, tx, lead, args, tenantID, check.Customer, c.ID, checkTypes, c.CreatedAt)
-		// The composite foreign key admits only a business of the same tenant.
-		var pqErr *pq.Error
-		if errors.As(err, &pqErr) && pqErr.Code == "23503" && pqErr.Constraint == "customers_tenant_id_business_id_fkey" {
-			return ErrBusinessNotFound
-		}
-		if err != nil {
-			return fmt.Errorf("insert customer: %w", err)
-		}
-		if !c.Mails {
-			links, err = insertLinks(ctx, tx, tenantID, c.ID, checks, c.CreatedAt)
-		}
-		return err
-	})
-	if err == nil {
-		s.wakeRelay() // its checks' starts, its events' deliveries
+	lead, args, err := s.db.BindNamed(`INSERT INTO customers (`+customerCols+`) VALUES (:id, (SELECT id FROM tenant),
+		:business_id, :notes, :initials, :firstname, :lastname, :name, :email, :gender, :birthdate, :nationality_id,
+		:document_number, :document_expiration, :document_type, :phone, :address, :street, :housenumber, :addition,
+		:postalcode, :city, :country_id, :iban_number, :mails, :is_active, :inactive_at, :created_at, :updated_at)`, c)
+	if err != nil {
+		return c, nil, nil, err
 	}
-	return c, checks, links, err
+	checks, links, err := insertChecks(ctx, s.db, lead, args, tenantID, check.Customer, c.ID, checkTypes, !c.Mails, c.CreatedAt)
+	// The composite foreign key admits only a business of the same tenant.
+	var pqErr *pq.Error
+	if errors.As(err, &pqErr) && pqErr.Code == "23503" && pqErr.Constraint == "customers_tenant_id_business_id_fkey" {
+		return c, nil, nil, ErrBusinessNotFound
+	}
+	if err != nil {
+		return c, nil, nil, fmt.Errorf("insert customer: %w", classify(err))
+	}
+	s.wakeRelay() // its checks' starts, its events' deliveries
+	return c, checks, links, nil
 }
 
 // GetCustomer reads a customer of the tenant with its latest checks.

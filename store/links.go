@@ -7,7 +7,6 @@ import (
 	"database/sql"
 	"encoding/base64"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -69,29 +68,6 @@ func newToken() (string, []byte) {
 func hashToken(token string) []byte {
 	h := sha256.Sum256([]byte(token))
 	return h[:]
-}
-
-// insertLinks issues a link for each idin/idscan check among checks, in the
-// transaction that queues them, and returns check type → token. The expiry
-// is the tenant's link_ttl from now.
-func insertLinks(ctx context.Context, tx *sqlx.Tx, tenantID, customerID uuid.UUID, checks []Check, at time.Time) (map[check.Type]string, error) {
-	var out map[check.Type]string
-	for _, c := range checks {
-		if !c.Type.UsesLink() {
-			continue
-		}
-		token, hash := newToken()
-		if _, err := tx.ExecContext(ctx, `INSERT INTO links (check_id, tenant_id, customer_id, type, token_hash, created_at, expires_at)
-			VALUES ($1, $2, $3, $4, $5, $6::timestamptz, $6::timestamptz + (SELECT link_ttl FROM tenants WHERE id = $2))`,
-			c.ID, tenantID, customerID, c.Type, hash, at); err != nil {
-			return nil, fmt.Errorf("issue %s link: %w", c.Type, err)
-		}
-		if out == nil {
-			out = map[check.Type]string{}
-		}
-		out[c.Type] = token
-	}
-	return out, nil
 }
 
 // IssueLink gives the check's link a fresh token, creating the link when it

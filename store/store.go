@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -39,6 +40,8 @@ type Store struct {
 	// poke, stop and stopped drive the relay notifier (notify.go).
 	poke          chan struct{}
 	stop, stopped chan struct{}
+	// auth caches authentications when CacheAuthentications runs.
+	auth atomic.Pointer[authCache]
 }
 
 // Open connects and pings. maxConns bounds the pool (0 keeps the default 20).
@@ -155,13 +158,19 @@ func withBinaryParameters(dsn string) string {
 	if strings.Contains(dsn, "binary_parameters") {
 		return dsn
 	}
+	return withParam(dsn, "binary_parameters", "yes")
+}
+
+// withParam sets a connection parameter (value: no spaces or quotes) in a
+// URL or key=value DSN.
+func withParam(dsn, key, value string) string {
 	if u, err := url.Parse(dsn); err == nil && (u.Scheme == "postgres" || u.Scheme == "postgresql") {
 		q := u.Query()
-		q.Set("binary_parameters", "yes")
+		q.Set(key, value)
 		u.RawQuery = q.Encode()
 		return u.String()
 	}
-	return dsn + " binary_parameters=yes"
+	return dsn + " " + key + "=" + value
 }
 
 // now is the timestamp written by the store: UTC at the API's microsecond precision.

@@ -203,6 +203,23 @@ func (s *Store) TenantByHost(ctx context.Context, host string) (uuid.UUID, error
 // key with this hash is that tenant's: ErrUnknownTenant for a host no tenant
 // owns, ErrUnauthenticated for any key problem.
 func (s *Store) Authenticate(ctx context.Context, host string, keyHash []byte) (Principal, error) {
+	c := s.auth.Load()
+	if c == nil {
+		return s.authenticate(ctx, host, keyHash)
+	}
+	k, now := authCacheKey(host, keyHash), time.Now()
+	if p, ok := c.get(k, now); ok {
+		return p, nil
+	}
+	gen := c.generation()
+	p, err := s.authenticate(ctx, host, keyHash)
+	if err == nil {
+		c.put(k, p, gen, now)
+	}
+	return p, err
+}
+
+func (s *Store) authenticate(ctx context.Context, host string, keyHash []byte) (Principal, error) {
 	var row struct {
 		TenantID *uuid.UUID `db:"tenant_id"`
 		KeyID    *uuid.UUID `db:"key_id"`

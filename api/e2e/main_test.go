@@ -160,6 +160,7 @@ func run(m *testing.M) int {
 	if env.app, err = store.Open(ctx, pg.DSN(store.AppRole, "kycflow"), 20); err != nil {
 		return fail("app store", err)
 	}
+	env.app.CacheAuthentications(ctx, nil) // as kycflow api does
 	if env.workerStore, err = store.Open(ctx, pg.DSN(store.WorkerRole, "kycflow"), 20); err != nil {
 		return fail("worker store", err)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -18,6 +19,7 @@ import (
 	"time"
 
 	"github.com/kycflow/kycflow/check"
+	"github.com/kycflow/kycflow/store"
 )
 
 // runBench is the load command behind docs/BENCHMARKS.md. It talks to a
@@ -35,7 +37,8 @@ func runBench(ctx context.Context, args []string) error {
 	base := fs.String("url", "http://127.0.0.1:8080", "API base URL")
 	key := fs.String("key", os.Getenv("KYCFLOW_API_KEY"), "API key (or KYCFLOW_API_KEY)")
 	host := fs.String("host", "", "Host header: the tenant's hostname, when not the URL's")
-	mode := fs.String("mode", "create", "create, e2e, list, create-webhook, webhook-latency, webhook-drain or screen")
+	mode := fs.String("mode", "create", "create, floor, e2e, list, create-webhook, webhook-latency, webhook-drain or screen")
+	dsn := fs.String("dsn", os.Getenv("DATABASE_URL"), "floor: PostgreSQL URL of a role that may create a table (or DATABASE_URL)")
 	conc := fs.Int("concurrency", 16, "requests in flight")
 	dur := fs.Duration("duration", 10*time.Second, "how long to run (create, e2e)")
 	deep := fs.Int("deep", 0, "list: pages to walk before measuring (0: first page)")
@@ -50,6 +53,9 @@ func runBench(ctx context.Context, args []string) error {
 	seed := fs.Int64("seed", 1, "screen: the seed that list was generated with")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
+	}
+	if *mode == "floor" {
+		return insertFloor(ctx, *dsn, *conc, *dur)
 	}
 	if *key == "" {
 		return errors.New("bench needs --key or KYCFLOW_API_KEY")
@@ -178,6 +184,32 @@ func (b *bencher) endToEnd(ctx context.Context) (string, error) {
 		case <-time.After(b.poll):
 		}
 	}
+}
+
+// insertFloor measures what a create is compared against: single-row
+// INSERTs, each its own transaction, into a scratch table of kycflow's
+// database, from conc connections (the table is dropped after).
+func insertFloor(ctx context.Context, dsn string, conc int, dur time.Duration) error {
+	if dsn == "" {
+		return errors.New("bench --mode floor needs --dsn or DATABASE_URL")
+	}
+	db, err := sql.Open("postgres", dsn)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(conc)
+	db.SetMaxIdleConns(conc)
+	if _, err := db.ExecContext(ctx, `CREATE TABLE bench_floor (id uuid PRIMARY KEY, at timestamptz NOT NULL, note text NOT NULL)`); err != nil {
+		return fmt.Errorf("scratch table: %w", err)
+	}
+	defer db.Exec(`DROP TABLE bench_floor`) //nolint:errcheck
+	var b bencher
+	_, err = b.measure(ctx, conc, dur, "single-row INSERT", func(ctx context.Context) (string, error) {
+		_, err := db.ExecContext(ctx, `INSERT INTO bench_floor (id, at, note) VALUES ($1, $2, $3)`, store.NewID(), time.Now(), "floor")
+		return "", err
+	})
+	return err
 }
 
 // loop runs op from conc goroutines for dur and prints throughput and latency.

@@ -240,23 +240,33 @@ Kill a worker (kill -9 on its pid) and the others take its checks over. Ctrl-C s
 func waitReady(ctx context.Context, procs []process) error {
 	deadline := time.Now().Add(90 * time.Second)
 	for _, p := range procs {
-		for {
-			res, err := http.Get("http://" + p.OpsAddr + "/readyz")
-			if err == nil {
-				res.Body.Close()
-				if res.StatusCode == http.StatusOK {
-					break
+		// An api is ready once its own port answers too: its operations
+		// port may be up before the API listens.
+		urls := []string{"http://" + p.OpsAddr + "/readyz"}
+		if p.HTTPAddr != "" {
+			urls = append(urls, "http://"+p.HTTPAddr+"/readyz")
+		}
+		for _, u := range urls {
+			for !answersOK(u) {
+				if time.Now().After(deadline) {
+					return fmt.Errorf("%s is not ready after 90 s: see its log", p.Name)
 				}
-			}
-			if time.Now().After(deadline) {
-				return fmt.Errorf("%s is not ready after 90 s: see its log", p.Name)
-			}
-			select {
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-time.After(200 * time.Millisecond):
+				select {
+				case <-ctx.Done():
+					return ctx.Err()
+				case <-time.After(200 * time.Millisecond):
+				}
 			}
 		}
 	}
 	return nil
+}
+
+func answersOK(url string) bool {
+	res, err := http.Get(url)
+	if err != nil {
+		return false
+	}
+	res.Body.Close()
+	return res.StatusCode == http.StatusOK
 }
