@@ -33,12 +33,14 @@ SUDO        := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # server): stack traces and the race detector do not need it, and leaving it
 # out cuts a fifth of the compile work of a cold `make test`. Exported, so
 # that the go commands staticcheck and govulncheck run share the cache.
-export GOFLAGS := $(strip $(GOFLAGS) -gcflags=all=-dwarf=false)
+# (filter-out: the recursive make of `make test` inherits it already set.)
+DWARF_OFF := -gcflags=all=-dwarf=false
+export GOFLAGS := $(strip $(filter-out $(DWARF_OFF),$(GOFLAGS)) $(DWARF_OFF))
 # A count, not a duration: Go 1.26's fuzz coordinator can fail a duration
 # run with a spurious "context deadline exceeded" (go.dev/issue/75804).
 FUZZTIME    ?= 20000x
 
-.PHONY: run cluster test integration-build packages static test-race test-integration test-quality deps tools postgres temporal temporal-server build unit lint vulncheck histories fuzz fuzz-parsers bench screenshots clean
+.PHONY: run cluster chaos test integration-build packages static test-race test-integration test-quality deps tools postgres temporal temporal-server build unit lint vulncheck histories fuzz fuzz-parsers bench screenshots clean
 
 run: deps build
 	./bin/kycflow dev
@@ -48,6 +50,12 @@ run: deps build
 # :8080, the Temporal UI on :8233 (data and logs in .data/cluster).
 cluster: postgres temporal $(TSERVER) $(TUI) build
 	$(TSERVER_ENV) TEMPORAL_UI_DIR=$(TUI_DIR) ./bin/kycflow dev --cluster
+
+# The fault campaign (docs/RELIABILITY.md): load while workers are killed,
+# Temporal paused, PostgreSQL restarted and providers down, then verified.
+# CHAOS adds flags, e.g. make chaos CHAOS='--topology dev --duration 5m'.
+chaos: postgres temporal $(TSERVER) build
+	$(TSERVER_ENV) ./bin/kycflow chaos $(CHAOS)
 
 # Every package is tested under the race detector: the unit packages, the
 # store (against its own PostgreSQL), and the integration packages (the CLI

@@ -43,12 +43,14 @@ func (s *Store) CreateBusiness(ctx context.Context, tenantID uuid.UUID, b Busine
 func (s *Store) GetBusiness(ctx context.Context, tenantID, id uuid.UUID) (BusinessWithChecks, error) {
 	var out BusinessWithChecks
 	err := s.inTenant(ctx, tenantID, func(tx *sqlx.Tx) error {
-		if err := tx.GetContext(ctx, &out.Business, `SELECT `+businessCols+` FROM businesses WHERE tenant_id = $1 AND id = $2`, tenantID, id); err != nil {
+		// Checks first: each statement sees what was committed when it
+		// began, and a check's result commits with the record's enrichment,
+		// so a completed check is never shown beside a record without it.
+		var err error
+		if out.Checks, err = latestChecks(ctx, tx, tenantID, check.Business, id); err != nil {
 			return err
 		}
-		var err error
-		out.Checks, err = latestChecks(ctx, tx, tenantID, check.Business, id)
-		return err
+		return tx.GetContext(ctx, &out.Business, `SELECT `+businessCols+` FROM businesses WHERE tenant_id = $1 AND id = $2`, tenantID, id)
 	})
 	return out, err
 }

@@ -56,12 +56,14 @@ func (s *Store) CreateCustomer(ctx context.Context, tenantID uuid.UUID, c Custom
 func (s *Store) GetCustomer(ctx context.Context, tenantID, id uuid.UUID) (CustomerWithChecks, error) {
 	var out CustomerWithChecks
 	err := s.inTenant(ctx, tenantID, func(tx *sqlx.Tx) error {
-		if err := tx.GetContext(ctx, &out.Customer, `SELECT `+customerCols+` FROM customers WHERE tenant_id = $1 AND id = $2`, tenantID, id); err != nil {
+		// Checks first: each statement sees what was committed when it
+		// began, and a check's result commits with the record's enrichment,
+		// so a completed check is never shown beside a record without it.
+		var err error
+		if out.Checks, err = latestChecks(ctx, tx, tenantID, check.Customer, id); err != nil {
 			return err
 		}
-		var err error
-		out.Checks, err = latestChecks(ctx, tx, tenantID, check.Customer, id)
-		return err
+		return tx.GetContext(ctx, &out.Customer, `SELECT `+customerCols+` FROM customers WHERE tenant_id = $1 AND id = $2`, tenantID, id)
 	})
 	return out, err
 }

@@ -19,6 +19,7 @@ func serve(t *testing.T, cfg api.Config) {
 		cfg.Limits.IP, cfg.Limits.AuthFailures, cfg.Limits.Verify, cfg.Limits.VerifyFailures = harnessLimits.IP, harnessLimits.AuthFailures, harnessLimits.Verify, harnessLimits.VerifyFailures
 	}
 	srv := httptest.NewServer(api.New(cfg))
+	apiAddrs.Store(srv.Listener.Addr().String(), true)
 	prev := env.server
 	env.server = srv
 	t.Cleanup(func() { env.server = prev; srv.Close() })

@@ -273,6 +273,7 @@ func run(m *testing.M) int {
 		Metrics: env.metrics}))
 	env.server.Listener.Close()
 	env.server.Listener = apiListener
+	apiAddrs.Store(apiListener.Addr().String(), true)
 	env.server.Start()
 	defer env.server.Close()
 

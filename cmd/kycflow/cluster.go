@@ -4,15 +4,10 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
-
-	"golang.org/x/sync/errgroup"
 
 	"github.com/kycflow/kycflow/check"
 	"github.com/kycflow/kycflow/store"
@@ -36,13 +31,13 @@ const clusterAPIs, clusterWorkers = 2, 3
 // clusterProcesses lays the processes out on loopback ports from base
 // (CLUSTER_PORT_BASE, 18080): apis on base+1…, their operations endpoints
 // on base+101…, the workers' on base+111….
-func clusterProcesses(base int) []process {
+func clusterProcesses(base, apis, workers int) []process {
 	var ps []process
-	for i := 1; i <= clusterAPIs; i++ {
+	for i := 1; i <= apis; i++ {
 		ps = append(ps, process{Role: "api", Name: fmt.Sprintf("api-%d", i),
 			HTTPAddr: fmt.Sprintf("127.0.0.1:%d", base+i), OpsAddr: fmt.Sprintf("127.0.0.1:%d", base+100+i)})
 	}
-	for i := 1; i <= clusterWorkers; i++ {
+	for i := 1; i <= workers; i++ {
 		ps = append(ps, process{Role: "worker", Name: fmt.Sprintf("worker-%d", i), OpsAddr: fmt.Sprintf("127.0.0.1:%d", base+110+i)})
 	}
 	return ps
@@ -83,45 +78,17 @@ func clusterOwnEnv(p process, pg *pgcluster.Cluster) map[string]string {
 // on the API's port, and the Temporal UI server when it is installed. Its
 // data is under KYCFLOW_DATA_DIR/cluster. Ctrl-C stops everything.
 func runCluster(ctx context.Context, cfg config) error {
-	var tOpts devserver.ClusterOptions
-	if err := devserver.FindCluster(&tOpts); err != nil {
-		return fmt.Errorf("%w (make cluster installs it)", err)
-	}
-	procs := clusterProcesses(cfg.ClusterPortBase)
 	uiBin, withUI := devserver.FindUI()
 	var busy []string
 	if withUI {
 		busy = append(busy, "127.0.0.1:"+temporalUIPort)
 	}
-	for _, p := range procs {
-		busy = append(busy, p.OpsAddr)
-		if p.HTTPAddr != "" {
-			busy = append(busy, p.HTTPAddr)
-		}
-	}
-	dir, err := devPrepare(&cfg, "cluster", busy...)
+	st, err := startStack(ctx, cfg, clusterTopology, "cluster", busy...)
 	if err != nil {
 		return err
 	}
-	pg, err := devPostgres(ctx, cfg, dir)
-	if err != nil {
-		return err
-	}
-	defer pg.Stop()
-	admin := pg.DSN("postgres", "kycflow")
-
-	tLog, err := logFile(dir, "temporal")
-	if err != nil {
-		return err
-	}
-	defer tLog.Close()
-	fmt.Println("starting the Temporal server", devserver.ServerVersion, "on", cfg.TemporalAddress, "(PostgreSQL persistence and visibility)")
-	tOpts.HostPort, tOpts.PGPort, tOpts.Dir, tOpts.Log = cfg.TemporalAddress, cfg.DevPGPort, filepath.Join(dir, "temporal"), tLog
-	ts, err := devserver.StartCluster(ctx, &tOpts)
-	if err != nil {
-		return err
-	}
-	defer ts.Stop()
+	defer st.stop()
+	cfg, dir, procs := st.cfg, st.dir, st.procs
 	ui := "not installed: `make cluster` installs it; meanwhile `temporal workflow list --address " + cfg.TemporalAddress + "`"
 	if withUI {
 		uiLog, err := logFile(dir, "temporal-ui")
@@ -137,75 +104,10 @@ func runCluster(ctx context.Context, cfg config) error {
 		ui = "http://localhost:" + temporalUIPort + "/namespaces/default/workflows"
 	}
 
-	sandboxes, err := startSandboxes(&cfg)
-	if err != nil {
-		return err
-	}
-	defer sandboxes.close()
-	key, err := demoTenant(ctx, admin, dir)
-	if err != nil {
-		return err
-	}
-	hooks, err := sandboxes.webhookCatcher(ctx, cfg, admin, dir)
-	if err != nil {
-		return err
-	}
-
-	exe, err := os.Executable()
-	if err != nil {
-		return err
-	}
-	g, gctx := errgroup.WithContext(ctx)
-	var upstreams []string
-	pids := map[string]int{}
-	for _, p := range procs {
-		if p.Role == "api" {
-			upstreams = append(upstreams, p.HTTPAddr)
-		}
-		penv := os.Environ()
-		for _, m := range []map[string]string{clusterEnv(cfg), clusterOwnEnv(p, pg)} {
-			for k, v := range m {
-				penv = append(penv, k+"="+v)
-			}
-		}
-		out, err := logFile(dir, p.Name)
-		if err != nil {
-			return err
-		}
-		defer out.Close()
-		cmd := exec.CommandContext(gctx, exe, p.Role)
-		cmd.Env, cmd.Stdout, cmd.Stderr = penv, out, out
-		// Ctrl-C: a graceful stop, as an orchestrator would send.
-		cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
-		cmd.WaitDelay = 20 * time.Second
-		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-		if err := cmd.Start(); err != nil {
-			return fmt.Errorf("start %s: %w", p.Name, err)
-		}
-		name := p.Name
-		pids[name] = cmd.Process.Pid
-		// A process that dies is reported, and the rest carry on: that is
-		// what several of each are for.
-		g.Go(func() error {
-			if err := cmd.Wait(); err != nil && gctx.Err() == nil {
-				fmt.Printf("%s exited: %v (its log: %s)\n", name, err, filepath.Join(dir, name+".log"))
-			}
-			return nil
-		})
-	}
-	b, err := newBalancer(upstreams)
-	if err != nil {
-		return err
-	}
-	g.Go(func() error { return serveProxy(gctx, cfg.httpAddr(true), b) })
-	if err := waitReady(ctx, procs); err != nil {
-		return err
-	}
-
 	port := cfg.httpAddr(true)[strings.LastIndex(cfg.httpAddr(true), ":")+1:]
 	var table []string
 	for _, p := range procs {
-		line := fmt.Sprintf("  %-9s pid %-7d /metrics http://%s/metrics", p.Name, pids[p.Name], p.OpsAddr)
+		line := fmt.Sprintf("  %-9s pid %-7d /metrics http://%s/metrics", p.Name, st.pid(p.Name), p.OpsAddr)
 		if p.HTTPAddr != "" {
 			line += "   API http://" + p.HTTPAddr
 		}
@@ -229,11 +131,11 @@ Checks by status, from the CLI:
   temporal workflow list --address %[4]s --query 'CheckStatus="completed"'
 
 Kill a worker (kill -9 on its pid) and the others take its checks over. Ctrl-C stops everything.
-`, port, clusterAPIs, key, cfg.TemporalAddress, devserver.ServerVersion, dir, ui, hooks,
-		strings.Join(table, "\n"), sandboxes.describe(), checksJSON(check.Types(check.Business)...))
-	err = g.Wait()
+`, port, clusterAPIs, st.key, cfg.TemporalAddress, devserver.ServerVersion, dir, ui, st.hooks,
+		strings.Join(table, "\n"), st.sb.describe(), checksJSON(check.Types(check.Business)...))
+	<-ctx.Done()
 	fmt.Println("\nstopping…")
-	return err
+	return nil
 }
 
 // waitReady waits until every process's /readyz answers 200.

@@ -125,7 +125,7 @@ func TestClusterWalkthrough(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 	}
 	// Every process is ready and counts its work; the proxy used both apis.
-	for _, p := range clusterProcesses(base) {
+	for _, p := range clusterProcesses(base, clusterAPIs, clusterWorkers) {
 		for _, path := range []string{"/readyz", "/metrics"} {
 			res, err := http.Get("http://" + p.OpsAddr + path)
 			if err != nil {

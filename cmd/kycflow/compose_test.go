@@ -237,7 +237,7 @@ func TestComposePorts(t *testing.T) {
 func TestClusterMatchesCompose(t *testing.T) {
 	f := loadCompose(t)
 	count := map[string]int{}
-	for _, p := range clusterProcesses(18080) {
+	for _, p := range clusterProcesses(18080, clusterAPIs, clusterWorkers) {
 		count[p.Role]++
 	}
 	for role, n := range count {
@@ -252,7 +252,7 @@ func TestClusterMatchesCompose(t *testing.T) {
 		t.Error("the cluster's proxy is not on 8080, the port compose publishes")
 	}
 	cfg := config{WebhookAllow: loopbackNets}
-	for _, p := range clusterProcesses(18080) {
+	for _, p := range clusterProcesses(18080, clusterAPIs, clusterWorkers) {
 		env := clusterOwnEnv(p, &pgcluster.Cluster{})
 		for k := range clusterEnv(cfg) {
 			env[k] = ""

@@ -44,6 +44,8 @@ Usage:
   kycflow watchlist generate [--entities N] [--seed S] [--out FILE]
                                     a fictional list as FtM JSON lines, to import
   kycflow bench [flags]             load test against a running API (see --help)
+  kycflow chaos [--topology cluster|dev] [--duration 60s] [--rate 8] [--kills 4] [--pauses 2] [--pg-restarts 1] [--outages 1]
+                                    a fault campaign on a stack of its own: load, then kills, pauses, restarts, outages; then verification
 
 Configuration comes from environment variables; see README.md.
 `
@@ -101,6 +103,8 @@ func run(ctx context.Context, args []string) error {
 		return runSandbox(ctx, cfg)
 	case "bench":
 		return runBench(ctx, args[1:])
+	case "chaos":
+		return runChaos(ctx, cfg, args[1:])
 	case "help", "-h", "--help":
 		fmt.Print(usage)
 		return nil

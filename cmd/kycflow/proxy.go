@@ -4,13 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"os"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -68,11 +72,58 @@ func (b *balancer) addrs(ctx context.Context) []string {
 	return out
 }
 
+// passOver is the proxy's transport: a request whose connection the chosen
+// api refused (an api starting, stopping or gone) goes to the next one.
+// Nothing of it was sent, so any api may take it, a POST too. Only a
+// refused connection is retried: any later failure may have reached the api.
+type passOver struct {
+	b    *balancer
+	next http.RoundTripper
+}
+
+func (p passOver) RoundTrip(r *http.Request) (*http.Response, error) {
+	var body *keptBody
+	if r.Body != nil && r.Body != http.NoBody {
+		body = &keptBody{ReadCloser: r.Body}
+		r.Body = body
+		defer body.ReadCloser.Close()
+	}
+	addrs := p.b.addrs(r.Context())
+	first := slices.Index(addrs, r.URL.Host)
+	for k := 1; ; k++ {
+		res, err := p.next.RoundTrip(r)
+		if err == nil || !errors.Is(err, syscall.ECONNREFUSED) || (body != nil && body.read.Load()) || k >= len(addrs) || first < 0 {
+			return res, err
+		}
+		r = r.Clone(r.Context())
+		r.URL.Host = addrs[(first+k)%len(addrs)]
+	}
+}
+
+// keptBody is a request body the transport may not close (it closes one
+// even when it fails to connect) and that tells whether it was read.
+type keptBody struct {
+	io.ReadCloser
+	read atomic.Bool
+}
+
+func (b *keptBody) Read(p []byte) (int, error) {
+	b.read.Store(true)
+	return b.ReadCloser.Read(p)
+}
+
+func (b *keptBody) Close() error { return nil }
+
 // handler proxies each request to the next upstream, keeping the Host
 // (tenants are told apart by it) and adding X-Forwarded-For (the apis
 // trust it from the proxy: TRUSTED_PROXIES).
 func (b *balancer) handler() http.Handler {
 	return &httputil.ReverseProxy{
+		// Idle connections are closed before the apis close them (their
+		// idle timeout is 30 s): a request is never sent on a connection
+		// the api is closing, which would fail a POST with no retry.
+		Transport: passOver{b: b, next: &http.Transport{MaxIdleConns: 256, MaxIdleConnsPerHost: 64,
+			IdleConnTimeout: 20 * time.Second, ResponseHeaderTimeout: time.Minute}},
 		Rewrite: func(r *httputil.ProxyRequest) {
 			addrs := b.addrs(r.In.Context())
 			target := addrs[b.next.Add(1)%uint64(len(addrs))]
@@ -81,6 +132,7 @@ func (b *balancer) handler() http.Handler {
 			r.SetXForwarded()
 		},
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			fmt.Fprintf(os.Stderr, "proxy: %s %s to %s: %v\n", r.Method, r.URL.Path, r.URL.Host, err)
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusBadGateway)
 			fmt.Fprintln(w, `{"message":"The API is unavailable, try again shortly."}`)

@@ -108,7 +108,8 @@ func serveAPI(ctx context.Context, cfg config, s *store.Store, c client.Client, 
 	}
 	e := api.New(conf)
 	addr := cfg.httpAddr(dev)
-	srv := &http.Server{Addr: addr, Handler: e, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second}
+	srv := &http.Server{Addr: addr, Handler: e, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second,
+		IdleTimeout: 30 * time.Second} // kycflow proxy closes its idle connections sooner
 	errc := make(chan error, 1)
 	go func() { errc <- srv.ListenAndServe() }()
 	log.Info("api listening", "addr", addr)

@@ -26,7 +26,7 @@ var (
 	admin    = []string{"migrate", "tenant", "check", "watchlist", "webhook"}
 	apiSide  = []string{"api", "dev"}
 	workSide = []string{"worker", "dev"}
-	devOnly  = []string{"dev"}
+	devOnly  = []string{"dev", "chaos"}
 	// The api and check review send reviews to workflows as updates.
 	temporalSide = []string{"api", "worker", "dev", "check"}
 	sandbox      = []string{"dev", "sandbox"}

@@ -1,0 +1,417 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"maps"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/lib/pq"
+
+	"github.com/kycflow/kycflow/check"
+	"github.com/kycflow/kycflow/store"
+)
+
+// runChaos is `kycflow chaos`: a fault campaign. It starts a topology of
+// its own (fresh data under KYCFLOW_DATA_DIR/chaos-<topology>), creates
+// businesses with coc, vat and iban checks at a steady rate through the
+// proxy while it SIGKILLs workers (restarting each after a second, as a
+// supervisor would), pauses the Temporal server (SIGSTOP), restarts
+// PostgreSQL and puts the KvK and VIES sandboxes in outage; then, once the
+// faults are over, it waits for every check to finish and verifies: every
+// business answered 201 exists with its three checks, every check is
+// final, no check's result was written twice (a trigger counts result
+// writes), and no request was answered 500.
+func runChaos(ctx context.Context, cfg config, args []string) error {
+	fs := flag.NewFlagSet("chaos", flag.ContinueOnError)
+	topoName := fs.String("topology", "cluster", "cluster (Temporal server on PostgreSQL, 2 api, 3 workers) or dev (Temporal dev server on SQLite, 1 api, 1 worker)")
+	dur := fs.Duration("duration", 60*time.Second, "how long the load and the faults run")
+	rate := fs.Float64("rate", 8, "businesses created per second (each with coc, vat and iban checks)")
+	kills := fs.Int("kills", 4, "workers killed with SIGKILL")
+	pauses := fs.Int("pauses", 2, "pauses of the Temporal server (SIGSTOP, then SIGCONT)")
+	pause := fs.Duration("pause", 5*time.Second, "how long each pause lasts")
+	restarts := fs.Int("pg-restarts", 1, "PostgreSQL restarts")
+	outages := fs.Int("outages", 1, "provider outages (KvK and VIES at once)")
+	outage := fs.Duration("outage", 10*time.Second, "how long each outage lasts")
+	settle := fs.Duration("settle", 5*time.Minute, "how long to wait, after the faults, for every check to be final")
+	seed := fs.Uint64("seed", uint64(time.Now().UnixNano()), "the fault schedule's random seed")
+	if err := fs.Parse(args); err != nil {
+		return errUsage
+	}
+	topo := clusterTopology
+	switch *topoName {
+	case "cluster":
+	case "dev":
+		topo = devTopology
+	default:
+		return errUsage
+	}
+	sub := "chaos-" + topo.name
+	if err := os.RemoveAll(filepath.Join(cfg.DataDir, sub)); err != nil {
+		return err
+	}
+	st, err := startStack(ctx, cfg, topo, sub)
+	if err != nil {
+		return err
+	}
+	defer st.stop()
+	if err := countResultWrites(ctx, st.pg.DSN("postgres", "kycflow")); err != nil {
+		return err
+	}
+	plan := chaosPlan(*dur, *kills, *pauses, *restarts, *outages, *pause, *outage, topo.workers, *seed)
+	fmt.Printf("\nchaos on the %s topology: %s of load at %.0f businesses/s, %d faults (seed %d)\n", topo.name, *dur, *rate, len(plan), *seed)
+
+	load := &chaosLoad{base: "http://" + st.cfg.httpAddr(true) + "/api/v1", key: st.key,
+		http: &http.Client{Timeout: 15 * time.Second}, statuses: map[int]int{}}
+	lctx, stopLoad := context.WithTimeout(ctx, *dur)
+	defer stopLoad()
+	loadDone := make(chan struct{})
+	go func() { load.run(lctx, *rate); close(loadDone) }()
+	start := time.Now()
+	var tally faultTally
+	for _, f := range plan {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Until(start.Add(f.at))):
+		}
+		if err := st.inject(ctx, f, &tally); err != nil {
+			return fmt.Errorf("%s: %w", f, err)
+		}
+	}
+	<-loadDone
+	fmt.Printf("load over: %d businesses created; waiting up to %s for every check to be final\n", len(load.created), *settle)
+	res, err := verifyChaos(ctx, st.pg.DSN("postgres", "kycflow"), load, *settle)
+	if err != nil {
+		return err
+	}
+	res.tally, res.topology, res.duration = tally, topo.name, *dur
+	fmt.Print(res.report())
+	if !res.ok() {
+		return errors.New("the fault campaign found losses, duplicates or server errors")
+	}
+	return nil
+}
+
+// fault is one planned fault, at an offset from the start of the load.
+type fault struct {
+	at     time.Duration
+	kind   string // kill, pause, pg-restart, outage
+	target string // the worker killed
+	length time.Duration
+}
+
+func (f fault) String() string {
+	switch f.kind {
+	case "kill":
+		return fmt.Sprintf("%5.1fs  SIGKILL %s", f.at.Seconds(), f.target)
+	case "pause":
+		return fmt.Sprintf("%5.1fs  Temporal server paused for %s", f.at.Seconds(), f.length)
+	case "outage":
+		return fmt.Sprintf("%5.1fs  KvK and VIES in outage for %s", f.at.Seconds(), f.length)
+	}
+	return fmt.Sprintf("%5.1fs  PostgreSQL restarted", f.at.Seconds())
+}
+
+// chaosPlan spreads the faults over the first four fifths of the load, in
+// a random order (seeded: a schedule that found something can be rerun).
+func chaosPlan(dur time.Duration, kills, pauses, restarts, outages int, pause, outage time.Duration, workers int, seed uint64) []fault {
+	var plan []fault
+	for i := range kills {
+		plan = append(plan, fault{kind: "kill", target: fmt.Sprintf("worker-%d", i%workers+1)})
+	}
+	for range pauses {
+		plan = append(plan, fault{kind: "pause", length: pause})
+	}
+	for range restarts {
+		plan = append(plan, fault{kind: "pg-restart"})
+	}
+	for range outages {
+		plan = append(plan, fault{kind: "outage", length: outage})
+	}
+	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	r.Shuffle(len(plan), func(i, j int) { plan[i], plan[j] = plan[j], plan[i] })
+	span := dur * 4 / 5
+	for i := range plan {
+		plan[i].at = span * time.Duration(i+1) / time.Duration(len(plan)+1)
+	}
+	return plan
+}
+
+// faultTally counts what was done.
+type faultTally struct {
+	kills, pauses, pgRestarts, outages int
+	pausedFor, pgDownFor               time.Duration
+}
+
+// inject carries out one fault and returns once it is over (a killed
+// worker restarted, the server resumed, PostgreSQL back; an outage runs on
+// its own clock in the sandbox).
+func (st *stack) inject(ctx context.Context, f fault, t *faultTally) error {
+	fmt.Println(f)
+	switch f.kind {
+	case "kill":
+		if !st.kill(f.target) {
+			return errors.New("not running")
+		}
+		t.kills++
+		time.Sleep(time.Second)
+		for _, p := range st.procs {
+			if p.Name == f.target {
+				return st.start(p)
+			}
+		}
+	case "pause":
+		pid, err := listenerPid(st.cfg.TemporalAddress)
+		if err != nil {
+			return err
+		}
+		if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+			return err
+		}
+		time.Sleep(f.length)
+		if err := syscall.Kill(pid, syscall.SIGCONT); err != nil {
+			return err
+		}
+		t.pauses++
+		t.pausedFor += f.length
+	case "pg-restart":
+		began := time.Now()
+		if err := st.restartPostgres(ctx); err != nil {
+			return err
+		}
+		t.pgRestarts++
+		t.pgDownFor += time.Since(began)
+	case "outage":
+		secs := strconv.Itoa(int(f.length.Seconds()))
+		for url, body := range map[string]string{
+			st.cfg.KvKBaseURL + "/sandbox/outage":  `{"status":503,"seconds":` + secs + `}`,
+			st.cfg.VIESBaseURL + "/sandbox/outage": `{"error":"MS_UNAVAILABLE","seconds":` + secs + `}`,
+		} {
+			res, err := http.Post(url, "application/json", strings.NewReader(body))
+			if err != nil {
+				return err
+			}
+			res.Body.Close()
+			if res.StatusCode >= 300 {
+				return fmt.Errorf("%s: %d", url, res.StatusCode)
+			}
+		}
+		t.outages++
+	}
+	return nil
+}
+
+// chaosLoad creates businesses at a steady rate and remembers every answer.
+type chaosLoad struct {
+	base, key string
+	http      *http.Client
+
+	mu       sync.Mutex
+	created  []uuid.UUID
+	statuses map[int]int // by HTTP status; 0: no answer (a transport error)
+	slowest  time.Duration
+}
+
+func (l *chaosLoad) run(ctx context.Context, rate float64) {
+	tick := time.NewTicker(time.Duration(float64(time.Second) / rate))
+	defer tick.Stop()
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			l.create(context.WithoutCancel(ctx))
+		}()
+	}
+}
+
+func (l *chaosLoad) create(ctx context.Context) {
+	body, _ := json.Marshal(map[string]any{
+		"name": "Test BV Donald", "country_code": "NLD", "coc_number": "68750110",
+		"vat_number": "NL854750137B01", "iban_number": "NL91ABNA0417164300",
+		"checks": map[check.Type]bool{check.CoC: true, check.VAT: true, check.IBAN: true},
+	})
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, l.base+"/businesses/create", bytes.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+l.key)
+	req.Header.Set("Content-Type", "application/json")
+	began := time.Now()
+	res, err := l.http.Do(req)
+	status := 0
+	var out struct{ ID uuid.UUID }
+	if err == nil {
+		status = res.StatusCode
+		raw, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if status == http.StatusCreated && json.Unmarshal(raw, &out) != nil {
+			status = -1 // a 201 without an id: counted as a failure
+		}
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.statuses[status]++
+	l.slowest = max(l.slowest, time.Since(began))
+	if status == http.StatusCreated {
+		l.created = append(l.created, out.ID)
+	}
+}
+
+// countResultWrites installs a trigger that logs every write of a check's
+// result (its data changing), to find a result written twice.
+func countResultWrites(ctx context.Context, adminDSN string) error {
+	s, err := store.Open(ctx, adminDSN, 1)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	for _, q := range []string{
+		`CREATE TABLE IF NOT EXISTS chaos_result_writes (check_id uuid, status text, at timestamptz DEFAULT clock_timestamp())`,
+		`CREATE OR REPLACE FUNCTION chaos_result_writes() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+		 BEGIN INSERT INTO public.chaos_result_writes (check_id, status) VALUES (NEW.id, NEW.status); RETURN NULL; END $$`,
+		`CREATE OR REPLACE TRIGGER chaos_result_writes AFTER UPDATE ON checks FOR EACH ROW
+		 WHEN (OLD.data::text IS DISTINCT FROM NEW.data::text) EXECUTE FUNCTION chaos_result_writes()`,
+	} {
+		if _, err := s.DB().ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("result-write counter: %w", err)
+		}
+	}
+	return nil
+}
+
+// chaosResult is what the campaign found.
+type chaosResult struct {
+	topology string
+	duration time.Duration
+	tally    faultTally
+	statuses map[int]int
+	slowest  time.Duration
+
+	created, missing    int
+	checks, final       int
+	byStatus            map[string]int
+	duplicates          int // checks whose result was written more than once
+	unwritten           int // completed checks whose result write was never seen
+	maxToFinal, settled time.Duration
+}
+
+func (r chaosResult) ok() bool {
+	return r.missing == 0 && r.final == r.checks && r.checks == 3*r.created && r.duplicates == 0 && r.unwritten == 0 &&
+		r.statuses[http.StatusInternalServerError] == 0 && r.statuses[-1] == 0
+}
+
+// verifyChaos waits until every check of the created businesses is final
+// (or settle passes) and compares the database with what the API answered.
+func verifyChaos(ctx context.Context, adminDSN string, l *chaosLoad, settle time.Duration) (chaosResult, error) {
+	s, err := store.Open(ctx, adminDSN, 2)
+	if err != nil {
+		return chaosResult{}, err
+	}
+	defer s.Close()
+	l.mu.Lock()
+	r := chaosResult{statuses: l.statuses, slowest: l.slowest, created: len(l.created)}
+	ids := pq.Array(l.created)
+	l.mu.Unlock()
+	db := s.DB()
+	began := time.Now()
+	for {
+		var rows []struct {
+			Status check.Status `db:"status"`
+			Secs   *float64     `db:"secs"` // creation to completion
+		}
+		if err := db.SelectContext(ctx, &rows, `SELECT c.status, EXTRACT(EPOCH FROM c.completed_at - c.created_at)::float8 AS secs
+			FROM checks c WHERE c.business_id = ANY($1)`, ids); err != nil {
+			return r, fmt.Errorf("read checks: %w", err)
+		}
+		r.checks, r.final, r.byStatus, r.maxToFinal = len(rows), 0, map[string]int{}, 0
+		for _, row := range rows {
+			r.byStatus[string(row.Status)]++
+			if row.Status.Final() {
+				r.final++
+			}
+			if row.Secs != nil {
+				r.maxToFinal = max(r.maxToFinal, time.Duration(*row.Secs*float64(time.Second)))
+			}
+		}
+		if (r.final == r.checks && r.checks == 3*r.created) || time.Since(began) > settle {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return r, ctx.Err()
+		case <-time.After(time.Second):
+		}
+	}
+	r.settled = time.Since(began)
+	var found int
+	if err := db.GetContext(ctx, &found, `SELECT count(*) FROM businesses WHERE id = ANY($1)`, ids); err != nil {
+		return r, err
+	}
+	r.missing = r.created - found
+	if err := db.GetContext(ctx, &r.duplicates, `SELECT count(*) FROM (SELECT check_id FROM chaos_result_writes
+		GROUP BY check_id HAVING count(*) > 1) d`); err != nil {
+		return r, err
+	}
+	// The counter is not asleep: every completed check's write was seen.
+	if err := db.GetContext(ctx, &r.unwritten, `SELECT count(*) FROM checks c WHERE c.business_id = ANY($1) AND c.status = 'completed'
+		AND NOT EXISTS (SELECT 1 FROM chaos_result_writes w WHERE w.check_id = c.id)`, ids); err != nil {
+		return r, err
+	}
+	return r, nil
+}
+
+func (r chaosResult) report() string {
+	var b strings.Builder
+	var answers []string
+	for _, c := range slices.Sorted(maps.Keys(r.statuses)) {
+		name := strconv.Itoa(c)
+		switch c {
+		case 0:
+			name = "no answer"
+		case -1:
+			name = "201 without an id"
+		}
+		answers = append(answers, fmt.Sprintf("%s × %d", name, r.statuses[c]))
+	}
+	var statuses []string
+	for _, s := range slices.Sorted(maps.Keys(r.byStatus)) {
+		statuses = append(statuses, fmt.Sprintf("%s %d", s, r.byStatus[s]))
+	}
+	verdict := "PASS"
+	if !r.ok() {
+		verdict = "FAIL"
+	}
+	fmt.Fprintf(&b, "\n%s: the %s topology, %s of load\n", verdict, r.topology, r.duration)
+	fmt.Fprintf(&b, "  faults      %d workers killed, %d Temporal pauses (%s), %d PostgreSQL restarts (%s down), %d provider outages\n",
+		r.tally.kills, r.tally.pauses, r.tally.pausedFor, r.tally.pgRestarts, r.tally.pgDownFor.Round(time.Millisecond), r.tally.outages)
+	fmt.Fprintf(&b, "  answers     %s (slowest %s)\n", strings.Join(answers, ", "), r.slowest.Round(time.Millisecond))
+	fmt.Fprintf(&b, "  businesses  %d created (201), %d of them missing\n", r.created, r.missing)
+	fmt.Fprintf(&b, "  checks      %d of %d expected, %d final (%s), settled %s after the load\n",
+		r.checks, 3*r.created, r.final, strings.Join(statuses, ", "), r.settled.Round(time.Second))
+	fmt.Fprintf(&b, "  duplicates  %d checks with their result written more than once; %d completed without a result write\n", r.duplicates, r.unwritten)
+	fmt.Fprintf(&b, "  slowest     %s from a check's creation to its final status\n", r.maxToFinal.Round(100*time.Millisecond))
+	fmt.Fprintf(&b, "\n| %s | %s | %d | %d (%s) | %d (%s) | %d | %d | %d | %d | %d | %d | %s |\n", r.topology, r.duration,
+		r.tally.kills, r.tally.pauses, r.tally.pausedFor, r.tally.pgRestarts, r.tally.pgDownFor.Round(100*time.Millisecond), r.tally.outages,
+		r.created, r.missing, r.checks, r.duplicates, r.statuses[http.StatusInternalServerError], r.maxToFinal.Round(100*time.Millisecond))
+	return b.String()
+}
