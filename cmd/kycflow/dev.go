@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"go.temporal.io/sdk/testsuite"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/kycflow/kycflow/check"
@@ -42,9 +44,7 @@ func runDev(ctx context.Context, cfg config) error {
 		return err
 	}
 	defer tLog.Close()
-	fmt.Println("starting Temporal dev server on", cfg.TemporalAddress, "with its UI on http://localhost:"+temporalUIPort)
-	ts, err := devserver.Start(ctx, devserver.Options{HostPort: cfg.TemporalAddress, UIPort: temporalUIPort,
-		DBFile: filepath.Join(dir, "temporal.db"), Log: tLog, Pragmas: cfg.DevTemporalPragmas})
+	ts, err := devTemporal(ctx, cfg, dir, tLog, temporalUIPort)
 	if err != nil {
 		return err
 	}
@@ -117,6 +117,18 @@ Ctrl-C stops everything.
 	err = g.Wait()
 	fmt.Println("\nstopping…")
 	return err
+}
+
+// devTemporal starts the Temporal dev server (SQLite in dir/temporal.db),
+// with its UI on uiPort ("": none).
+func devTemporal(ctx context.Context, cfg config, dir string, log io.Writer, uiPort string) (*testsuite.DevServer, error) {
+	if uiPort != "" {
+		fmt.Println("starting Temporal dev server on", cfg.TemporalAddress, "with its UI on http://localhost:"+uiPort)
+	} else {
+		fmt.Println("starting Temporal dev server on", cfg.TemporalAddress)
+	}
+	return devserver.Start(ctx, devserver.Options{HostPort: cfg.TemporalAddress, UIPort: uiPort,
+		DBFile: filepath.Join(dir, "temporal.db"), Log: log, Pragmas: cfg.DevTemporalPragmas})
 }
 
 // temporalUIPort is where the Temporal UI serves, in dev and in the cluster.

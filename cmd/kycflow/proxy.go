@@ -132,7 +132,8 @@ func (b *balancer) handler() http.Handler {
 			r.SetXForwarded()
 		},
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
-			fmt.Fprintf(os.Stderr, "proxy: %s %s to %s: %v\n", r.Method, r.URL.Path, r.URL.Host, err)
+			// Never the path: a verification page's path is its link's token.
+			fmt.Fprintf(os.Stderr, "proxy: %s to %s: %v\n", r.Method, r.URL.Host, err)
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusBadGateway)
 			fmt.Fprintln(w, `{"message":"The API is unavailable, try again shortly."}`)

@@ -36,7 +36,6 @@ var (
 // chaos` attacks it.
 type stack struct {
 	cfg   config
-	topo  topology
 	dir   string
 	exe   string
 	procs []process
@@ -52,15 +51,14 @@ type stack struct {
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
 	mu      sync.Mutex
-	running map[string]*exec.Cmd
-	pids    map[string]int
+	running map[string]*exec.Cmd // by process name; a killed one is gone at once
 	closers []func()
 }
 
 // startStack starts topo with its data under dir. busy are further
 // addresses that must be free (checked with the stack's own).
 func startStack(ctx context.Context, cfg config, topo topology, sub string, busy ...string) (_ *stack, err error) {
-	st := &stack{cfg: cfg, topo: topo, running: map[string]*exec.Cmd{}, pids: map[string]int{}}
+	st := &stack{cfg: cfg, running: map[string]*exec.Cmd{}}
 	st.ctx, st.cancel = context.WithCancel(ctx)
 	defer func() {
 		if err != nil {
@@ -98,9 +96,7 @@ func startStack(ctx context.Context, cfg config, topo topology, sub string, busy
 			return nil, err
 		}
 	} else {
-		fmt.Println("starting the Temporal dev server on", cfg.TemporalAddress)
-		if st.devTemporal, err = devserver.Start(ctx, devserver.Options{HostPort: cfg.TemporalAddress,
-			DBFile: filepath.Join(st.dir, "temporal.db"), Log: tLog, Pragmas: cfg.DevTemporalPragmas}); err != nil {
+		if st.devTemporal, err = devTemporal(ctx, cfg, st.dir, tLog, ""); err != nil {
 			return nil, err
 		}
 	}
@@ -171,7 +167,7 @@ func (st *stack) start(p process) error {
 		return fmt.Errorf("start %s: %w", p.Name, err)
 	}
 	st.mu.Lock()
-	st.running[p.Name], st.pids[p.Name] = cmd, cmd.Process.Pid
+	st.running[p.Name] = cmd
 	st.mu.Unlock()
 	st.wg.Add(1)
 	go func() {
@@ -180,9 +176,6 @@ func (st *stack) start(p process) error {
 		err := cmd.Wait()
 		st.mu.Lock()
 		expected := st.running[p.Name] != cmd // killed on purpose, or replaced
-		if st.pids[p.Name] == cmd.Process.Pid {
-			delete(st.pids, p.Name)
-		}
 		if !expected {
 			delete(st.running, p.Name)
 		}
@@ -208,7 +201,10 @@ func (st *stack) kill(name string) bool {
 func (st *stack) pid(name string) int {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	return st.pids[name]
+	if cmd := st.running[name]; cmd != nil {
+		return cmd.Process.Pid
+	}
+	return 0
 }
 
 // restartPostgres stops PostgreSQL (fast shutdown: connections are cut)
