@@ -71,8 +71,11 @@ type nameRec struct {
 	name    uint16 // index into Entity.Names
 	nEff    uint8  // tokens that take part in blocking
 	variant uint8  // transliteration scheme of this spelling
-	tokens  []token
-	script  string // non-Latin script the name was written in
+	script  uint8  // non-Latin script the name was written in (scripts)
+	// surnameFirst: the name was written "SURNAME, Given" (see
+	// normName.surnameFirst).
+	surnameFirst bool
+	tokens       []token
 }
 
 // Index is an immutable, searchable sanctions/PEP list. Build one per list
@@ -166,11 +169,15 @@ func Build(entities []watchlist.Entity, opts Options) *Index {
 				ix.tokBytes += len(toks) * int(unsafe.Sizeof(token{}))
 				ix.names = append(ix.names, nameRec{
 					entity: uint32(ei), name: uint16(ni), variant: uint8(vi),
-					tokens: toks, script: nn.script, nEff: uint8(effTokens(toks)),
+					tokens: toks, script: scriptCode(nn.script), nEff: uint8(effTokens(toks)),
+					surnameFirst: nn.surnameFirst,
 				})
 				keyBuf = keyBuf[:0]
 				for _, t := range toks {
 					keyBuf = blockKeys(t, keyBuf)
+					if blocks(t) {
+						keyBuf = append(keyBuf, skeletonBlockKey(t.s))
+					}
 				}
 				slices.Sort(keyBuf)
 				keyBuf = slices.Compact(keyBuf)
@@ -270,6 +277,7 @@ const (
 	keyDeletion = 'd' // the word itself and the word minus one letter
 	keyPrefix   = 'p' // first three letters
 	keyPhonetic = 'f' // phonetic key
+	keySkeleton = 's' // coarse consonant skeleton (skeletonBlockKey)
 )
 
 func hashKey(kind byte, s string) uint64 {
@@ -309,7 +317,20 @@ func blockKeys(t token, dst []uint64) []uint64 {
 		dst = append(dst, hashKey(keyPrefix, s[:3]))
 	}
 	dst = append(dst, hashKey(keyPhonetic, phonetic(s)))
+	if t.skel && t.alt != "" {
+		// A skeleton's other spelling (see token.other).
+		dst = blockKeys(token{s: t.alt, c: canonical(t.alt)}, dst)
+	}
 	return dst
+}
+
+// skeletonBlockKey is a word's coarse consonant skeleton as a blocking
+// key: every listed word has one, and a query word that came from Arabic
+// script looks its own up, so that a name whose letters the two
+// transliteration schemes read differently word by word (وثيق as Wasiq)
+// is still found.
+func skeletonBlockKey(s string) uint64 {
+	return hashKey(keySkeleton, coarseSkeleton(skeletonKey(s)))
 }
 
 func deletionKeys(s string, dst []uint64) []uint64 {
@@ -366,9 +387,15 @@ func (ix *Index) search(q Query, limit int, minScore float64, blocked bool) []Hi
 	if schema == "" {
 		schema = "Person"
 	}
-	qn := normalize(q.Name, isOrgSchema(schema))
+	org := isOrgSchema(schema)
+	qn := normalize(q.Name, org)
 	if len(qn.variants) == 0 {
 		return nil
+	}
+	if !org {
+		for i, v := range qn.variants {
+			qn.variants[i] = dropTitleSlips(v, ix.vocab)
+		}
 	}
 	sc := ix.scratch.Get().(*scratch)
 	defer ix.scratch.Put(sc)
@@ -389,7 +416,7 @@ func (ix *Index) search(q Query, limit int, minScore float64, blocked bool) []Hi
 		}
 		ns := 0.0
 		for _, qv := range qn.variants {
-			s, _ := sc.ts.nameScore(qv, nr.tokens, false)
+			s, _ := sc.ts.nameScore(qv, nr.tokens, nr.surnameFirst, false)
 			ns = max(ns, s)
 		}
 		if e.Names[nr.name].Kind == watchlist.NameWeak {
@@ -416,8 +443,21 @@ func (ix *Index) search(q Query, limit int, minScore float64, blocked bool) []Hi
 		for _, qv := range qn.variants {
 			qEff := effTokens(qv)
 			// Count, per name, the query words sharing at least one key.
-			for _, t := range qv {
+			for i, t := range qv {
 				sc.keys = blockKeys(t, sc.keys[:0])
+				if t.skel && blocks(t) {
+					sc.keys = append(sc.keys, skeletonBlockKey(t.s))
+					if t.alt != "" {
+						sc.keys = append(sc.keys, skeletonBlockKey(t.alt))
+					}
+				}
+				if i+1 < len(qv) && min(len(t.s), len(qv[i+1].s)) <= 3 && blocks(t) && blocks(qv[i+1]) {
+					// A short word and the next written together (Wali
+					// Jan, Walijan; see tokenScorer.joined): their
+					// prefix and sounds.
+					j := joinTokens(qv[i : i+2])
+					sc.keys = append(sc.keys, hashKey(keyPrefix, j.s[:3]), hashKey(keyPhonetic, phonetic(j.s)), skeletonBlockKey(j.s))
+				}
 				if len(sc.keys) == 0 {
 					continue
 				}
@@ -500,7 +540,7 @@ func (ix *Index) hit(c *candidate, qn normName, ts *tokenScorer) Hit {
 	n := e.Names[nr.name]
 	bestS, bestDesc := -1.0, ""
 	for _, qv := range qn.variants {
-		if s, d := ts.nameScore(qv, nr.tokens, true); s > bestS {
+		if s, d := ts.nameScore(qv, nr.tokens, nr.surnameFirst, true); s > bestS {
 			bestS, bestDesc = s, d
 		}
 	}
@@ -510,10 +550,10 @@ func (ix *Index) hit(c *candidate, qn normName, ts *tokenScorer) Hit {
 	}
 	how := ""
 	switch {
-	case nr.script != "" && qn.script != "":
-		how = fmt.Sprintf(" (%s and query %s transliterated)", nr.script, qn.script)
-	case nr.script != "":
-		how = fmt.Sprintf(" (%s transliterated)", nr.script)
+	case nr.script != 0 && qn.script != "":
+		how = fmt.Sprintf(" (%s and query %s transliterated)", scripts[nr.script], qn.script)
+	case nr.script != 0:
+		how = fmt.Sprintf(" (%s transliterated)", scripts[nr.script])
 	case qn.script != "":
 		how = fmt.Sprintf(" (query %s transliterated)", qn.script)
 	}

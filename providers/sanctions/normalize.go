@@ -24,12 +24,20 @@ type token struct {
 	alt   string
 }
 
+// other is a skeleton's other spelling as a token of its own.
+func (t token) other() token {
+	return token{s: t.alt, c: canonical(t.alt), skel: true}
+}
+
 // normName is a name after normalisation: one or two spellings (the two
 // transliteration schemes, when they differ) of its tokens.
 type normName struct {
 	variants [][]token
 	// script is the non-Latin script the name was written in, or "".
 	script string
+	// surnameFirst: a person's name written "SURNAME, Given Middle", as
+	// lists do; its first word is then no given name.
+	surnameFirst bool
 }
 
 // recompose puts back the Cyrillic letters that NFKD splits into a base
@@ -47,6 +55,52 @@ var honorifics = setOf(`mr mrs ms miss mx dr doctor prof professor sir dame lord
 	sergeant sgt commander marshal brigadier president minister senator
 	imam mullah mulla ayatollah mufti maulana mawlana rev reverend
 	his her excellency hon honourable honorable jr sr ii iii`)
+
+// titleKeys are the deletion keys (see deletionKeys) of the honorifics of
+// five letters or more: a word sharing one is within an edit of a title.
+var titleKeys = func() map[uint64]bool {
+	m := map[uint64]bool{}
+	for h := range honorifics {
+		if len(h) >= 5 {
+			for _, k := range deletionKeys(h, nil) {
+				m[k] = true
+			}
+		}
+	}
+	return m
+}()
+
+// dropTitleSlips drops the query words that are a title mistyped (Shjykh,
+// Maulama): one edit from an honorific of five letters or more and no
+// word of the list. Shorter titles are left alone: one edit from Imam or
+// Haji are names (Iman, Hadi).
+func dropTitleSlips(ts []token, v *vocabulary) []token {
+	var keys [64]uint64
+	slip := func(t token) bool {
+		if len(t.s) < 5 || len(t.s) > 30 || !isASCII(t.s) || v.uses(t.s) > 0 {
+			return false
+		}
+		for _, k := range deletionKeys(t.s, keys[:0]) {
+			if titleKeys[k] {
+				for h := range honorifics {
+					if len(h) >= 5 && osa(h, t.s) == 1 {
+						return true
+					}
+				}
+				return false
+			}
+		}
+		return false
+	}
+	if len(ts) < 2 || !slices.ContainsFunc(ts, slip) {
+		return ts
+	}
+	kept := slices.DeleteFunc(slices.Clone(ts), slip)
+	if len(kept) == 0 {
+		return ts
+	}
+	return kept
+}
 
 // legalForms state an organisation's legal form, not its identity; they
 // are dropped from organisation names only ("General" may be a name part
@@ -79,6 +133,9 @@ func normalize(full string, org bool) normName {
 			words = append(words, cur)
 			cur = nil
 		}
+	}
+	if last, given, ok := strings.Cut(full, ","); ok && !org {
+		out.surnameFirst = strings.TrimSpace(last) != "" && strings.TrimSpace(given) != ""
 	}
 	lower := strings.ToLower(full)
 	if !isASCII(lower) {
@@ -145,29 +202,39 @@ func normalize(full string, org bool) normName {
 		}
 		_, known := arabicWords[string(w)]
 		skel := script == scriptArabic && !known
-		for _, p := range [2]struct {
-			s string
+		f0, f1 := strings.Fields(s0), strings.Fields(s1)
+		for k, p := range [2]struct {
+			f []string
 			v *[]token
-		}{{s0, &v0}, {s1, &v1}} {
-			// A transliteration may itself contain separators (none today),
-			// so split again.
-			for _, f := range strings.Fields(p.s) {
+		}{{f0, &v0}, {f1, &v1}} {
+			other := f1
+			if k == 1 {
+				other = f0
+			}
+			for _, f := range p.f {
 				c := ""
 				if isASCII(f) {
 					c = canonical(f)
 				}
 				t := token{s: f, c: c, skel: skel, known: known && script == scriptArabic}
-				if known && s0 != s1 && !strings.Contains(s0, " ") {
-					t.alt = s0
-					if t.s == s0 {
-						t.alt = s1
-					}
+				switch {
+				case known && s0 != s1 && len(f0) == 1:
+					t.alt = other[0]
 				}
 				*p.v = append(*p.v, t)
 			}
 		}
 	}
 	v0, v1 = joinCompounds(v0), joinCompounds(v1)
+	if len(v0) == len(v1) {
+		// A skeleton's other spelling (ذ as dh or z): a name mixes the
+		// schemes word by word, so each word is compared under both.
+		for i := range v0 {
+			if v0[i].skel && v1[i].skel && v0[i].s != v1[i].s {
+				v0[i].alt, v1[i].alt = v1[i].s, v0[i].s
+			}
+		}
+	}
 	drop := honorifics
 	if org {
 		drop = legalForms

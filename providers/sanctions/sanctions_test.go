@@ -125,9 +125,10 @@ func TestPhoneticAndCanonical(t *testing.T) {
 func score(q, n string) float64 {
 	var ts tokenScorer
 	best := 0.0
+	nn := normalize(n, false)
 	for _, qv := range normalize(q, false).variants {
-		for _, nv := range normalize(n, false).variants {
-			s, _ := ts.nameScore(qv, nv, false)
+		for _, nv := range nn.variants {
+			s, _ := ts.nameScore(qv, nv, nn.surnameFirst, false)
 			best = max(best, s)
 		}
 	}
@@ -188,6 +189,75 @@ func TestScoringProperties(t *testing.T) {
 	}
 	if s := score("Sergey Ivanov", "Сергей Иванов"); s != 1 {
 		t.Errorf("Cyrillic: %v", s)
+	}
+	// Given and family name in place: the names between them cost little
+	// — but not in a name written surname first, whose first word is no
+	// given name.
+	for _, c := range []struct{ q, n string }{
+		{"Ali al-Tikriti", "Ali Hassan al-Majid al-Tikriti"},
+		{"Talal Naji", "Talal Rashid Naji"},
+	} {
+		if s := score(c.q, c.n); s < 0.9 {
+			t.Errorf("chain %q in %q: %v", c.q, c.n, s)
+		}
+	}
+	if s := score("William Greco", "GRECO-CHEVALIER, Matthew William"); s >= 0.88 {
+		t.Errorf("middle name and surname of a surname-first name: %v", s)
+	}
+	// One name written as one word or several.
+	for _, c := range []struct{ q, n string }{
+		{"Wali Jan", "Walijan"}, {"Ramzi Binalshibh", "Ramzi bin al-Shibh"}, {"Mohammad Siddiq Mal", "Mohammad Siddiqmal"},
+	} {
+		if s := score(c.q, c.n); s < 0.88 {
+			t.Errorf("written together: %q vs %q: %v", c.q, c.n, s)
+		}
+	}
+	// Each word from Arabic script under both readings of its letters:
+	// ظ as dh or z, and a dental lists spell another way (Kathim).
+	if s := score("رشيد طعان كاظم", "Rashid Taan Kathim"); s < 0.88 {
+		t.Errorf("كاظم as Kathim: %v", s)
+	}
+	if s := score("عبد الحق وثيق", "Abdul Haq Wasiq"); s < 0.88 {
+		t.Errorf("ث as s and ق as q in one word: %v", s)
+	}
+}
+
+// TestSlipsAndTitles: what the list's vocabulary decides about a word one
+// letter off a listed one, and mistyped titles and articles.
+func TestSlipsAndTitles(t *testing.T) {
+	ix := Build([]watchlist.Entity{
+		listed("tahir", "Salem Tahir"),
+		listed("said", "Shaykh SAI'ID"),
+		listed("kuwaiti", "Said al-Kuwaiti"),
+		listed("lingfei", "Li Lingfei"),
+		listed("c1", "Chen Yingjie"), listed("c2", "Wu Dongying"), listed("c3", "Zhou Yinghua"), listed("c4", "Li Hongdong"), listed("c5", "Ma Yinglong"), listed("c6", "Zhou Fangdong"),
+		listed("gao", "Gao Ningdong"),
+	}, Options{})
+	alerts := func(q, id string) bool {
+		h := find(ix.Search(Query{Name: q}, 10), id)
+		return h != nil && h.Score >= 0.88
+	}
+	for _, c := range []struct{ q, id string }{
+		{"Salem Tahor", "tahir"},       // hor$ no listed word has: a slip
+		{"Shjykh Sai'id", "said"},      // a mistyped title is left out
+		{"Said Rl-Kuwaiti", "kuwaiti"}, // a mistyped article
+	} {
+		if !alerts(c.q, c.id) {
+			t.Errorf("%q should alert on %s: %v", c.q, c.id, ix.Search(Query{Name: c.q}, 3))
+		}
+	}
+	// Yingdong is no listed word here, but every letter sequence of it
+	// is common on the list: it may be a name of its own, and scores below
+	// a slip one letter off the same word (Ningdonq).
+	name, slip := find(ix.Search(Query{Name: "Gao Yingdong"}, 10), "gao"), find(ix.Search(Query{Name: "Gao Ningdonq"}, 10), "gao")
+	if name == nil || slip == nil || name.Score >= slip.Score || strings.Contains(strings.Join(name.Explanation, " "), "(a slip)") {
+		t.Errorf("Yingdong %v, Ningdonq %v: want Yingdong found, below Ningdonq, and no slip", name, slip)
+	}
+	if !ix.vocab.plausible("yingdong") || ix.vocab.plausible("tahor") {
+		t.Errorf("plausible: yingdong %v (want true), tahor %v (want false)", ix.vocab.plausible("yingdong"), ix.vocab.plausible("tahor"))
+	}
+	if h := find(ix.Search(Query{Name: "Salem Tahor"}, 1), "tahir"); h == nil || !strings.Contains(strings.Join(h.Explanation, " "), "(a slip)") {
+		t.Errorf("the explanation names the slip: %v", h)
 	}
 }
 

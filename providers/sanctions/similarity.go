@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/kycflow/kycflow/providers/namematch"
 )
@@ -17,6 +18,7 @@ const (
 	matchSkeleton
 	matchVariant // one name's spellings: canonical() equal
 	matchOther   // fuzzy, but the query word is another listed name (see vocabulary)
+	matchSlip    // one edit, and the query word reads as a slip (see typoOrName)
 )
 
 // Scoring constants. Why these values: see the package documentation.
@@ -28,7 +30,9 @@ const (
 	lengthPenalty     = 0.15  // per relative length difference
 	variantScore      = 0.985 // words equal after canonical()
 	skeletonScale     = 0.95  // Arabic-script consonant skeletons are less certain
+	skeletonShort     = 0.02  // ... less per consonant a skeleton has under three (Said, Saad and Zayed are all sd)
 	skeletonApart     = 0.92  // ... and less when the skeletons differ
+	skeletonCoarse    = 0.02  // taken off when they differ only in h or a dental (coarseSkeleton)
 	knownSkeleton     = 0.97  // a common Arabic word spelt another way (Mohamad for Muhammad)
 	missingQuery      = 1.00  // weight share of a query token the name lacks
 	missingName       = 0.20  // weight share of a middle name token the query lacks
@@ -39,15 +43,20 @@ const (
 	conflicting       = 1.0   // weight share of a leftover on both sides: a different word, not an omission
 	maxTokens         = 12    // longer names are cut (lists hold few that long)
 	knownWord         = 0.12  // taken off a fuzzy match when the query word is a listed word itself
-	typoEdit          = 0.09  // what one edit costs a short listed word when the query word is no listed word: a typo
-	typoMaxLen        = 6     // ... for listed words up to this length (longer ones lose less to an edit anyway)
-	missingChain      = 0.06  // weight share of each further middle name left out of an anchored name chain
+	typoEdit          = 0.05  // what one edit costs a listed word when the query word is a slip (see typoOrName)
+	typoEditPlausible = 0.09  // ... when the query word might be a name of its own
+	typoMaxLen        = 6     // ... in listed words up to this length (longer ones lose less to an edit anyway)
+	missingChainFirst = 0.10  // weight share of the first middle name left out of an anchored name chain
+	missingChain      = 0.06  // ... of each further one
 )
 
 // particles are connecting words of names (al-, bin, van, de, ...): they
 // carry little identity, so they weigh like an initial.
 var particles = setOf(`al el ul ad ar as ash at az bin ibn bint ben abu um
 	de da do das dos del della di du der den van von ten ter la le los las y e mac`)
+
+// arabicParticles are the particles of Arabic names.
+var arabicParticles = setOf(`al el ul ad ar as ash at az bin ibn bint ben abu um`)
 
 // tokenWeight: longer words say more about identity; capped so that one very
 // long word does not drown the rest.
@@ -83,11 +92,16 @@ func tokenSim(a, b token) (float64, int) {
 		ka, kb := skeletonKey(a.s), skeletonKey(b.s)
 		// Equal skeletons: the fewer consonants, the more words share them
 		// (Said, Saad, Assad and Zayed are all sd).
-		jw = skeletonScale - 0.03*float64(max(0, 3-len(ka)))
+		jw = skeletonScale - skeletonShort*float64(max(0, 3-len(ka)))
 		if ka != kb {
 			// Skeletons that differ: a consonant more or less is a
 			// different word more often than in a full spelling.
 			jw = namematch.JaroWinkler(ka, kb) * skeletonApart
+			if ca := coarseSkeleton(ka); len(ca) >= 2 && ca == coarseSkeleton(kb) {
+				// The same but for an h lists drop or a dental they
+				// spell another way (Kadhim, Kazim, Kathim): near.
+				jw = max(jw, skeletonScale-skeletonShort*float64(max(0, 3-len(ca)))-skeletonCoarse)
+			}
 		}
 		kind = matchSkeleton
 		if pw := namematch.JaroWinkler(a.s, b.s); pw > jw {
@@ -123,7 +137,33 @@ func tokenSim(a, b token) (float64, int) {
 // Alouche, is the English "sh") and g as k (ق is Qadhafi and Gaddafi).
 var skeletonClasses = strings.NewReplacer("c", "s", "g", "k")
 
-func skeletonKey(w string) string { return skeletonClasses.Replace(phonetic(w)) }
+// zhApart reads a Latin "zh" as z and h: in romanised Arabic it is ظه or زه
+// (Mazhari), not the ж it is in Slavic names.
+var zhApart = strings.NewReplacer("zh", "zah")
+
+func skeletonKey(w string) string { return skeletonClasses.Replace(phonetic(zhApart.Replace(w))) }
+
+// coarseSkeleton is a skeleton with h left out (but for a first one) and
+// the dentals t, d, s as one: what romanisations of ح, ه, ث, ذ, ض and ظ most often disagree on.
+func coarseSkeleton(k string) string {
+	b := make([]byte, 0, len(k))
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		switch c {
+		case 'h':
+			if i > 0 {
+				continue
+			}
+		case 'd', 's':
+			c = 't'
+		}
+		if n := len(b); n > 0 && b[n-1] == c {
+			continue
+		}
+		b = append(b, c)
+	}
+	return string(b)
+}
 
 // joinedArticle reports whether j is w with the Arabic article joined to
 // it, as "Alghamdi" writes "al-Ghamdi".
@@ -206,6 +246,8 @@ type tokenScorer struct {
 	memo map[[2]string]simMemo
 	// vocab is the index's vocabulary (see knownWord).
 	vocab *vocabulary
+	// join is scratch space for joinScratch.
+	join []byte
 }
 
 type simMemo struct {
@@ -234,21 +276,84 @@ func (ts *tokenScorer) tokenSim(a, b token) (float64, int) {
 		}
 	}
 	s, kind := tokenSim(a, b)
+	if a.skel && a.alt != "" {
+		s, kind = better(s, kind, a.other(), b)
+	}
+	if b.skel && b.alt != "" {
+		s, kind = better(s, kind, a, b.other())
+	}
 	if a.known || b.known {
 		s, kind = ts.knownSim(a, b, s, kind)
 	}
-	switch {
-	case kind == matchFuzzy && !a.known && ts.vocab.distinct(a.s, b.s):
-		s, kind = s-knownWord, matchOther
-	case kind == matchFuzzy && ts.vocab.unknown(a.s) && len(b.s) <= typoMaxLen && isASCII(a.s) && isASCII(b.s) && osa(a.s, b.s) == 1:
-		// A query word the list never uses, one edit from a short listed
-		// word: a typo (Salem Tahor for Salem Tahir). In a short word one
-		// edit is a large share, which would cost a one-letter slip more
-		// than the evidence warrants.
-		s = max(s, 1-fuzzyStretch*typoEdit)
+	if (kind == matchFuzzy || kind == matchNone && len(a.s) >= 3 && len(a.s)-len(b.s) <= 1 && len(b.s)-len(a.s) <= 1) && !a.known && isASCII(a.s) && isASCII(b.s) {
+		s, kind = ts.typoOrName(a.s, b.s, s)
+	}
+	if kind != matchExact && len(a.s) > 3 && len(b.s) > 3 && a.s[:3] == b.s[:3] && (a.s[:3] == "abd" || a.s[:3] == "abu") && !a.known {
+		// Abd al-Majeed as one word: a slip in the name after Abd is a
+		// slip in that name, not in a long word.
+		if r, _ := ts.tokenSim(token{s: a.s[3:], c: canonical(a.s[3:])}, token{s: b.s[3:], c: canonical(b.s[3:])}); r > 0 {
+			if c := (3 + float64(len(b.s)-3)*r) / float64(len(b.s)); c > s {
+				s, kind = c, matchFuzzy
+			}
+		}
+	}
+	if kind == matchNone && arabicParticles[b.s] && len(a.s) == len(b.s) && osa(a.s, b.s) == 1 && ts.vocab.uses(a.s) == 0 {
+		// Al- mistyped (Rl-Kuwaiti): the article, not a word of its own.
+		s, kind = 1-fuzzyStretch*typoEdit, matchFuzzy
 	}
 	if memo {
 		ts.memo[k] = simMemo{s, int8(kind)}
+	}
+	return s, kind
+}
+
+// typoOrName decides what a fuzzy match of query word q to listed word n
+// is: a slip of the keyboard (Salem Tahor for Salem Tahir), which costs a
+// one-letter edit little even in a short word, or a name of its own (Yang
+// for Wang), which counts less than a match. The list is the judge: a word
+// many of its entries use is a name; a word it never uses, or one entry
+// does, is a slip when it holds a letter sequence the list's words seldom
+// show (Tahor's "hor$", Tvaozhi's "tva"), and a name when every sequence
+// is common in them (Yingdong beside Ningdong).
+func (ts *tokenScorer) typoOrName(q, n string, s float64) (float64, int) {
+	v := ts.vocab
+	oneEdit := osa(q, n) == 1
+	if s == 0 && !oneEdit {
+		return 0, matchNone
+	}
+	uses := v.uses(q)
+	if uses > 0 && v.variant(q, n) {
+		return s, matchFuzzy
+	}
+	if s == 0 {
+		// No fuzzy match (a short word): only a slip makes one.
+		if uses > 0 || v.plausible(q) {
+			return 0, matchNone
+		}
+		return 1 - fuzzyStretch*typoEdit, matchSlip
+	}
+	slip := oneEdit && uses < commonUses && !v.plausible(q)
+	switch {
+	case slip:
+		s = max(s, 1-fuzzyStretch*typoEdit)
+		if uses > 0 {
+			return s - knownWord*float64(uses)/commonUses, matchOther
+		}
+		return s, matchSlip
+	case uses > 0:
+		return s - knownWord, matchOther
+	case oneEdit && len(n) <= typoMaxLen:
+		// A word the list never uses but might: one edit is still a
+		// large share of a short word.
+		s = max(s, 1-fuzzyStretch*typoEditPlausible)
+	}
+	return s, matchFuzzy
+}
+
+// better is the better of (s, kind) and tokenSim(a, b).
+func better(s float64, kind int, a, b token) (float64, int) {
+	if s2, k2 := tokenSim(a, b); s2 > s {
+		return s2, k2
 	}
 	return s, kind
 }
@@ -285,7 +390,7 @@ func (ts *tokenScorer) knownSim(a, b token, s float64, kind int) (float64, int) 
 // weight (missingQuery, missingName). Word order therefore does not count,
 // initials match at initialScore, and a missing middle name costs little.
 // When explain is set, a description of the token matches is returned.
-func (ts *tokenScorer) nameScore(q, n []token, explain bool) (float64, string) {
+func (ts *tokenScorer) nameScore(q, n []token, surnameFirst, explain bool) (float64, string) {
 	q, n = q[:min(len(q), maxTokens)], n[:min(len(n), maxTokens)]
 	nq, nn := len(q), len(n)
 	if nq == 0 || nn == 0 {
@@ -348,11 +453,27 @@ func (ts *tokenScorer) nameScore(q, n []token, explain bool) (float64, string) {
 				parts = append(parts, fmt.Sprintf("%s~%s (spelling variant) %.2f", q[bi].s, n[bj].s, best))
 			case matchOther:
 				parts = append(parts, fmt.Sprintf("%s~%s (itself a listed name) %.2f", q[bi].s, n[bj].s, best))
+			case matchSlip:
+				parts = append(parts, fmt.Sprintf("%s~%s (a slip) %.2f", q[bi].s, n[bj].s, best))
 			case matchSkeleton:
 				parts = append(parts, fmt.Sprintf("%s~%s (consonant skeleton) %.2f", q[bi].s, n[bj].s, best))
 			default:
 				parts = append(parts, fmt.Sprintf("%s~%s %.2f", q[bi].s, n[bj].s, best))
 			}
+		}
+	}
+	// One name written as one word on one side and as several on the
+	// other (Walijan, Wali Jan; Binalshibh, Bin al-Shibh).
+	for _, side := range [2]bool{false, true} {
+		if num == 0 && len(q) > 1 && len(n) > 1 {
+			// Nothing else agrees: no join makes a match of it (and most
+			// candidates a query is scored against are such names).
+			break
+		}
+		jn, jd, jp := ts.joined(q, n, &usedQ, &usedN, side, explain)
+		num, den, parts = num+jn, den+jd, append(parts, jp...)
+		if jd > 1 {
+			substantive = true
 		}
 	}
 	if !substantive {
@@ -379,17 +500,28 @@ func (ts *tokenScorer) nameScore(q, n []token, explain bool) (float64, string) {
 	}
 	for i := range q {
 		if !usedQ[i] {
-			den += shareQ * min(tokenWeight(q[i]), missingCap)
-			missQ = append(missQ, q[i].s)
+			share := shareQ
+			if arabicParticles[q[i].s] {
+				// A connecting word of an Arabic name (al-, bin) the
+				// listed name leaves out or writes joined: little
+				// evidence. (Du, Da, Le are Chinese and Vietnamese
+				// surnames too, so not every particle.)
+				share = missingName
+			}
+			den += share * min(tokenWeight(q[i]), missingCap)
+			if explain {
+				missQ = append(missQ, q[i].s)
+			}
 		}
 	}
 	pat := -2 // not looked for yet: most names leave no word over
 	// An anchored chain: the query holds the listed name's first word and
 	// its last (the given and the family name of an Arabic name chain,
 	// "A B C D AL-E" asked as "A AL-E"), so the words left out are the
-	// father's and grandfather's names. The first costs a middle name's
-	// share, each further one little.
-	chain := shareN < conflicting && nn >= 4 && usedN[0] && usedN[lastWord(n)]
+	// father's and grandfather's names. Given and family name in place
+	// are strong evidence: the first word left out costs half a middle
+	// name's share, each further one little.
+	chain := shareN < conflicting && nn >= 3 && !surnameFirst && usedN[firstWord(n)] && usedN[lastWord(n)]
 	dropped := 0
 	for j := range n {
 		if !usedN[j] {
@@ -398,11 +530,14 @@ func (ts *tokenScorer) nameScore(q, n []token, explain bool) (float64, string) {
 			}
 			share := shareN
 			switch {
+			case particles[n[j].s]:
+				share = min(share, missingChain)
 			case j == pat && shareN < conflicting:
 				// Lists give patronymics, customers almost never do;
 				// leaving it out is next to no evidence.
 				share = missingPatronymic
 			case chain && j > 0 && j < nn-1:
+				share = missingChainFirst
 				if dropped > 0 {
 					share = missingChain
 				}
@@ -417,7 +552,9 @@ func (ts *tokenScorer) nameScore(q, n []token, explain bool) (float64, string) {
 				}
 			}
 			den += share * min(tokenWeight(n[j]), missingCap)
-			missN = append(missN, n[j].s)
+			if explain {
+				missN = append(missN, n[j].s)
+			}
 		}
 	}
 	score := min(num/den, 1)
@@ -430,9 +567,162 @@ func (ts *tokenScorer) nameScore(q, n []token, explain bool) (float64, string) {
 	}
 	if len(missN) > 0 {
 		desc += "; not in query: " + strings.Join(missN, " ")
+		if chain && dropped > 0 {
+			desc += " (given and family name in place)"
+		}
 	}
 	return score, desc
 }
+
+// firstWord is the position of a name's first word that is no particle.
+func firstWord(n []token) int {
+	for j := range len(n) - 1 {
+		if !particles[n[j].s] {
+			return j
+		}
+	}
+	return 0
+}
+
+// joined matches each word left over on one side with two or three
+// adjacent words left over on the other, written together: the query's
+// words when listSide is false, the listed name's when it is true. It
+// marks what it matches used and returns the weighted similarity and
+// weight to add.
+func (ts *tokenScorer) joined(q, n []token, usedQ, usedN *[maxTokens]bool, listSide bool, explain bool) (num, den float64, parts []string) {
+	many, one, usedMany, usedOne := q, n, usedQ, usedN
+	if listSide {
+		many, one, usedMany, usedOne = n, q, usedN, usedQ
+	}
+	left, lone := 0, 0
+	for i := range many {
+		if !usedMany[i] {
+			left++
+		}
+	}
+	for j := range one {
+		if !usedOne[j] && len(one[j].s) >= 2 {
+			lone++
+		}
+	}
+	if left < 2 || lone == 0 {
+		return 0, 0, nil
+	}
+	for j := range one {
+		if usedOne[j] || len(one[j].s) < 2 {
+			continue
+		}
+		w1 := one[j].s
+		bi, bk, best := -1, 0, 0.0
+		for i := range many {
+			if usedMany[i] || !sameStart(many[i].s, w1) {
+				continue
+			}
+			l := len(many[i].s)
+			for k := 2; k <= 3 && i+k <= len(many) && !usedMany[i+k-1]; k++ {
+				if l += len(many[i+k-1].s); l-len(w1) > 2 || len(w1)-l > 2 {
+					continue
+				}
+				// Compared without the memo, in scratch space: most
+				// candidates' leftovers are no such pair.
+				sim := 0.0
+				for alt := range 2 {
+					jt := ts.joinScratch(many[i:i+k], alt == 1)
+					if alt == 1 && jt.s == "" {
+						break
+					}
+					if isASCII(jt.s) {
+						jt.c = canonical(jt.s)
+					}
+					js, kind := tokenSim(jt, one[j])
+					if kind == matchFuzzy && isASCII(jt.s) && isASCII(w1) {
+						// Whether the query's word is a slip or a name of
+						// its own, as for a word matched whole.
+						q, n := jt.s, w1
+						if listSide {
+							q, n = w1, jt.s
+						}
+						js, _ = ts.typoOrName(q, n, js)
+					}
+					sim = max(sim, js)
+				}
+				if sim > best {
+					bi, bk, best = i, k, sim
+				}
+			}
+		}
+		if bi < 0 || particles[w1] {
+			continue
+		}
+		for i := bi; i < bi+bk; i++ {
+			usedMany[i] = true
+		}
+		usedOne[j] = true
+		jt := joinTokens(many[bi : bi+bk])
+		w := (tokenWeight(jt) + tokenWeight(one[j])) / 2
+		num += w * best
+		den += w
+		if explain {
+			parts = append(parts, fmt.Sprintf("%s~%s (written together) %.2f", jt.s, w1, best))
+		}
+	}
+	return num, den, parts
+}
+
+// joinScratch writes words as one token in the scorer's scratch space,
+// valid until the next call: with alt, their other spellings (the token is
+// empty when none has one).
+func (ts *tokenScorer) joinScratch(ws []token, alt bool) token {
+	b := ts.join[:0]
+	t, any := token{}, false
+	for _, w := range ws {
+		if alt && w.skel && w.alt != "" {
+			b, any = append(b, w.alt...), true
+		} else {
+			b = append(b, w.s...)
+		}
+		t.skel = t.skel || fromArabic(w)
+	}
+	ts.join = b
+	if alt && !any {
+		return token{}
+	}
+	t.s = unsafe.String(unsafe.SliceData(b), len(b))
+	return t
+}
+
+// joinTokens writes words as one (a skeleton if any of them is one, with
+// the other spelling when any has one).
+func joinTokens(ts []token) token {
+	var s, alt strings.Builder
+	t := token{}
+	for _, p := range ts {
+		s.WriteString(p.s)
+		if p.alt != "" && p.skel {
+			alt.WriteString(p.alt)
+			t.alt = "-" // marks that some part has another spelling
+		} else {
+			alt.WriteString(p.s)
+		}
+		t.skel = t.skel || fromArabic(p)
+	}
+	t.s = s.String()
+	if isASCII(t.s) {
+		t.c = canonical(t.s)
+	}
+	if t.alt != "" {
+		t.alt = alt.String()
+	}
+	return t
+}
+
+// sameStart reports whether two words start alike: with the same letter,
+// or both with a vowel (al-, el-).
+func sameStart(a, b string) bool {
+	return a[0] == b[0] || isVowel[a[0]] && isVowel[b[0]]
+}
+
+var isVowel = [256]bool{'a': true, 'e': true, 'i': true, 'o': true, 'u': true}
 
 // lastWord is the position of a name's last word that is no particle.
 func lastWord(n []token) int {

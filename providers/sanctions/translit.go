@@ -83,9 +83,12 @@ var arabic = map[rune]pair{
 	'ص': same("s"), 'ض': {"d", "z"}, 'ط': same("t"), 'ظ': {"z", "dh"},
 	'ع': same("a"), 'غ': same("gh"), 'ف': same("f"), 'ق': {"q", "g"},
 	'ك': same("k"), 'ل': same("l"), 'م': same("m"), 'ن': same("n"),
-	'ه': same("h"), 'و': {"w", "u"}, 'ي': {"y", "i"}, 'ى': same("a"),
+	'ه': same("h"), 'و': {"w", "u"}, 'ي': {"y", "i"}, 'ى': {"a", "i"},
 	'ة': same("a"), 'ء': same(""), 'ؤ': same("u"), 'ئ': same("y"),
 	'پ': same("p"), 'چ': same("ch"), 'ژ': same("zh"), 'گ': same("g"), 'ک': same("k"), 'ی': {"y", "i"},
+	// Pashto and Urdu
+	'ځ': {"dz", "z"}, 'څ': {"ts", "s"}, 'ږ': {"zh", "g"}, 'ښ': {"sh", "kh"}, 'ټ': same("t"), 'ډ': same("d"),
+	'ړ': same("r"), 'ڼ': same("n"), 'ٹ': same("t"), 'ڈ': same("d"), 'ڑ': same("r"), 'ں': same("n"), 'ے': {"y", "e"},
 }
 
 // arabicWords are the commonest words of Arabic names, in the two
@@ -109,7 +112,7 @@ var arabicWords = map[string]pair{
 	"منصور": {"mansur", "mansour"}, "عادل": {"adil", "adel"}, "جابر": {"jabir", "jaber"}, "رشيد": {"rashid", "rachid"},
 	"سيف": {"sayf", "saif"}, "فيصل": {"faysal", "faisal"}, "قاسم": {"qasim", "kassem"}, "هاشم": {"hashim", "hashem"},
 	"عباس": same("abbas"), "زيد": {"zayd", "zaid"}, "زيدان": {"zaydan", "zidane"}, "شيخ": {"shaykh", "sheikh"}, "ولد": {"ould", "walad"},
-	"بكر": {"bakr", "bakar"}, "سيد": {"sayyid", "syed"}, "خان": same("khan"), "أمير": {"amir", "emir"}, "امير": {"amir", "emir"},
+	"ملا": same("mullah"), "بكر": {"bakr", "bakar"}, "سيد": {"sayyid", "syed"}, "خان": same("khan"), "أمير": {"amir", "emir"}, "امير": {"amir", "emir"},
 }
 
 // latinSpecial are Latin letters that NFKD does not split into a base
@@ -126,6 +129,18 @@ const (
 	scriptGreek    = "Greek"
 	scriptArabic   = "Arabic"
 )
+
+// scripts numbers the scripts for compact storage (nameRec.script).
+var scripts = [...]string{scriptLatin, scriptCyrillic, scriptGreek, scriptArabic}
+
+func scriptCode(s string) uint8 {
+	for i, n := range scripts {
+		if n == s {
+			return uint8(i)
+		}
+	}
+	return 0
+}
 
 func scriptOf(r rune) string {
 	switch {
@@ -200,7 +215,7 @@ func transliterateWord(w []rune) (s0, s1 string) {
 			put(p)
 			continue
 		}
-		if p, ok := arabic[r]; ok {
+		if p, ok := arabicAt(w, i); ok {
 			// An unwritten short vowel between two consonants.
 			if b0.Len() > 0 && p[0] != "" && isArabicConsonant(r) && !endsVowel(b0.String()) {
 				p = pair{"a" + p[0], "a" + p[1]}
@@ -212,6 +227,23 @@ func transliterateWord(w []rune) (s0, s1 string) {
 		b1.WriteRune(r)
 	}
 	return b0.String(), b1.String()
+}
+
+// arabicAt is the romanisation of w[i], an Arabic letter, where it stands:
+// و and ي begin a word as the consonants w and y; a final ه after a long
+// vowel or in -iyah is silent in many spellings (Juma for جمعه, Zeiniye).
+func arabicAt(w []rune, i int) (pair, bool) {
+	r := w[i]
+	switch {
+	case i == 0 && r == 'و':
+		return same("w"), true
+	case i == 0 && r == 'ي':
+		return same("y"), true
+	case i > 1 && i == len(w)-1 && r == 'ه':
+		return pair{"h", ""}, true
+	}
+	p, ok := arabic[r]
+	return p, ok
 }
 
 // isArabicConsonant: an Arabic letter that is no long vowel or its seat.

@@ -14,12 +14,13 @@ import "slices"
 // Customers with such near-namesake names are where false alerts come from
 // (docs/DECISIONS.md, aml).
 type vocabulary struct {
-	words    map[string]struct{}
+	words    map[string]uint16      // entities using the word (saturating)
+	grams    map[uint32]uint32      // words holding each letter trigram (see plausible)
 	variants map[[2]string]struct{} // ordered pairs, smaller first
 }
 
 func newVocabulary() *vocabulary {
-	return &vocabulary{words: map[string]struct{}{}, variants: map[[2]string]struct{}{}}
+	return &vocabulary{words: map[string]uint16{}, grams: map[uint32]uint32{}, variants: map[[2]string]struct{}{}}
 }
 
 // addEntity records the words of one entity's names (all its spellings) and
@@ -32,7 +33,13 @@ func (v *vocabulary) addEntity(names []nameRec) {
 			if t.skel || !blocks(t) || slices.ContainsFunc(ws, func(w token) bool { return w.s == t.s }) {
 				continue
 			}
-			v.words[t.s] = struct{}{}
+			switch c := v.words[t.s]; {
+			case c == 0 && isASCII(t.s):
+				eachGram(t.s, func(g uint32) bool { v.grams[g]++; return true })
+				fallthrough
+			case c < 0xffff:
+				v.words[t.s]++
+			}
 			ws = append(ws, t)
 		}
 	}
@@ -67,31 +74,70 @@ func pairKey(a, b string) [2]string {
 	return [2]string{a, b}
 }
 
-// distinct reports whether query word q, fuzzy-matched to listed word n, is
-// a listed word of its own that the list never uses as a spelling of n.
-func (v *vocabulary) distinct(q, n string) bool {
+// uses is how many entities use word q.
+func (v *vocabulary) uses(q string) int {
+	if v == nil {
+		return 0
+	}
+	return int(v.words[q])
+}
+
+// variant reports whether the list spells one entity's name both as q and
+// as n.
+func (v *vocabulary) variant(q, n string) bool {
 	if v == nil {
 		return false
 	}
-	if _, ok := v.words[q]; !ok {
-		return false
-	}
-	_, variant := v.variants[pairKey(q, n)]
-	return !variant
+	_, ok := v.variants[pairKey(q, n)]
+	return ok
 }
 
-// unknown reports whether the list uses no word q (a list with no
-// vocabulary knows nothing, and calls nothing unknown).
-func (v *vocabulary) unknown(q string) bool {
-	if v == nil || len(v.words) == 0 {
-		return false
+// commonUses is how many entities must use a word for it to count as a
+// name of its own whatever its spelling (see typoOrName).
+const commonUses = 3
+
+// plausible reports whether every three-letter sequence of ^w$ occurs in
+// at least commonGram of the list's words: a word the list's languages
+// could have produced. A list with no vocabulary finds everything
+// plausible.
+func (v *vocabulary) plausible(w string) bool {
+	if v == nil || len(v.grams) == 0 {
+		return true
 	}
-	_, ok := v.words[q]
-	return !ok
+	ok := true
+	eachGram(w, func(g uint32) bool {
+		if v.grams[g] < commonGram {
+			ok = false
+		}
+		return ok
+	})
+	return ok
+}
+
+// commonGram: see plausible.
+const commonGram = 3
+
+// eachGram calls f with each three-letter sequence of ^w$ packed into an
+// integer, until f returns false.
+func eachGram(w string, f func(uint32) bool) {
+	b := func(i int) uint32 {
+		switch {
+		case i < 0:
+			return '^'
+		case i >= len(w):
+			return '$'
+		}
+		return uint32(w[i])
+	}
+	for i := -1; i+2 <= len(w); i++ {
+		if !f(b(i)<<16 | b(i+1)<<8 | b(i+2)) {
+			return
+		}
+	}
 }
 
 // memoryBytes approximates the maps' size (entries and their overhead; the
 // words themselves are the index's).
 func (v *vocabulary) memoryBytes() int {
-	return len(v.words)*48 + len(v.variants)*64
+	return len(v.words)*48 + len(v.grams)*16 + len(v.variants)*64
 }
