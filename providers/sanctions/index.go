@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"slices"
 	"sync"
 	"unsafe"
@@ -514,7 +515,10 @@ func (ix *Index) search(q Query, limit int, minScore float64, blocked bool) []Hi
 		if (ix.opts.HardConflict || q.HardConflict) && c.ev.conflict {
 			continue
 		}
-		c.score = max(0, min(1, c.nameScore+c.ev.delta))
+		// Rounded to six places: a score shown as 0.88 is not 0.8799999
+		// under a 0.88 threshold by the accident of float sums.
+		c.nameScore = math.Round(c.nameScore*1e6) / 1e6
+		c.score = max(0, min(1, math.Round((c.nameScore+c.ev.delta)*1e6)/1e6))
 		if c.score >= minScore {
 			cands = append(cands, c)
 		}

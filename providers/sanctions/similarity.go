@@ -340,6 +340,10 @@ func (ts *tokenScorer) typoOrName(q, n string, s float64) (float64, int) {
 			return s - knownWord*float64(uses)/commonUses, matchOther
 		}
 		return s, matchSlip
+	case uses > 0 && uses < commonUses && oneEdit && len(n) <= typoMaxLen:
+		// A word one or two entries use, one letter off a short listed
+		// word: as likely that entry's own spelling as a name.
+		return max(s, 1-fuzzyStretch*typoEditPlausible) - knownWord*float64(uses)/commonUses, matchOther
 	case uses > 0:
 		return s - knownWord, matchOther
 	case oneEdit && len(n) <= typoMaxLen:
