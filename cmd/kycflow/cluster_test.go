@@ -42,8 +42,22 @@ func TestClusterWalkthrough(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer os.RemoveAll(data)
 	os.Chmod(data, 0o755)
+	t.Cleanup(func() {
+		if !t.Failed() {
+			os.RemoveAll(data)
+			return
+		}
+		// A failure shows the processes' own words: the end of each log.
+		logs, _ := filepath.Glob(filepath.Join(data, "cluster", "*.log"))
+		for _, l := range logs {
+			if b, err := os.ReadFile(l); err == nil {
+				lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+				t.Logf("%s (last lines):\n%s", filepath.Base(l), strings.Join(lines[max(0, len(lines)-15):], "\n"))
+			}
+		}
+		t.Logf("data and logs kept in %s", data)
+	})
 	api := "127.0.0.1:" + strconv.Itoa(pgcluster.FreePort())
 	base := 20000 + 200*rand.IntN(40)
 	for k, v := range map[string]string{
