@@ -83,7 +83,7 @@ func dropTitleSlips(ts []token, v *vocabulary) []token {
 		for _, k := range deletionKeys(t.s, keys[:0]) {
 			if titleKeys[k] {
 				for h := range honorifics {
-					if len(h) >= 5 && osa(h, t.s) == 1 && len(t.s) >= 5 {
+					if len(h) >= 5 && oneEdit(h, t.s) && len(t.s) >= 5 {
 						return true
 					}
 				}

@@ -466,3 +466,18 @@ func TestGenerateDeterministic(t *testing.T) {
 		t.Errorf("scripts generated: %v", scripts)
 	}
 }
+
+func TestOneEdit(t *testing.T) {
+	for _, p := range [][2]string{{"tahir", "tahor"}, {"tahir", "tahr"}, {"tahir", "tahiir"}, {"tahir", "thair"}, {"ab", "ba"}, {"a", ""}, {"abc", "abd"}, {"abcd", "abce"}, {"shaykh", "shjykh"}, {"kitten", "sitten"}, {"x", "y"}, {"abc", "acb"}, {"abc", "bac"}} {
+		for _, q := range [][2]string{p, {p[1], p[0]}} {
+			if got, want := oneEdit(q[0], q[1]), osa(q[0], q[1]) == 1; got != want {
+				t.Errorf("oneEdit(%q, %q) = %v, osa says %v", q[0], q[1], got, want)
+			}
+		}
+	}
+	for _, p := range [][2]string{{"tahir", "tahir"}, {"tahir", "tohor"}, {"abc", "cab"}, {"", ""}, {"abcd", "ab"}, {"kitten", "sitting"}, {"abcd", "badc"}} {
+		if oneEdit(p[0], p[1]) || oneEdit(p[1], p[0]) {
+			t.Errorf("oneEdit(%q, %q): want false", p[0], p[1])
+		}
+	}
+}

@@ -120,8 +120,11 @@ func tokenSim(a, b token) (float64, int) {
 				// (reversed) a suffix (Karachristakis, Karaathanasitis;
 				// Paropoulos, Blahopoulos): cap by the edit distance of the
 				// raw or canonical spellings, whichever is smaller.
-				d := min(osa(a.c, b.c), osa(a.s, b.s))
-				jw = min(jw, 1-float64(d)*perEdit(max(len(a.s), len(b.s))))
+				// (Below the fuzzy floor already, no cap matters.)
+				if 1-fuzzyStretch*(1-jw) >= fuzzyFloor {
+					d := min(osa(a.c, b.c), osa(a.s, b.s))
+					jw = min(jw, 1-float64(d)*perEdit(max(len(a.s), len(b.s))))
+				}
 			}
 		}
 	}
@@ -209,6 +212,29 @@ func perEdit(n int) float64 {
 	return 0.08
 }
 
+// oneEdit reports whether a and b are exactly one edit apart (an
+// insertion, deletion, substitution or swap of neighbours): osa(a, b) == 1
+// in linear time, for the many pairs that are not.
+func oneEdit(a, b string) bool {
+	if len(a) < len(b) {
+		a, b = b, a
+	}
+	i := 0
+	for i < len(b) && a[i] == b[i] {
+		i++
+	}
+	switch len(a) - len(b) {
+	case 1:
+		return a[i+1:] == b[i:]
+	case 0:
+		if i == len(a) {
+			return false // equal
+		}
+		return a[i+1:] == b[i+1:] || i+1 < len(a) && a[i] == b[i+1] && a[i+1] == b[i] && a[i+2:] == b[i+2:]
+	}
+	return false
+}
+
 // osa is the optimal-string-alignment (restricted Damerau-Levenshtein)
 // distance: insertions, deletions, substitutions and adjacent swaps.
 func osa(a, b string) int {
@@ -285,7 +311,7 @@ func (ts *tokenScorer) tokenSim(a, b token) (float64, int) {
 	if a.known || b.known {
 		s, kind = ts.knownSim(a, b, s, kind)
 	}
-	if (kind == matchFuzzy || kind == matchNone && len(a.s) >= 3 && len(a.s)-len(b.s) <= 1 && len(b.s)-len(a.s) <= 1) && !a.known && isASCII(a.s) && isASCII(b.s) {
+	if (kind == matchFuzzy || kind == matchNone && len(a.s) >= 3 && oneEdit(a.s, b.s)) && !a.known && isASCII(a.s) && isASCII(b.s) {
 		s, kind = ts.typoOrName(a.s, b.s, s)
 	}
 	if kind != matchExact && len(a.s) > 3 && len(b.s) > 3 && a.s[:3] == b.s[:3] && (a.s[:3] == "abd" || a.s[:3] == "abu") && !a.known {
@@ -297,7 +323,7 @@ func (ts *tokenScorer) tokenSim(a, b token) (float64, int) {
 			}
 		}
 	}
-	if kind == matchNone && arabicParticles[b.s] && len(a.s) == len(b.s) && osa(a.s, b.s) == 1 && ts.vocab.uses(a.s) == 0 {
+	if kind == matchNone && arabicParticles[b.s] && len(a.s) == len(b.s) && oneEdit(a.s, b.s) && ts.vocab.uses(a.s) == 0 {
 		// Al- mistyped (Rl-Kuwaiti): the article, not a word of its own.
 		s, kind = 1-fuzzyStretch*typoEdit, matchFuzzy
 	}
@@ -317,7 +343,7 @@ func (ts *tokenScorer) tokenSim(a, b token) (float64, int) {
 // is common in them (Yingdong beside Ningdong).
 func (ts *tokenScorer) typoOrName(q, n string, s float64) (float64, int) {
 	v := ts.vocab
-	oneEdit := osa(q, n) == 1
+	oneEdit := oneEdit(q, n)
 	if s == 0 && !oneEdit {
 		return 0, matchNone
 	}
