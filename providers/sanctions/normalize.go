@@ -57,11 +57,11 @@ var honorifics = setOf(`mr mrs ms miss mx dr doctor prof professor sir dame lord
 	his her excellency hon honourable honorable jr sr ii iii`)
 
 // titleKeys are the deletion keys (see deletionKeys) of the honorifics of
-// four letters or more: a word sharing one may be within an edit of a title.
+// five letters or more: a word sharing one may be within an edit of a title.
 var titleKeys = func() map[uint64]bool {
 	m := map[uint64]bool{}
 	for h := range honorifics {
-		if len(h) >= 4 {
+		if len(h) >= 5 {
 			for _, k := range deletionKeys(h, nil) {
 				m[k] = true
 			}
@@ -71,19 +71,20 @@ var titleKeys = func() map[uint64]bool {
 }()
 
 // dropTitleSlips drops the query words that are a title mistyped (Shjykh,
-// Maulama, Imgm): one edit from an honorific of four letters or more and
-// no word of the list — for a four-letter title, also no plausible name
-// (one edit from Imam or Haji are names: Iman, Hadi).
+// Maulama): words of five letters or more, one edit from an honorific of
+// five letters or more, and no word of the list. Shorter titles are left
+// alone: one edit from Imam or Haji are names (Iman, Hadi), and leaving out
+// their slips cost more typos of names than it found titles.
 func dropTitleSlips(ts []token, v *vocabulary) []token {
 	var keys [64]uint64
 	slip := func(t token) bool {
-		if len(t.s) < 4 || len(t.s) > 30 || !isASCII(t.s) || v.uses(t.s) > 0 {
+		if len(t.s) < 5 || len(t.s) > 30 || !isASCII(t.s) || v.uses(t.s) > 0 {
 			return false
 		}
 		for _, k := range deletionKeys(t.s, keys[:0]) {
 			if titleKeys[k] {
 				for h := range honorifics {
-					if len(h) >= 5 && oneEdit(h, t.s) && len(t.s) >= 5 {
+					if len(h) >= 5 && oneEdit(h, t.s) {
 						return true
 					}
 				}

@@ -147,7 +147,8 @@ var zhApart = strings.NewReplacer("zh", "zah")
 func skeletonKey(w string) string { return skeletonClasses.Replace(phonetic(zhApart.Replace(w))) }
 
 // coarseSkeleton is a skeleton with h left out (but for a first one) and
-// the dentals t, d, s as one: what romanisations of ح, ه, ث, ذ, ض and ظ most often disagree on.
+// the dentals t, d, s as one: what romanisations of ح, ه, ث, ذ, ض and ظ
+// most often disagree on.
 func coarseSkeleton(k string) string {
 	b := make([]byte, 0, len(k))
 	for i := 0; i < len(k); i++ {
@@ -343,8 +344,8 @@ func (ts *tokenScorer) tokenSim(a, b token) (float64, int) {
 // is common in them (Yingdong beside Ningdong).
 func (ts *tokenScorer) typoOrName(q, n string, s float64) (float64, int) {
 	v := ts.vocab
-	oneEdit := oneEdit(q, n)
-	if s == 0 && !oneEdit {
+	near := oneEdit(q, n)
+	if s == 0 && !near {
 		return 0, matchNone
 	}
 	uses := v.uses(q)
@@ -358,7 +359,7 @@ func (ts *tokenScorer) typoOrName(q, n string, s float64) (float64, int) {
 		}
 		return 1 - fuzzyStretch*typoEdit, matchSlip
 	}
-	slip := oneEdit && uses < commonUses && !v.plausible(q)
+	slip := near && uses < commonUses && !v.plausible(q)
 	switch {
 	case slip:
 		s = max(s, 1-fuzzyStretch*typoEdit)
@@ -366,13 +367,13 @@ func (ts *tokenScorer) typoOrName(q, n string, s float64) (float64, int) {
 			return s - knownWord*float64(uses)/commonUses, matchOther
 		}
 		return s, matchSlip
-	case uses > 0 && uses < commonUses && oneEdit && len(n) <= typoMaxLen:
+	case uses > 0 && uses < commonUses && near && len(n) <= typoMaxLen:
 		// A word one or two entries use, one letter off a short listed
 		// word: as likely that entry's own spelling as a name.
 		return max(s, 1-fuzzyStretch*typoEditPlausible) - knownWord*float64(uses)/commonUses, matchOther
 	case uses > 0:
 		return s - knownWord, matchOther
-	case oneEdit && len(n) <= typoMaxLen:
+	case near && len(n) <= typoMaxLen:
 		// A word the list never uses but might: one edit is still a
 		// large share of a short word.
 		s = max(s, 1-fuzzyStretch*typoEditPlausible)
