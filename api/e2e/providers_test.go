@@ -16,6 +16,7 @@ import (
 	"go.temporal.io/api/enums/v1"
 
 	"github.com/kycflow/kycflow/activities"
+	"github.com/kycflow/kycflow/check"
 	kvksandbox "github.com/kycflow/kycflow/providers/kvk/sandbox"
 	"github.com/kycflow/kycflow/store/pgcluster"
 	"github.com/kycflow/kycflow/workflows"
@@ -258,17 +259,8 @@ func TestRetryExhaustedResumesThreeWays(t *testing.T) {
 // written exactly once — one result, one address write.
 func TestWorkerKilledDuringProviderCall(t *testing.T) {
 	ctx := t.Context()
-	db := env.admin.DB()
-	for _, q := range []string{
-		`CREATE TABLE IF NOT EXISTS test_check_writes (check_id uuid, status text, at timestamptz DEFAULT clock_timestamp())`,
-		`CREATE OR REPLACE FUNCTION test_count_check_writes() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER AS $$
-		 BEGIN INSERT INTO test_check_writes (check_id, status) VALUES (NEW.id, NEW.status); RETURN NEW; END $$`,
-		`CREATE OR REPLACE TRIGGER test_count_check_writes AFTER UPDATE ON checks FOR EACH ROW
-		 WHEN (OLD.data::text IS DISTINCT FROM NEW.data::text) EXECUTE FUNCTION test_count_check_writes()`,
-	} {
-		if _, err := db.ExecContext(ctx, q); err != nil {
-			t.Fatal(err)
-		}
+	if err := env.admin.CountResultWrites(ctx); err != nil {
+		t.Fatal(err)
 	}
 
 	// Only the worker process about to be killed polls the task queue.
@@ -323,11 +315,11 @@ func TestWorkerKilledDuringProviderCall(t *testing.T) {
 	if env.kvk.Calls() < calls+2 {
 		t.Fatalf("KvK called %d times: the kill did not interrupt a call", env.kvk.Calls()-calls)
 	}
-	var writes []string
-	if err := db.SelectContext(ctx, &writes, `SELECT status FROM test_check_writes WHERE check_id = $1`, chk["id"]); err != nil {
+	writes, err := env.admin.ResultWrites(ctx, mustUUID(t, chk["id"].(string)))
+	if err != nil {
 		t.Fatal(err)
 	}
-	if len(writes) != 1 || writes[0] != "completed" {
+	if len(writes) != 1 || writes[0] != check.Completed {
 		t.Fatalf("result writes: %v, want exactly one", writes)
 	}
 	if b := request(t, env.a, http.MethodGet, "/api/v1/businesses/"+id, nil).body; b["city"] != "Lollum" {

@@ -21,7 +21,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/lib/pq"
 
 	"github.com/kycflow/kycflow/check"
 	"github.com/kycflow/kycflow/store"
@@ -70,7 +69,12 @@ func runChaos(ctx context.Context, cfg config, args []string) error {
 		return err
 	}
 	defer st.stop()
-	if err := countResultWrites(ctx, st.pg.DSN("postgres", "kycflow")); err != nil {
+	admin, err := store.Open(ctx, st.pg.DSN("postgres", "kycflow"), 2)
+	if err != nil {
+		return err
+	}
+	defer admin.Close()
+	if err := admin.CountResultWrites(ctx); err != nil {
 		return err
 	}
 	plan := chaosPlan(*dur, *kills, *pauses, *restarts, *outages, *pause, *outage, topo.workers, *seed)
@@ -96,7 +100,7 @@ func runChaos(ctx context.Context, cfg config, args []string) error {
 	}
 	<-loadDone
 	fmt.Printf("load over: %d businesses created; waiting up to %s for every check to be final\n", len(load.created), *settle)
-	res, err := verifyChaos(ctx, st.pg.DSN("postgres", "kycflow"), load, *settle)
+	res, err := verifyChaos(ctx, admin, load, *settle)
 	if err != nil {
 		return err
 	}
@@ -277,28 +281,6 @@ func (l *chaosLoad) create(ctx context.Context) {
 	}
 }
 
-// countResultWrites installs a trigger that logs every write of a check's
-// result (its data changing), to find a result written twice.
-func countResultWrites(ctx context.Context, adminDSN string) error {
-	s, err := store.Open(ctx, adminDSN, 1)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	for _, q := range []string{
-		`CREATE TABLE IF NOT EXISTS chaos_result_writes (check_id uuid, status text, at timestamptz DEFAULT clock_timestamp())`,
-		`CREATE OR REPLACE FUNCTION chaos_result_writes() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
-		 BEGIN INSERT INTO public.chaos_result_writes (check_id, status) VALUES (NEW.id, NEW.status); RETURN NULL; END $$`,
-		`CREATE OR REPLACE TRIGGER chaos_result_writes AFTER UPDATE ON checks FOR EACH ROW
-		 WHEN (OLD.data::text IS DISTINCT FROM NEW.data::text) EXECUTE FUNCTION chaos_result_writes()`,
-	} {
-		if _, err := s.DB().ExecContext(ctx, q); err != nil {
-			return fmt.Errorf("result-write counter: %w", err)
-		}
-	}
-	return nil
-}
-
 // chaosResult is what the campaign found.
 type chaosResult struct {
 	topology string
@@ -322,26 +304,16 @@ func (r chaosResult) ok() bool {
 
 // verifyChaos waits until every check of the created businesses is final
 // (or settle passes) and compares the database with what the API answered.
-func verifyChaos(ctx context.Context, adminDSN string, l *chaosLoad, settle time.Duration) (chaosResult, error) {
-	s, err := store.Open(ctx, adminDSN, 2)
-	if err != nil {
-		return chaosResult{}, err
-	}
-	defer s.Close()
+func verifyChaos(ctx context.Context, s *store.Store, l *chaosLoad, settle time.Duration) (chaosResult, error) {
 	l.mu.Lock()
 	r := chaosResult{statuses: l.statuses, slowest: l.slowest, created: len(l.created)}
-	ids := pq.Array(l.created)
+	ids := slices.Clone(l.created)
 	l.mu.Unlock()
-	db := s.DB()
 	began := time.Now()
 	for {
-		var rows []struct {
-			Status check.Status `db:"status"`
-			Secs   *float64     `db:"secs"` // creation to completion
-		}
-		if err := db.SelectContext(ctx, &rows, `SELECT c.status, EXTRACT(EPOCH FROM c.completed_at - c.created_at)::float8 AS secs
-			FROM checks c WHERE c.business_id = ANY($1)`, ids); err != nil {
-			return r, fmt.Errorf("read checks: %w", err)
+		rows, err := s.ChecksOfBusinesses(ctx, ids)
+		if err != nil {
+			return r, err
 		}
 		r.checks, r.final, r.byStatus, r.maxToFinal = len(rows), 0, map[string]int{}, 0
 		for _, row := range rows {
@@ -349,9 +321,7 @@ func verifyChaos(ctx context.Context, adminDSN string, l *chaosLoad, settle time
 			if row.Status.Final() {
 				r.final++
 			}
-			if row.Secs != nil {
-				r.maxToFinal = max(r.maxToFinal, time.Duration(*row.Secs*float64(time.Second)))
-			}
+			r.maxToFinal = max(r.maxToFinal, row.ToFinal)
 		}
 		if (r.final == r.checks && r.checks == 3*r.created) || time.Since(began) > settle {
 			break
@@ -363,20 +333,11 @@ func verifyChaos(ctx context.Context, adminDSN string, l *chaosLoad, settle time
 		}
 	}
 	r.settled = time.Since(began)
-	var found int
-	if err := db.GetContext(ctx, &found, `SELECT count(*) FROM businesses WHERE id = ANY($1)`, ids); err != nil {
+	a, err := s.AuditResults(ctx, ids)
+	if err != nil {
 		return r, err
 	}
-	r.missing = r.created - found
-	if err := db.GetContext(ctx, &r.duplicates, `SELECT count(*) FROM (SELECT check_id FROM chaos_result_writes
-		GROUP BY check_id HAVING count(*) > 1) d`); err != nil {
-		return r, err
-	}
-	// The counter is not asleep: every completed check's write was seen.
-	if err := db.GetContext(ctx, &r.unwritten, `SELECT count(*) FROM checks c WHERE c.business_id = ANY($1) AND c.status = 'completed'
-		AND NOT EXISTS (SELECT 1 FROM chaos_result_writes w WHERE w.check_id = c.id)`, ids); err != nil {
-		return r, err
-	}
+	r.missing, r.duplicates, r.unwritten = r.created-a.Found, a.Twice, a.Unwritten
 	return r, nil
 }
 

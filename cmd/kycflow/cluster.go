@@ -133,9 +133,12 @@ Checks by status, from the CLI:
 Kill a worker (kill -9 on its pid) and the others take its checks over. Ctrl-C stops everything.
 `, port, clusterAPIs, st.key, cfg.TemporalAddress, devserver.ServerVersion, dir, ui, st.hooks,
 		strings.Join(table, "\n"), st.sb.describe(), checksJSON(check.Types(check.Business)...))
-	<-ctx.Done()
+	select {
+	case <-ctx.Done():
+	case err = <-st.proxyErr: // the public port is gone: stop, saying why
+	}
 	fmt.Println("\nstopping…")
-	return nil
+	return err
 }
 
 // waitReady waits until every process's /readyz answers 200.

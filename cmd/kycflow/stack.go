@@ -52,13 +52,15 @@ type stack struct {
 	wg      sync.WaitGroup
 	mu      sync.Mutex
 	running map[string]*exec.Cmd // by process name; a killed one is gone at once
-	closers []func()
+	tLog    *os.File
+	// proxyErr receives the proxy's error, should it stop serving.
+	proxyErr chan error
 }
 
 // startStack starts topo with its data under dir. busy are further
 // addresses that must be free (checked with the stack's own).
 func startStack(ctx context.Context, cfg config, topo topology, sub string, busy ...string) (_ *stack, err error) {
-	st := &stack{cfg: cfg, running: map[string]*exec.Cmd{}}
+	st := &stack{cfg: cfg, running: map[string]*exec.Cmd{}, proxyErr: make(chan error, 1)}
 	st.ctx, st.cancel = context.WithCancel(ctx)
 	defer func() {
 		if err != nil {
@@ -84,11 +86,10 @@ func startStack(ctx context.Context, cfg config, topo topology, sub string, busy
 	if st.pg, err = devPostgres(ctx, st.cfg, st.dir); err != nil {
 		return nil, err
 	}
-	tLog, err := logFile(st.dir, "temporal")
-	if err != nil {
+	if st.tLog, err = logFile(st.dir, "temporal"); err != nil {
 		return nil, err
 	}
-	st.closers = append(st.closers, func() { tLog.Close() })
+	tLog := st.tLog
 	if topo.production {
 		fmt.Println("starting the Temporal server", devserver.ServerVersion, "on", cfg.TemporalAddress, "(PostgreSQL persistence and visibility)")
 		tOpts.HostPort, tOpts.PGPort, tOpts.Dir, tOpts.Log = cfg.TemporalAddress, cfg.DevPGPort, filepath.Join(st.dir, "temporal"), tLog
@@ -126,18 +127,19 @@ func startStack(ctx context.Context, cfg config, topo topology, sub string, busy
 	if err != nil {
 		return nil, err
 	}
-	proxyErr := make(chan error, 1)
 	st.wg.Add(1)
 	go func() {
 		defer st.wg.Done()
-		proxyErr <- serveProxy(st.ctx, st.cfg.httpAddr(true), b)
+		if err := serveProxy(st.ctx, st.cfg.httpAddr(true), b); err != nil {
+			st.proxyErr <- fmt.Errorf("proxy: %w", err)
+		}
 	}()
 	if err := waitReady(ctx, st.procs); err != nil {
 		return nil, err
 	}
 	select {
-	case err := <-proxyErr:
-		return nil, fmt.Errorf("proxy: %w", err)
+	case err := <-st.proxyErr:
+		return nil, err
 	default:
 	}
 	return st, nil
@@ -238,7 +240,7 @@ func (st *stack) stop() {
 	if st.pg != nil {
 		st.pg.Stop()
 	}
-	for i := len(st.closers) - 1; i >= 0; i-- {
-		st.closers[i]()
+	if st.tLog != nil {
+		st.tLog.Close()
 	}
 }

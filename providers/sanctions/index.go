@@ -456,7 +456,7 @@ func (ix *Index) search(q Query, limit int, minScore float64, blocked bool) []Hi
 					// A short word and the next written together (Wali
 					// Jan, Walijan; see tokenScorer.joined): their
 					// prefix and sounds.
-					j := joinTokens(qv[i : i+2])
+					j := sc.ts.joinScratch(qv[i:i+2], false)
 					sc.keys = append(sc.keys, hashKey(keyPrefix, j.s[:3]), hashKey(keyPhonetic, phonetic(j.s)), skeletonBlockKey(j.s))
 				}
 				if len(sc.keys) == 0 {

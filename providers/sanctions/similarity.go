@@ -689,7 +689,7 @@ func (ts *tokenScorer) joined(q, n []token, usedQ, usedN *[maxTokens]bool, listS
 			usedMany[i] = true
 		}
 		usedOne[j] = true
-		jt := joinTokens(many[bi : bi+bk])
+		jt := ts.joinScratch(many[bi:bi+bk], false)
 		w := (tokenWeight(jt) + tokenWeight(one[j])) / 2
 		num += w * best
 		den += w
@@ -719,31 +719,6 @@ func (ts *tokenScorer) joinScratch(ws []token, alt bool) token {
 		return token{}
 	}
 	t.s = unsafe.String(unsafe.SliceData(b), len(b))
-	return t
-}
-
-// joinTokens writes words as one (a skeleton if any of them is one, with
-// the other spelling when any has one).
-func joinTokens(ts []token) token {
-	var s, alt strings.Builder
-	t := token{}
-	for _, p := range ts {
-		s.WriteString(p.s)
-		if p.alt != "" && p.skel {
-			alt.WriteString(p.alt)
-			t.alt = "-" // marks that some part has another spelling
-		} else {
-			alt.WriteString(p.s)
-		}
-		t.skel = t.skel || fromArabic(p)
-	}
-	t.s = s.String()
-	if isASCII(t.s) {
-		t.c = canonical(t.s)
-	}
-	if t.alt != "" {
-		t.alt = alt.String()
-	}
 	return t
 }
 
