@@ -68,7 +68,16 @@ func TestProviderLimitsAcrossWorkers(t *testing.T) {
 		t.Fatal(err)
 	}
 	if validated != checks {
-		t.Fatalf("%d of %d vat checks completed validated", validated, checks)
+		// Say what the others became, so that a failure can be read.
+		var others []struct {
+			Status string `db:"status"`
+			Data   string `db:"data"`
+		}
+		if err := db.SelectContext(ctx, &others, `SELECT status, coalesce(data::text, '') AS data FROM checks
+			WHERE business_id = ANY($1) AND type = 'vat' AND NOT (status = 'completed' AND validated IS TRUE)`, pq.Array(ids)); err != nil {
+			t.Fatal(err)
+		}
+		t.Fatalf("%d of %d vat checks completed validated; the others: %+v", validated, checks, others)
 	}
 
 	// What VIES saw: every one-second window from each arrival on.
