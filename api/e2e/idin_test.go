@@ -65,7 +65,7 @@ func throughBank(t *testing.T, path string, outcome url.Values) string {
 	if issuer == nil {
 		t.Fatalf("no bank to choose: %s", page)
 	}
-	code, bank, _ := form(t, env.server.URL+path+"/idin?lang=en", url.Values{"issuer": {issuer[1]}})
+	code, bank, _ := form(t, env.apiURL+path+"/idin?lang=en", url.Values{"issuer": {issuer[1]}})
 	if code != http.StatusSeeOther || !strings.Contains(bank, "/bank/") {
 		t.Fatalf("off to the bank: %d %q", code, bank)
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"go.temporal.io/api/enums/v1"
 
 	"github.com/kycflow/kycflow/providers/mail/sink"
@@ -50,7 +51,7 @@ func linkPath(t *testing.T, raw any) string {
 // fetch requests a verification page as a person's browser would.
 func fetch(t *testing.T, method, path, contentType, body string) (int, string) {
 	t.Helper()
-	req, err := http.NewRequest(method, env.server.URL+path, strings.NewReader(body))
+	req, err := http.NewRequest(method, env.apiURL+path, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +188,7 @@ func TestIDScanMismatchAndExpiredDocument(t *testing.T) {
 }
 
 func TestLinkExpirySupersessionAndDeletion(t *testing.T) {
-	tn, err := newTenant(t.Context(), "Short Links", "short.test")
+	tn, err := newTenant(t.Context(), "Short Links", "short-"+uuid.NewString()[:8]+".test") // a host of its own each run
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,9 +20,9 @@ func serve(t *testing.T, cfg api.Config) {
 	}
 	srv := httptest.NewServer(api.New(cfg))
 	apiAddrs.Store(srv.Listener.Addr().String(), true)
-	prev := env.server
-	env.server = srv
-	t.Cleanup(func() { env.server = prev; srv.Close() })
+	prev, prevURL := env.server, env.apiURL
+	env.server, env.apiURL = srv, srv.URL
+	t.Cleanup(func() { env.server, env.apiURL = prev, prevURL; srv.Close() })
 }
 
 func TestRateLimit(t *testing.T) {

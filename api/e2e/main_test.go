@@ -26,7 +26,6 @@ import (
 	"go.temporal.io/sdk/client"
 	sdklog "go.temporal.io/sdk/log"
 	sdkworker "go.temporal.io/sdk/worker"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/kycflow/kycflow/activities"
 	"github.com/kycflow/kycflow/api"
@@ -72,7 +71,13 @@ var env struct {
 	idin            *idinsandbox.Server
 	broker          idin.Broker
 	lists           *worker.Watchlists // the worker's loaded watchlists
-	publicURL       string             // the API's base URL, as links carry it
+	// publicURL is the API's base URL, as links carry it; apiURL is where
+	// the suite's requests go. Both are the in-process API's, but while
+	// processes_test.go runs, the proxy in front of its api processes
+	// (and apiURL alone, another server a test starts: see serve).
+	publicURL, apiURL string
+	relay             *worker.Relay
+	stopRelay         func() // stops the in-process relay and waits for it
 
 	// Webhooks: the names the harness's resolver knows, the sealing key,
 	// and receivers' certificates the sender trusts.
@@ -120,6 +125,17 @@ const requester = "NL862042173B01"
 func startWorker() error {
 	env.worker = worker.New(env.client, env.acts, 0)
 	return env.worker.Start()
+}
+
+// startRelay (re)starts the in-process outbox relay.
+func startRelay() {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		env.relay.Run(ctx)
+	}()
+	env.stopRelay = func() { cancel(); <-done }
 }
 
 type tenant struct {
@@ -258,12 +274,10 @@ func run(m *testing.M) int {
 		return fail("worker", err)
 	}
 	defer func() { env.worker.Stop() }()
-	g, gctx := errgroup.WithContext(ctx)
-	relay := &worker.Relay{Store: env.workerStore, Client: env.client, Logger: quiet, Sweep: 200 * time.Millisecond, CallTimeout: 2 * time.Second, Retry: retry,
+	env.relay = &worker.Relay{Store: env.workerStore, Client: env.client, Logger: quiet, Sweep: 200 * time.Millisecond, CallTimeout: 2 * time.Second, Retry: retry,
 		DeliverySchedule: &deliverySchedule, Metrics: env.metrics}
-	g.Go(func() error { return relay.Run(gctx) })
-	defer g.Wait()
-	defer cancel()
+	startRelay()
+	defer func() { env.stopRelay() }()
 
 	// Limits on, as in production, but far above what the suite sends from
 	// its one address (limits_test.go tries them tight).
@@ -275,6 +289,7 @@ func run(m *testing.M) int {
 	env.server.Listener = apiListener
 	apiAddrs.Store(apiListener.Addr().String(), true)
 	env.server.Start()
+	env.apiURL = env.server.URL
 	defer env.server.Close()
 
 	if env.a, err = newTenant(ctx, "Tenant A", "a.test"); err != nil {
@@ -362,7 +377,7 @@ func requestWith(t *testing.T, method, path, host, auth, contentType string, bod
 		}
 		r = bytes.NewReader(raw)
 	}
-	req, err := http.NewRequest(method, env.server.URL+path, r)
+	req, err := http.NewRequest(method, env.apiURL+path, r)
 	if err != nil {
 		t.Fatal(err)
 	}

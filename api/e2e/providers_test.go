@@ -200,6 +200,24 @@ func TestVATOutageStaysRunningThenCompletes(t *testing.T) {
 	}
 }
 
+// The KvK's gateway fails for a stretch (502s, without the Retry-After of
+// its 503s, which the worker would honour for 30 s): the coc check stays
+// running while the worker retries, then completes once the KvK answers.
+func TestCoCOutageStaysRunningThenCompletes(t *testing.T) {
+	env.kvk.Fail(http.StatusBadGateway, 3*time.Second)
+	defer env.kvk.Recover()
+	calls := env.kvk.Calls()
+	id := newBusiness(t, env.a, map[string]any{"name": "Test BV Donald", "coc_number": "68750110"}, "coc")
+	eventually(t, 5*time.Second, "several refused KvK calls", func() bool { return env.kvk.Calls() >= calls+3 })
+	if chk := obj(request(t, env.a, http.MethodGet, "/api/v1/businesses/"+id, nil).want(t, http.StatusOK).body["coc_check"]); chk["status"] != "running" || chk["error"] != nil {
+		t.Fatalf("during the outage: %v", chk)
+	}
+	chk := finished(t, env.a, id, "coc", 15*time.Second)
+	if chk["status"] != "completed" || chk["validated"] != true || chk["error"] != nil {
+		t.Fatalf("after the outage: %v", chk)
+	}
+}
+
 // An outage longer than the retry window fails the checks with VIES's
 // error; each of the three ways of retrying resumes one, and it completes.
 func TestRetryExhaustedResumesThreeWays(t *testing.T) {
