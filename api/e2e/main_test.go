@@ -452,15 +452,19 @@ func keys(t *testing.T, raw []byte) []string {
 	return out
 }
 
-// eventually polls fn until it returns true or the deadline passes.
+// eventually polls fn until it returns true or the deadline passes: at
+// once, then ever less often, up to ten times a second. (A poll is a
+// request, its OpenAPI validation and a query, all under the race
+// detector: at a steady 50 a second, a test waiting out a retry window
+// kept a core busy.)
 func eventually(t *testing.T, within time.Duration, what string, fn func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(within)
-	for !fn() {
+	for wait := 10 * time.Millisecond; !fn(); wait = min(wait*3/2, 100*time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("not within %s: %s", within, what)
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(wait)
 	}
 }
 

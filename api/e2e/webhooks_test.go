@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -267,10 +268,9 @@ func TestWebhookOutageSurvivesRestarts(t *testing.T) {
 	})
 	// Then 500s and timeouts.
 	rcv.start(t, false, addr)
-	var calls int
+	var calls atomic.Int32 // the receiver answers deliveries side by side
 	rcv.setAnswer(func(delivery) int {
-		calls++
-		if calls%2 == 1 {
+		if calls.Add(1)%2 == 1 {
 			return http.StatusInternalServerError
 		}
 		return 0 // no answer in time
