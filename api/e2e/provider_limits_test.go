@@ -23,15 +23,19 @@ func TestProviderLimitsAcrossWorkers(t *testing.T) {
 		rate   = 30 // VIES_MS_RATE: above the default 10, so the burst takes seconds, not half a minute
 	)
 	ctx := t.Context()
+	// The workers' own relays start the workflows, with their retry window
+	// (a burst queued behind the rate may wait longer than the suite's 25 s).
 	env.worker.Stop()
+	env.stopRelay()
 	defer startWorker()
+	defer startRelay()
 	var workers []*exec.Cmd
 	for range 3 {
 		proc := exec.Command(env.bin, "worker")
 		proc.Env = append(os.Environ(), "DATABASE_URL="+env.workerDSN, "TEMPORAL_ADDRESS="+env.temporalOpts.HostPort, "HEALTH_ADDR=off",
 			"KVK_BASE_URL="+env.kvkURL, "KVK_API_KEY="+kvksandbox.TestAPIKey, "VIES_BASE_URL="+env.viesURL,
 			"VIES_MS_RATE="+strconv.Itoa(rate), "VIES_MS_CONCURRENCY=2",
-			"PROVIDER_RETRY_INITIAL=100ms", "PROVIDER_RETRY_MAX=1s", "LOG_LEVEL=error")
+			"PROVIDER_RETRY_INITIAL=100ms", "PROVIDER_RETRY_MAX=1s", "PROVIDER_RETRY_WINDOW=5m", "RELAY_SWEEP_MS=200", "LOG_LEVEL=error")
 		if err := proc.Start(); err != nil {
 			t.Fatal(err)
 		}
@@ -72,8 +76,9 @@ func TestProviderLimitsAcrossWorkers(t *testing.T) {
 		var others []struct {
 			Status string `db:"status"`
 			Data   string `db:"data"`
+			Error  string `db:"error"`
 		}
-		if err := db.SelectContext(ctx, &others, `SELECT status, coalesce(data::text, '') AS data FROM checks
+		if err := db.SelectContext(ctx, &others, `SELECT status, coalesce(data::text, '') AS data, coalesce(error::text, '') AS error FROM checks
 			WHERE business_id = ANY($1) AND type = 'vat' AND NOT (status = 'completed' AND validated IS TRUE)`, pq.Array(ids)); err != nil {
 			t.Fatal(err)
 		}

@@ -28,9 +28,13 @@ type process struct {
 // keeps them together).
 const clusterAPIs, clusterWorkers = 2, 3
 
+// temporalPortOffset: see clusterProcesses.
+const temporalPortOffset = 150
+
 // clusterProcesses lays the processes out on loopback ports from base
 // (CLUSTER_PORT_BASE, 18080): apis on base+1…, their operations endpoints
-// on base+101…, the workers' on base+111….
+// on base+101…, the workers' on base+111…; the Temporal server's services
+// other than its frontend take base+150…157 (temporalPortOffset).
 func clusterProcesses(base, apis, workers int) []process {
 	var ps []process
 	for i := 1; i <= apis; i++ {

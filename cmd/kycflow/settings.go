@@ -94,7 +94,7 @@ var settings = []setting{
 	{"DEV_SMTP_ADDR", "127.0.0.1:1025", "dev", devOnly, "the mail catcher's SMTP"},
 	{"DEV_MAIL_UI_ADDR", "127.0.0.1:8025", "dev", devOnly, "the mail catcher's page"},
 	{"DEV_WEBHOOK_ADDR", "127.0.0.1:8026", "dev", devOnly, "the webhook catcher (receiver and page)"},
-	{"CLUSTER_PORT_BASE", "18080", "dev", devOnly, "dev --cluster: apis on base+1…, their /metrics on base+101…, the workers' on base+111…"},
+	{"CLUSTER_PORT_BASE", "18080", "dev", devOnly, "dev --cluster: apis on base+1…, their /metrics on base+101…, the workers' on base+111…, Temporal's services on base+150…157"},
 	{"SANDBOX_KVK_ADDR", "127.0.0.1:8091", "dev", sandbox, "the KvK sandbox"},
 	{"SANDBOX_VIES_ADDR", "127.0.0.1:8092", "dev", sandbox, "the VIES sandbox"},
 	{"SANDBOX_IDIN_ADDR", "127.0.0.1:8093", "dev", sandbox, "the iDIN sandbox and its test bank"},

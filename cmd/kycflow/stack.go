@@ -74,6 +74,12 @@ func startStack(ctx context.Context, cfg config, topo topology, sub string, busy
 		}
 	}
 	st.procs = clusterProcesses(cfg.ClusterPortBase, topo.apis, topo.workers)
+	if topo.production {
+		tOpts.PortBase = cfg.ClusterPortBase + temporalPortOffset
+		for i := range 8 {
+			busy = append(busy, fmt.Sprintf("127.0.0.1:%d", tOpts.PortBase+i))
+		}
+	}
 	for _, p := range st.procs {
 		busy = append(busy, p.OpsAddr)
 		if p.HTTPAddr != "" {

@@ -279,6 +279,9 @@ func joinCompounds(ts []token) []token {
 	var out []token
 	for i := 0; i < len(ts); i++ {
 		t := ts[i]
+		if w, ok := abdSlip(t.s); ok && (i+1 < len(ts) || len(w) > 6) {
+			t = token{s: w, c: canonical(w), skel: t.skel, known: t.known}
+		}
 		if rest, ok := abdRest(t.s); ok {
 			switch {
 			case rest != "":
@@ -351,6 +354,49 @@ func abdRest(w string) (string, bool) {
 	}
 	return "", false
 }
+
+// abdSlip reads a mistyped Abd as one: a word one letter off a long Abd
+// form (Abduh Aziz, Abadul Rahman), or beginning with one before a name
+// (Adulrahman, for the forms with a u or e), is that form, so that it
+// joins its name as the listed
+// spelling does; otherwise one slip would split a compound into two words
+// matching nothing. It returns the word with the form written right.
+// Names of their own one letter off a form (Abel, Adel, Abul) are not
+// slips; neither is a word not starting Ab or Ad (al-Ahdal), nor one
+// with no name after it.
+func abdSlip(w string) (string, bool) {
+	if len(w) < 4 || !(strings.HasPrefix(w, "ab") || strings.HasPrefix(w, "ad")) || notAbd[w[:4]] {
+		return "", false
+	}
+	if _, ok := abdRest(w); ok {
+		return "", false
+	}
+	for _, f := range abdSlipForms {
+		for k := len(f) - 1; k <= min(len(f)+1, len(w)); k++ {
+			if !oneEdit(w[:k], f) {
+				continue
+			}
+			if k == len(w) {
+				if strings.HasPrefix(w, f) {
+					return "", false // a letter after the form: Abdali, a name
+				}
+				return f, true
+			}
+			if len(w)-k >= 4 && (f == "abdul" || f == "abdur" || f == "abdoul" || f == "abdel") {
+				// Not Abdal or Abdol: Adalberto, Aballero.
+				return f + w[k:], true
+			}
+		}
+	}
+	return "", false
+}
+
+// abdSlipForms are the Abd forms long enough for a slip in them to be
+// told from another word (see abdSlip).
+var abdSlipForms = []string{"abdoul", "abdul", "abdel", "abdal", "abdol", "abdur", "abdus"}
+
+// notAbd are names of their own one letter off an Abd form.
+var notAbd = setOf(`abel adel abul abil abdi`)
 
 // stripArticle takes a joined article off a word: "allah" is al-lah.
 func stripArticle(w string) string {

@@ -132,8 +132,8 @@ func TestRealListQuality(t *testing.T) {
 		}
 	}
 	floors := map[string]map[string]float64{
-		"UN":   {"arabic script": 0.95, "middle dropped": 0.98, "short typo": 0.97},
-		"OFAC": {"middle dropped": 0.99, "short typo": 0.97},
+		"UN":   {"arabic script": 0.95, "middle dropped": 0.98, "short typo": 0.98},
+		"OFAC": {"middle dropped": 0.99, "short typo": 0.98},
 	}
 	type run struct {
 		kind  string

@@ -232,6 +232,7 @@ func TestSlipsAndTitles(t *testing.T) {
 		listed("lingfei", "Li Lingfei"),
 		listed("c1", "Chen Yingjie"), listed("c2", "Wu Dongying"), listed("c3", "Zhou Yinghua"), listed("c4", "Li Hongdong"), listed("c5", "Ma Yinglong"), listed("c6", "Zhou Fangdong"),
 		listed("gao", "Gao Ningdong"),
+		listed("fakhoury", "Ebrahim bin Abdul Aziz Fakhoury"), listed("nasrallah", "Abdul Rahman Ahmad Nasrallah"),
 	}, Options{})
 	alerts := func(q, id string) bool {
 		h := find(ix.Search(Query{Name: q}, 10), id)
@@ -241,6 +242,10 @@ func TestSlipsAndTitles(t *testing.T) {
 		{"Salem Tahor", "tahir"},       // hor$ no listed word has: a slip
 		{"Shjykh Sai'id", "said"},      // a mistyped title is left out
 		{"Said Rl-Kuwaiti", "kuwaiti"}, // a mistyped article
+		// A slip in Abdul still joins its name (abd+aziz), written apart or together.
+		{"Ebrahim bin Abduh Aziz Fakhoury", "fakhoury"},
+		{"Abadul Rahman Ahmad Nasrallah", "nasrallah"},
+		{"Adulrahman Ahmad Nasrallah", "nasrallah"},
 	} {
 		if !alerts(c.q, c.id) {
 			t.Errorf("%q should alert on %s: %v", c.q, c.id, ix.Search(Query{Name: c.q}, 3))
@@ -255,6 +260,12 @@ func TestSlipsAndTitles(t *testing.T) {
 	}
 	if !ix.vocab.plausible("yingdong") || ix.vocab.plausible("tahor") {
 		t.Errorf("plausible: yingdong %v (want true), tahor %v (want false)", ix.vocab.plausible("yingdong"), ix.vocab.plausible("tahor"))
+	}
+	// Names of their own that begin like a mistyped Abd stay themselves.
+	for w, want := range map[string]string{"abduh": "abdul", "adulrahman": "abdulrahman", "adalberto": "", "aballero": "", "adelina": "", "abul": "", "abdulaziz": "", "abdali": "", "ahdal": ""} {
+		if got, _ := abdSlip(w); got != want {
+			t.Errorf("abdSlip(%q) = %q, want %q", w, got, want)
+		}
 	}
 	if h := find(ix.Search(Query{Name: "Salem Tahor"}, 1), "tahir"); h == nil || !strings.Contains(strings.Join(h.Explanation, " "), "(a slip)") {
 		t.Errorf("the explanation names the slip: %v", h)

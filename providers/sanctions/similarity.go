@@ -369,8 +369,9 @@ func (ts *tokenScorer) typoOrName(q, n string, s float64) (float64, int) {
 		return s, matchSlip
 	case uses > 0 && uses < commonUses && near && len(n) <= typoMaxLen:
 		// A word one or two entries use, one letter off a short listed
-		// word: as likely that entry's own spelling as a name.
-		return max(s, 1-fuzzyStretch*typoEditPlausible) - knownWord*float64(uses)/commonUses, matchOther
+		// word: as likely that entry's own spelling as a name, so a
+		// quarter of a name's penalty per entry that uses it.
+		return max(s, 1-fuzzyStretch*typoEditPlausible) - knownWord*float64(uses)/(commonUses+1), matchOther
 	case uses > 0:
 		return s - knownWord, matchOther
 	case near && len(n) <= typoMaxLen:

@@ -39,9 +39,13 @@ type ClusterOptions struct {
 	PGPort   int
 	PGUser   string
 	Database string
-	// HostPort is the frontend's address; the other services take free
-	// ports on first start (kept for restarts).
+	// HostPort is the frontend's address; the other services take
+	// PortBase…PortBase+7 when it is set, else free ports drawn on first
+	// start from 28000–32767 (kept for restarts). The ranges keep a test
+	// suite's server and a `dev --cluster` started beside it apart: a port
+	// one drew free could be the other's, taken back on a restart.
 	HostPort string
+	PortBase int
 	// Dir holds the generated configuration.
 	Dir string
 	Log io.Writer
@@ -142,8 +146,10 @@ func (o *ClusterOptions) schema(ctx context.Context, db, schema string) error {
 // writeConfig writes the server's configuration: the development
 // configuration for PostgreSQL the module ships, on this cluster's ports.
 func (o *ClusterOptions) writeConfig() error {
-	if len(o.ports) == 0 {
-		for range 8 {
+	for i := len(o.ports); i < 8; i++ {
+		if o.PortBase > 0 {
+			o.ports = append(o.ports, o.PortBase+i)
+		} else {
 			o.ports = append(o.ports, lowPort())
 		}
 	}
@@ -219,7 +225,7 @@ func (c *Cluster) Stop() error {
 // membership ports in a smallint column.
 func lowPort() int {
 	for {
-		p := 20000 + rand.IntN(12000)
+		p := 28000 + rand.IntN(32768-28000)
 		if l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p)); err == nil {
 			l.Close()
 			return p
