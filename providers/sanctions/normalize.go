@@ -279,7 +279,9 @@ func joinCompounds(ts []token) []token {
 	var out []token
 	for i := 0; i < len(ts); i++ {
 		t := ts[i]
-		if w, ok := abdSlip(t.s); ok && (i+1 < len(ts) || len(w) > 6) {
+		// A mistyped Abd alone (not one with its name joined) needs the
+		// name after it.
+		if w, ok := abdSlip(t.s); ok && (i+1 < len(ts) || len(w) > len("abdoul")) {
 			t = token{s: w, c: canonical(w), skel: t.skel, known: t.known}
 		}
 		if rest, ok := abdRest(t.s); ok {
@@ -358,12 +360,11 @@ func abdRest(w string) (string, bool) {
 // abdSlip reads a mistyped Abd as one: a word one letter off a long Abd
 // form (Abduh Aziz, Abadul Rahman), or beginning with one before a name
 // (Adulrahman, for the forms with a u or e), is that form, so that it
-// joins its name as the listed
-// spelling does; otherwise one slip would split a compound into two words
-// matching nothing. It returns the word with the form written right.
-// Names of their own one letter off a form (Abel, Adel, Abul) are not
-// slips; neither is a word not starting Ab or Ad (al-Ahdal), nor one
-// with no name after it.
+// joins its name as the listed spelling does; otherwise one slip splits
+// the compound into two words that match nothing. It returns the word
+// with the form written right. Names of their own one letter off a form
+// (Abel, Adel, Abul, Abdali) are not slips; neither is a word not
+// starting Ab or Ad (al-Ahdal).
 func abdSlip(w string) (string, bool) {
 	if len(w) < 4 || !(strings.HasPrefix(w, "ab") || strings.HasPrefix(w, "ad")) || notAbd[w[:4]] {
 		return "", false
