@@ -121,6 +121,17 @@ var harnessLimits = api.Limits{Tenant: 1e5, IP: 1e5, AuthFailures: 1e7, Verify: 
 // requester is the VAT number the harness consults VIES as.
 const requester = "NL862042173B01"
 
+// hookKey seals the webhook signing secrets (WEBHOOK_SECRET_KEY), for the
+// in-process API and worker and the processes tests start alike.
+var hookKey = strings.Repeat("5e", 32)
+
+// providerEnv is what a `kycflow worker` process the suite starts needs to
+// reach the harness's Temporal server and provider sandboxes.
+func providerEnv() []string {
+	return []string{"TEMPORAL_ADDRESS=" + env.temporalOpts.HostPort, "KVK_BASE_URL=" + env.kvkURL, "KVK_API_KEY=" + kvksandbox.TestAPIKey,
+		"VIES_BASE_URL=" + env.viesURL, "VIES_REQUESTER=" + requester}
+}
+
 // startWorker (re)starts the in-process worker.
 func startWorker() error {
 	env.worker = worker.New(env.client, env.acts, 0)
@@ -223,7 +234,7 @@ func run(m *testing.M) int {
 	// loopback (anything else is recorded and fails the run).
 	env.dns = newFakeDNS()
 	guard := &webhook.Guard{Allow: []netip.Prefix{netip.MustParsePrefix(receiverIP + "/32")}, Resolve: env.dns.lookup, Dial: loopbackOnly}
-	if env.hookCipher, err = webhook.NewCipher(strings.Repeat("5e", 32)); err != nil {
+	if env.hookCipher, err = webhook.NewCipher(hookKey); err != nil {
 		return fail("webhook cipher", err)
 	}
 	rt, err := receiverCert()

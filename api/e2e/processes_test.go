@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	kvksandbox "github.com/kycflow/kycflow/providers/kvk/sandbox"
 	"github.com/kycflow/kycflow/store/pgcluster"
 )
 
@@ -42,7 +41,7 @@ func TestCoreFlowsAcrossProcesses(t *testing.T) {
 	proxy := "127.0.0.1:" + strconv.Itoa(pgcluster.FreePort())
 	public := "http://" + proxy
 	common := []string{"TEMPORAL_ADDRESS=" + env.temporalOpts.HostPort, "PUBLIC_URL=" + public, "LOG_LEVEL=warn",
-		"WEBHOOK_SECRET_KEY=" + strings.Repeat("5e", 32), "WEBHOOK_ALLOW_NETS=" + receiverIP + "/32"}
+		"WEBHOOK_SECRET_KEY=" + hookKey, "WEBHOOK_ALLOW_NETS=" + receiverIP + "/32"}
 	var upstreams, ready []string
 	start := func(name string, vars ...string) {
 		logFile, err := os.Create(filepath.Join(t.TempDir(), name+".log"))
@@ -76,10 +75,9 @@ func TestCoreFlowsAcrossProcesses(t *testing.T) {
 	for i := range 3 {
 		health := "127.0.0.1:" + strconv.Itoa(pgcluster.FreePort())
 		ready = append(ready, health)
-		start("worker-"+strconv.Itoa(i+1), "DATABASE_URL="+env.workerDSN, "HEALTH_ADDR="+health,
-			"KVK_BASE_URL="+env.kvkURL, "KVK_API_KEY="+kvksandbox.TestAPIKey, "VIES_BASE_URL="+env.viesURL, "VIES_REQUESTER="+requester,
+		start("worker-"+strconv.Itoa(i+1), append(providerEnv(), "DATABASE_URL="+env.workerDSN, "HEALTH_ADDR="+health,
 			"PROVIDER_RETRY_INITIAL="+retry.Initial.String(), "PROVIDER_RETRY_MAX="+retry.Maximum.String(), "PROVIDER_RETRY_WINDOW=8s",
-			"RELAY_SWEEP_MS=200", "WATCHLIST_REFRESH=200ms")
+			"RELAY_SWEEP_MS=200", "WATCHLIST_REFRESH=200ms")...)
 	}
 	start("proxy", "HTTP_ADDR="+proxy, "PROXY_UPSTREAMS="+strings.Join(upstreams, ","))
 	ready = append(ready, proxy)

@@ -8,8 +8,6 @@ import (
 	"time"
 
 	"github.com/lib/pq"
-
-	kvksandbox "github.com/kycflow/kycflow/providers/kvk/sandbox"
 )
 
 // Three worker processes share VIES's per-member-state limits: a burst of
@@ -32,8 +30,7 @@ func TestProviderLimitsAcrossWorkers(t *testing.T) {
 	var workers []*exec.Cmd
 	for range 3 {
 		proc := exec.Command(env.bin, "worker")
-		proc.Env = append(os.Environ(), "DATABASE_URL="+env.workerDSN, "TEMPORAL_ADDRESS="+env.temporalOpts.HostPort, "HEALTH_ADDR=off",
-			"KVK_BASE_URL="+env.kvkURL, "KVK_API_KEY="+kvksandbox.TestAPIKey, "VIES_BASE_URL="+env.viesURL,
+		proc.Env = append(append(os.Environ(), providerEnv()...), "DATABASE_URL="+env.workerDSN, "HEALTH_ADDR=off",
 			"VIES_MS_RATE="+strconv.Itoa(rate), "VIES_MS_CONCURRENCY=2",
 			"PROVIDER_RETRY_INITIAL=100ms", "PROVIDER_RETRY_MAX=1s", "PROVIDER_RETRY_WINDOW=5m", "RELAY_SWEEP_MS=200", "LOG_LEVEL=error")
 		if err := proc.Start(); err != nil {
