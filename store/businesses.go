@@ -19,24 +19,18 @@ type BusinessWithChecks struct {
 	Checks map[check.Type]Check
 }
 
-// CreateBusiness stores a business and queues its checks in one statement.
-// b.ID, timestamps and TenantID are set here.
+// CreateBusiness stores a business and queues its checks in one statement
+// (shared with concurrent creates, batch.go). b.ID, timestamps and TenantID
+// are set here.
 func (s *Store) CreateBusiness(ctx context.Context, tenantID uuid.UUID, b Business, checkTypes []check.Type) (Business, []Check, error) {
 	b.ID, b.TenantID, b.IsActive = NewID(), tenantID, true
 	b.CreatedAt = now()
 	b.UpdatedAt = b.CreatedAt
-	lead, args, err := s.db.BindNamed(`INSERT INTO businesses (`+businessCols+`) VALUES (:id, (SELECT id FROM tenant), :name,
-		:address, :street, :housenumber, :addition, :postalcode, :city, :country_id, :iban_number, :coc_number, :vat_number,
-		:is_active, :inactive_at, :created_at, :updated_at)`, b)
-	if err != nil {
-		return b, nil, err
-	}
-	checks, _, err := insertChecks(ctx, s.db, lead, args, tenantID, check.Business, b.ID, checkTypes, false, b.CreatedAt)
+	q, err := s.create(ctx, tenantID, check.Business, newSubject{id: b.ID, row: b, types: checkTypes, at: b.CreatedAt})
 	if err != nil {
 		return b, nil, fmt.Errorf("insert business: %w", classify(err))
 	}
-	s.wakeRelay() // its checks' starts, its events' deliveries
-	return b, checks, nil
+	return b, q.checks, nil
 }
 
 // GetBusiness reads a business of the tenant with its latest checks.

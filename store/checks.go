@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -32,67 +33,110 @@ func subjectColumn(kind check.Kind) string {
 	return "business_id"
 }
 
-// insertChecks queues new checks on a subject: check rows, outbox starts
-// and, with links, the verification links of idin/idscan checks (returned
-// as type → token; the expiry is the tenant's link_ttl from at). It is one
-// statement, which sets the tenant itself: a create needs no transaction
-// and costs one round trip. A lead statement (the subject's own INSERT,
-// bound to leadArgs, its tenant_id written as (SELECT id FROM tenant)) runs
-// in it first: its created event precedes the checks'.
-func insertChecks(ctx context.Context, ex sqlx.ExecerContext, lead string, leadArgs []any, tenantID uuid.UUID, kind check.Kind, subjectID uuid.UUID, types []check.Type, withLinks bool, at time.Time) ([]Check, map[check.Type]string, error) {
-	checks := make([]Check, len(types))
-	ids := make([]string, len(types))
-	payloads := make([]string, len(types))
-	hashes := make([][]byte, len(types))
-	var links map[check.Type]string
-	for i, t := range types {
-		c := Check{ID: NewID(), TenantID: tenantID, Type: t, Status: check.Queued, CreatedAt: at, UpdatedAt: at}
-		if kind == check.Customer {
-			c.CustomerID = &subjectID
-		} else {
-			c.BusinessID = &subjectID
-		}
-		p, err := payload(c.Ref())
-		if err != nil {
-			return nil, nil, err
-		}
-		checks[i], ids[i], payloads[i] = c, c.ID.String(), p
-		if withLinks && t.UsesLink() {
-			if links == nil {
-				links = map[check.Type]string{}
+// newSubject is one record's share of a statement that queues checks: the
+// record itself when it is being created (row, its fields set), the checks
+// to queue on it, whether its idin/idscan checks get links, and when.
+type newSubject struct {
+	id        uuid.UUID
+	row       any // Business or Customer; nil when the record exists
+	types     []check.Type
+	withLinks bool
+	at        time.Time
+}
+
+// queued is what a statement queued on one subject: its checks, and the
+// tokens of the links it issued (type → token).
+type queued struct {
+	checks []Check
+	links  map[check.Type]string
+}
+
+// subjectValues is a new record's row in the INSERT of its kind; tenant_id
+// comes from the statement's tenant CTE.
+var subjectValues = map[check.Kind]string{
+	check.Business: `(:id, (SELECT id FROM tenant), :name, :address, :street, :housenumber, :addition, :postalcode,
+		:city, :country_id, :iban_number, :coc_number, :vat_number, :is_active, :inactive_at, :created_at, :updated_at)`,
+	check.Customer: `(:id, (SELECT id FROM tenant), :business_id, :notes, :initials, :firstname, :lastname, :name,
+		:email, :gender, :birthdate, :nationality_id, :document_number, :document_expiration, :document_type, :phone,
+		:address, :street, :housenumber, :addition, :postalcode, :city, :country_id, :iban_number, :mails, :is_active,
+		:inactive_at, :created_at, :updated_at)`,
+}
+
+// insertSubjects queues checks on subjects of one tenant and kind, creating
+// the new records among them first: records, check rows, outbox starts and,
+// with links, the verification links of idin/idscan checks (the expiry is the
+// tenant's link_ttl from at). It is one statement, which sets the tenant
+// itself, so a create needs no transaction and costs one round trip; and
+// one statement serves many creates (batch.go).
+func insertSubjects(ctx context.Context, ex sqlx.ExecerContext, tenantID uuid.UUID, kind check.Kind, subjects []newSubject) ([]queued, error) {
+	out := make([]queued, len(subjects))
+	var ids, subjectIDs, types, payloads, ats []string
+	var hashes [][]byte
+	var rows []string
+	var rowArgs []any
+	for i, sub := range subjects {
+		if sub.row != nil {
+			row, args, err := sqlx.Named(subjectValues[kind], sub.row)
+			if err != nil {
+				return nil, err
 			}
-			links[t], hashes[i] = newToken()
+			rows, rowArgs = append(rows, row), append(rowArgs, args...)
+		}
+		for _, t := range sub.types {
+			c := Check{ID: NewID(), TenantID: tenantID, Type: t, Status: check.Queued, CreatedAt: sub.at, UpdatedAt: sub.at}
+			if kind == check.Customer {
+				c.CustomerID = &sub.id
+			} else {
+				c.BusinessID = &sub.id
+			}
+			p, err := payload(c.Ref())
+			if err != nil {
+				return nil, err
+			}
+			var hash []byte // none: pq sends nil as empty
+			if sub.withLinks && t.UsesLink() {
+				if out[i].links == nil {
+					out[i].links = map[check.Type]string{}
+				}
+				out[i].links[t], hash = newToken()
+			}
+			out[i].checks = append(out[i].checks, c)
+			ids, subjectIDs, types = append(ids, c.ID.String()), append(subjectIDs, sub.id.String()), append(types, string(t))
+			payloads, hashes, ats = append(payloads, p), append(hashes, hash), append(ats, sub.at.Format(time.RFC3339Nano))
 		}
 	}
-	var businessID, customerID *uuid.UUID
-	if kind == check.Customer {
-		customerID = &subjectID
-	} else {
-		businessID = &subjectID
-	}
-	// A check without a link has an empty hash (pq sends nil as empty).
-	args := append(leadArgs, tenantID.String(), pq.Array(ids), pq.Array(strs(types)), pq.Array(payloads), pq.ByteaArray(hashes), businessID, customerID, at)
-	n := func(i int) string { return fmt.Sprintf("$%d", len(leadArgs)+i) }
 	// Every insert takes its tenant_id from tenant, so set_config has run
 	// before any row meets the row-level security policies.
-	q := `WITH tenant AS MATERIALIZED (SELECT set_config('app.tenant_id', ` + n(1) + `, true)::uuid AS id)`
-	from := "input, tenant"
-	if lead != "" {
-		q += `, subject AS (` + lead + ` RETURNING id)`
-		from += ", (SELECT 1 FROM subject) AS s"
+	q := `WITH tenant AS MATERIALIZED (SELECT set_config('app.tenant_id', ?, true)::uuid AS id)`
+	args := []any{tenantID.String()}
+	gate := ""
+	if len(rows) > 0 {
+		cols := businessCols
+		if kind == check.Customer {
+			cols = customerCols
+		}
+		q += `, subject AS (INSERT INTO ` + subjectTable(kind) + ` (` + cols + `) VALUES ` + strings.Join(rows, ", ") + ` RETURNING id)`
+		args = append(args, rowArgs...)
+		// The records are all written before the first check (counting
+		// them reads the insert to its end), so each record's created event
+		// precedes its checks' events.
+		gate = ` WHERE (SELECT count(*) FROM subject) > 0`
 	}
-	q += `, input AS (SELECT * FROM unnest(` + n(2) + `::uuid[], ` + n(3) + `::text[], ` + n(4) + `::jsonb[], ` + n(5) + `::bytea[]) AS t(id, type, payload, link_hash)),
-		c AS (INSERT INTO checks (id, tenant_id, business_id, customer_id, type, status, created_at, updated_at)
-		      SELECT input.id, tenant.id, ` + n(6) + `, ` + n(7) + `, type, 'queued', ` + n(8) + `, ` + n(8) + ` FROM ` + from + ` RETURNING id),
+	q += `, input AS (SELECT * FROM unnest(?::uuid[], ?::uuid[], ?::text[], ?::jsonb[], ?::bytea[], ?::timestamptz[])
+			AS t(id, subject, type, payload, link_hash, at)),
+		c AS (INSERT INTO checks (id, tenant_id, ` + subjectColumn(kind) + `, type, status, created_at, updated_at)
+		      SELECT input.id, tenant.id, input.subject, input.type, 'queued', input.at, input.at FROM input, tenant` + gate + `
+		      RETURNING id),
 		l AS (INSERT INTO links (check_id, tenant_id, customer_id, type, token_hash, created_at, expires_at)
-		      SELECT input.id, tenant.id, ` + n(7) + `, input.type, input.link_hash, ` + n(8) + `::timestamptz,
-		             ` + n(8) + `::timestamptz + (SELECT link_ttl FROM tenants WHERE id = tenant.id)
+		      SELECT input.id, tenant.id, input.subject, input.type, input.link_hash, input.at,
+		             input.at + (SELECT link_ttl FROM tenants WHERE id = tenant.id)
 		      FROM input JOIN c USING (id), tenant WHERE octet_length(input.link_hash) > 0)
-		INSERT INTO outbox (tenant_id, check_id, action, payload) SELECT tenant.id, input.id, 'start', payload FROM ` + from
-	if _, err := ex.ExecContext(ctx, q, args...); err != nil {
-		return nil, nil, fmt.Errorf("queue checks: %w", err)
+		INSERT INTO outbox (tenant_id, check_id, action, payload) SELECT tenant.id, input.id, 'start', payload FROM input, tenant` + gate
+	args = append(args, pq.Array(ids), pq.Array(subjectIDs), pq.Array(types), pq.Array(payloads), pq.ByteaArray(hashes), pq.Array(ats))
+	if _, err := ex.ExecContext(ctx, sqlx.Rebind(sqlx.DOLLAR, q), args...); err != nil {
+		return nil, fmt.Errorf("queue checks: %w", err)
 	}
-	return checks, links, nil
+	return out, nil
 }
 
 // cancelUnfinished marks the subject's unfinished checks (of the given types,
@@ -157,9 +201,12 @@ func (s *Store) QueueChecks(ctx context.Context, tenantID uuid.UUID, kind check.
 		if err := cancelUnfinished(ctx, tx, tenantID, kind, subjectID, types, at); err != nil {
 			return err
 		}
-		var err error
-		out, links, err = insertChecks(ctx, tx, "", nil, tenantID, kind, subjectID, types, !mails, at)
-		return err
+		added, err := insertSubjects(ctx, tx, tenantID, kind, []newSubject{{id: subjectID, types: types, withLinks: !mails, at: at}})
+		if err != nil {
+			return err
+		}
+		out, links = added[0].checks, added[0].links
+		return nil
 	})
 	if err == nil {
 		s.wakeRelay()

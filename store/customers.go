@@ -25,31 +25,35 @@ type CustomerWithChecks struct {
 	Checks map[check.Type]Check
 }
 
-// CreateCustomer stores a customer and queues its checks in one statement;
-// when the customer gets no mails, the idin/idscan links are issued with them
-// and returned (type → token).
+// CreateCustomer stores a customer and queues its checks in one statement
+// (shared with concurrent creates, batch.go); when the customer gets no
+// mails, the idin/idscan links are issued with them and returned (type →
+// token).
 func (s *Store) CreateCustomer(ctx context.Context, tenantID uuid.UUID, c Customer, checkTypes []check.Type) (Customer, []Check, map[check.Type]string, error) {
+	q, err := s.create(ctx, tenantID, check.Customer, newCustomer(tenantID, &c, checkTypes))
+	if err != nil {
+		return c, nil, nil, customerError(err)
+	}
+	return c, q.checks, q.links, nil
+}
+
+// newCustomer sets a new customer's id, tenant and timestamps, and makes
+// it a subject to insert.
+func newCustomer(tenantID uuid.UUID, c *Customer, checkTypes []check.Type) newSubject {
 	c.ID, c.TenantID, c.IsActive = NewID(), tenantID, true
 	c.CreatedAt = now()
 	c.UpdatedAt = c.CreatedAt
-	lead, args, err := s.db.BindNamed(`INSERT INTO customers (`+customerCols+`) VALUES (:id, (SELECT id FROM tenant),
-		:business_id, :notes, :initials, :firstname, :lastname, :name, :email, :gender, :birthdate, :nationality_id,
-		:document_number, :document_expiration, :document_type, :phone, :address, :street, :housenumber, :addition,
-		:postalcode, :city, :country_id, :iban_number, :mails, :is_active, :inactive_at, :created_at, :updated_at)`, c)
-	if err != nil {
-		return c, nil, nil, err
-	}
-	checks, links, err := insertChecks(ctx, s.db, lead, args, tenantID, check.Customer, c.ID, checkTypes, !c.Mails, c.CreatedAt)
+	return newSubject{id: c.ID, row: *c, types: checkTypes, withLinks: !c.Mails, at: c.CreatedAt}
+}
+
+// customerError names a failed customer insert's cause.
+func customerError(err error) error {
 	// The composite foreign key admits only a business of the same tenant.
 	var pqErr *pq.Error
 	if errors.As(err, &pqErr) && pqErr.Code == "23503" && pqErr.Constraint == "customers_tenant_id_business_id_fkey" {
-		return c, nil, nil, ErrBusinessNotFound
+		return ErrBusinessNotFound
 	}
-	if err != nil {
-		return c, nil, nil, fmt.Errorf("insert customer: %w", classify(err))
-	}
-	s.wakeRelay() // its checks' starts, its events' deliveries
-	return c, checks, links, nil
+	return fmt.Errorf("insert customer: %w", classify(err))
 }
 
 // GetCustomer reads a customer of the tenant with its latest checks.

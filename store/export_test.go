@@ -1,10 +1,14 @@
 package store
 
 import (
+	"context"
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/lib/pq"
+
+	"github.com/kycflow/kycflow/check"
 )
 
 // AuthenticationCached reports whether a cached authentication of the key
@@ -26,4 +30,23 @@ func (s *Store) ListenForTest(t *testing.T, channel string) <-chan *pq.Notificat
 	}
 	t.Cleanup(func() { l.Close() })
 	return l.Notify
+}
+
+// CreateCustomersTogether creates the customers as creates that queued
+// together: the batcher's statement for them, made deterministic.
+func (s *Store) CreateCustomersTogether(ctx context.Context, tenantID uuid.UUID, cs []Customer, types []check.Type) ([]map[check.Type]string, []error) {
+	jobs := make([]*createJob, len(cs))
+	for i := range cs {
+		jobs[i] = &createJob{ctx: ctx, tenant: tenantID, kind: check.Customer, subject: newCustomer(tenantID, &cs[i], types), done: make(chan createResult, 1)}
+	}
+	s.writeBatch(jobs)
+	links, errs := make([]map[check.Type]string, len(cs)), make([]error, len(cs))
+	for i, j := range jobs {
+		r := <-j.done
+		links[i] = r.links
+		if r.err != nil {
+			errs[i] = customerError(r.err)
+		}
+	}
+	return links, errs
 }

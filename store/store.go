@@ -42,6 +42,8 @@ type Store struct {
 	stop, stopped chan struct{}
 	// auth caches authentications when CacheAuthentications runs.
 	auth atomic.Pointer[authCache]
+	// batch queues creates for shared statements (batch.go).
+	batch batcher
 }
 
 // Open connects and pings. maxConns bounds the pool (0 keeps the default 20).

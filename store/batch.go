@@ -1,0 +1,155 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/kycflow/kycflow/check"
+)
+
+// Concurrent creates of one tenant share a statement. Most of what
+// PostgreSQL spends on a create is per statement and per transaction (the
+// plan, each trigger's set-up, the commit), so a create that arrives while
+// others are being written waits for a writer and goes with every create of
+// its tenant and kind that queued meanwhile. At idle a create is written
+// alone and at once: nothing waits for company.
+const (
+	// batchWriters is how many statements of creates run at once, per
+	// process: few, so that under load creates queue behind them and share
+	// statements (a create's cost to PostgreSQL falls with its statement's
+	// size), and more than one, so one slow statement does not hold every
+	// create of the process. On 2 cores, 16 clients: 1 writer 3 981
+	// creates/s, 2 writers 3 796, 4 writers 3 219, 8 writers 2 520.
+	batchWriters = 2
+	// maxBatch bounds a statement's creates.
+	maxBatch = 64
+	// batchTimeout bounds a statement of creates: it serves several
+	// requests, so no single request's cancellation may abort it.
+	batchTimeout = 30 * time.Second
+)
+
+// createJob is one create waiting for, or in, a statement.
+type createJob struct {
+	ctx     context.Context
+	tenant  uuid.UUID
+	kind    check.Kind
+	subject newSubject
+	done    chan createResult
+}
+
+type createResult struct {
+	queued
+	err error
+}
+
+// batcher holds the creates waiting for a writer.
+type batcher struct {
+	mu      sync.Mutex
+	queue   []*createJob
+	writers int
+}
+
+// create writes a new record and queues its checks, sharing a statement
+// with the creates of the same tenant and kind that wait with it.
+func (s *Store) create(ctx context.Context, tenant uuid.UUID, kind check.Kind, sub newSubject) (queued, error) {
+	j := &createJob{ctx: ctx, tenant: tenant, kind: kind, subject: sub, done: make(chan createResult, 1)}
+	b := &s.batch
+	b.mu.Lock()
+	b.queue = append(b.queue, j)
+	start := b.writers < batchWriters
+	if start {
+		b.writers++
+	}
+	b.mu.Unlock()
+	if start {
+		go s.writeCreates()
+	}
+	// Once written, a create's outcome is awaited even if the request goes:
+	// it may have been stored with the others of its statement.
+	r := <-j.done
+	return r.queued, r.err
+}
+
+// writeCreates writes batches until none waits; then the writer ends.
+func (s *Store) writeCreates() {
+	for {
+		jobs := s.batch.take()
+		if jobs == nil {
+			return
+		}
+		s.writeBatch(jobs)
+	}
+}
+
+// take removes the oldest waiting create and up to maxBatch-1 others of
+// its tenant and kind from the queue, or retires the writer when none waits.
+func (b *batcher) take() []*createJob {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.queue) == 0 {
+		b.writers--
+		return nil
+	}
+	first, rest := b.queue[0], b.queue[:0:0]
+	var jobs []*createJob
+	for _, j := range b.queue {
+		if len(jobs) < maxBatch && j.tenant == first.tenant && j.kind == first.kind {
+			jobs = append(jobs, j)
+		} else {
+			rest = append(rest, j)
+		}
+	}
+	b.queue = rest
+	return jobs
+}
+
+// writeBatch writes the creates of one tenant and kind in one statement.
+// When it fails for a cause other than the database's availability, one
+// create may be at fault (a customer naming a business the tenant does not
+// have): each is then written alone, so each gets its own answer.
+func (s *Store) writeBatch(jobs []*createJob) {
+	live := jobs[:0]
+	for _, j := range jobs {
+		if err := j.ctx.Err(); err != nil {
+			j.done <- createResult{err: err}
+			continue
+		}
+		live = append(live, j)
+	}
+	if len(live) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(live[0].ctx), batchTimeout)
+	defer cancel()
+	subjects := make([]newSubject, len(live))
+	for i, j := range live {
+		subjects[i] = j.subject
+	}
+	out, err := insertSubjects(ctx, s.db, live[0].tenant, live[0].kind, subjects)
+	if err != nil && len(live) > 1 && !errors.Is(classify(err), ErrUnavailable) {
+		for _, j := range live {
+			out, err := insertSubjects(ctx, s.db, j.tenant, j.kind, []newSubject{j.subject})
+			r := createResult{err: err}
+			if err == nil {
+				r.queued = out[0]
+			}
+			j.done <- r
+		}
+		s.wakeRelay()
+		return
+	}
+	for i, j := range live {
+		r := createResult{err: err}
+		if err == nil {
+			r.queued = out[i]
+		}
+		j.done <- r
+	}
+	if err == nil {
+		s.wakeRelay() // the checks' starts, the events' deliveries
+	}
+}

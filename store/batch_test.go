@@ -1,0 +1,171 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/kycflow/kycflow/check"
+	"github.com/kycflow/kycflow/store"
+)
+
+// Creates that queued together share a statement, and each is still whole:
+// its record, its checks with their outbox starts and links, and its events
+// with the record's created event before its checks'.
+func TestCreatesWrittenTogether(t *testing.T) {
+	ctx := context.Background()
+	admin, app := open(t, ownerDSN), open(t, appDSN)
+	tn := newTenant(t, admin, "together.example")
+	cs := []store.Customer{
+		{Name: "A", Email: "a@example.com", CountryID: 528},
+		{Name: "B", Email: "b@example.com", CountryID: 528, Mails: true},
+		{Name: "C", Email: "c@example.com", CountryID: 528},
+	}
+	links, errs := app.CreateCustomersTogether(ctx, tn.ID, cs, []check.Type{check.AML, check.IDScan})
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	if len(links[0]) != 1 || links[1] != nil || len(links[2]) != 1 || links[0][check.IDScan] == links[2][check.IDScan] {
+		t.Fatalf("links %v: want one idscan link each for A and C", links)
+	}
+	var txs int
+	if err := admin.DB().Get(&txs, `SELECT count(DISTINCT xmin::text) FROM customers WHERE tenant_id = $1`, tn.ID); err != nil {
+		t.Fatal(err)
+	}
+	if txs != 1 {
+		t.Fatalf("the three creates took %d transactions, want one", txs)
+	}
+	for _, c := range cs {
+		assertWholeCreate(t, admin, tn.ID, c.ID, 2)
+	}
+}
+
+// One bad create in a statement fails only itself: the others are
+// written, each alone, and the bad one gets its own answer.
+func TestBadCreateFailsAlone(t *testing.T) {
+	ctx := context.Background()
+	admin, app := open(t, ownerDSN), open(t, appDSN)
+	tn, other := newTenant(t, admin, "bad-one.example"), newTenant(t, admin, "bad-one-other.example")
+	theirs, _, err := app.CreateBusiness(ctx, other.ID, store.Business{Name: "Theirs", CountryID: 528, CoCNumber: "12345678"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := []store.Customer{
+		{Name: "A", Email: "a@example.com", CountryID: 528},
+		{Name: "B", Email: "b@example.com", CountryID: 528, BusinessID: &theirs.ID},
+		{Name: "C", Email: "c@example.com", CountryID: 528},
+	}
+	_, errs := app.CreateCustomersTogether(ctx, tn.ID, cs, []check.Type{check.AML})
+	if errs[0] != nil || !errors.Is(errs[1], store.ErrBusinessNotFound) || errs[2] != nil {
+		t.Fatalf("errors %v: want only B's, ErrBusinessNotFound", errs)
+	}
+	var n int
+	if err := admin.DB().Get(&n, `SELECT count(*) FROM events WHERE tenant_id = $1 AND subject_id = $2`, tn.ID, cs[1].ID); err != nil || n != 0 {
+		t.Fatalf("the failed create left %d events (%v)", n, err)
+	}
+	assertWholeCreate(t, admin, tn.ID, cs[0].ID, 1)
+	assertWholeCreate(t, admin, tn.ID, cs[2].ID, 1)
+
+	// A create whose request is gone before its statement is not written.
+	gone, cancel := context.WithCancel(ctx)
+	cancel()
+	_, errs = app.CreateCustomersTogether(gone, tn.ID, []store.Customer{{Name: "D", Email: "d@example.com", CountryID: 528}}, nil)
+	if !errors.Is(errs[0], context.Canceled) {
+		t.Fatalf("cancelled create: %v", errs[0])
+	}
+}
+
+// Many concurrent creates of several tenants and both kinds each land in
+// their own tenant, whole.
+func TestConcurrentCreatesStayInTheirTenant(t *testing.T) {
+	ctx := context.Background()
+	admin, app := open(t, ownerDSN), open(t, appDSN)
+	tenants := []store.Tenant{newTenant(t, admin, "busy-a.example"), newTenant(t, admin, "busy-b.example")}
+	type made struct {
+		tenant uuid.UUID
+		id     uuid.UUID
+		kind   check.Kind
+	}
+	var mu sync.Mutex
+	var all []made
+	var wg sync.WaitGroup
+	errs := make(chan error, 80)
+	for i := range 80 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			tn := tenants[i%2].ID
+			m := made{tenant: tn}
+			if i%4 < 2 {
+				b, _, err := app.CreateBusiness(ctx, tn, store.Business{Name: fmt.Sprint("B", i), CountryID: 528, CoCNumber: "12345678"}, []check.Type{check.CoC})
+				if err != nil {
+					errs <- err
+					return
+				}
+				m.id, m.kind = b.ID, check.Business
+			} else {
+				c, _, _, err := app.CreateCustomer(ctx, tn, store.Customer{Name: fmt.Sprint("C", i), Email: "c@example.com", CountryID: 528}, []check.Type{check.AML})
+				if err != nil {
+					errs <- err
+					return
+				}
+				m.id, m.kind = c.ID, check.Customer
+			}
+			mu.Lock()
+			all = append(all, m)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	for _, m := range all {
+		var owner uuid.UUID
+		q := `SELECT tenant_id FROM businesses WHERE id = $1`
+		if m.kind == check.Customer {
+			q = `SELECT tenant_id FROM customers WHERE id = $1`
+		}
+		if err := admin.DB().Get(&owner, q, m.id); err != nil || owner != m.tenant {
+			t.Fatalf("%s %s: tenant %s, want %s (%v)", m.kind, m.id, owner, m.tenant, err)
+		}
+		assertWholeCreate(t, admin, m.tenant, m.id, 1)
+	}
+}
+
+// assertWholeCreate checks that a created record has its checks, each with
+// an outbox start, and its events in order: created first, then one
+// check.queued per check.
+func assertWholeCreate(t *testing.T, admin *store.Store, tenant, id uuid.UUID, checks int) {
+	t.Helper()
+	var got struct {
+		Checks int `db:"checks"`
+		Starts int `db:"starts"`
+		Events int `db:"events"`
+	}
+	err := admin.DB().Get(&got, `SELECT
+		(SELECT count(*) FROM checks WHERE tenant_id = $1 AND coalesce(business_id, customer_id) = $2) AS checks,
+		(SELECT count(*) FROM outbox o JOIN checks c ON c.id = o.check_id WHERE o.tenant_id = $1
+			AND coalesce(c.business_id, c.customer_id) = $2 AND o.action = 'start') AS starts,
+		(SELECT count(*) FROM events WHERE tenant_id = $1 AND subject_id = $2) AS events`, tenant, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Checks != checks || got.Starts != checks || got.Events != checks+1 {
+		t.Fatalf("record %s: %d checks, %d starts, %d events; want %d, %d, %d", id, got.Checks, got.Starts, got.Events, checks, checks, checks+1)
+	}
+	var types []string
+	if err := admin.DB().Select(&types, `SELECT type FROM events WHERE tenant_id = $1 AND subject_id = $2 ORDER BY seq`, tenant, id); err != nil {
+		t.Fatal(err)
+	}
+	for i, typ := range types {
+		if (i == 0) != (typ == "business.created" || typ == "customer.created") || (i > 0 && typ != "check.queued") {
+			t.Fatalf("record %s: events %v, want created then check.queued", id, types)
+		}
+	}
+}
