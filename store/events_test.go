@@ -191,3 +191,30 @@ func TestEventsFollowChanges(t *testing.T) {
 		t.Fatalf("deleted record's check event %s", done.Check)
 	}
 }
+
+// Event ids sort as the events were written, also within one millisecond:
+// consecutive statements' events list in the order of their seq.
+func TestEventIDsFollowWriteOrder(t *testing.T) {
+	ctx := context.Background()
+	admin, app := open(t, ownerDSN), open(t, appDSN)
+	tn := newTenant(t, admin, "event-order.example")
+	b, _, err := app.CreateBusiness(ctx, tn.ID, store.Business{Name: "B", CountryID: 528, CoCNumber: "12345678"}, []check.Type{check.CoC})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 30 { // each supersedes the last: check.cancelled, then check.queued
+		if _, _, err := app.QueueChecks(ctx, tn.ID, check.Business, b.ID, []check.Type{check.CoC}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var byID, bySeq []uuid.UUID
+	if err := admin.DB().Select(&byID, `SELECT id FROM events WHERE tenant_id = $1 ORDER BY id`, tn.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := admin.DB().Select(&bySeq, `SELECT id FROM events WHERE tenant_id = $1 ORDER BY seq`, tn.ID); err != nil {
+		t.Fatal(err)
+	}
+	if len(byID) != 62 || !slices.Equal(byID, bySeq) {
+		t.Fatalf("%d events; ids sort as written: %v", len(byID), slices.Equal(byID, bySeq))
+	}
+}

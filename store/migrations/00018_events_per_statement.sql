@@ -4,7 +4,24 @@
 -- trigger once. The guarantee is the same: no insert of a record or a check
 -- without its event, in its transaction. A change of a check's status keeps
 -- its row trigger (a trigger on a column list cannot see transition tables),
--- and so does a deletion, whose redaction is per record.
+-- and so does a deletion, whose redaction is per record. And event ids now
+-- sort in the order the events were written.
+
+-- +goose StatementBegin
+-- Event ids sort as the events were written: after the milliseconds, the 12
+-- bits RFC 9562 leaves to the implementation carry the fraction of the
+-- millisecond (its "method 3"), so events written a microsecond apart or
+-- more sort in order, and consecutive statements are always further apart.
+-- Before, ids within one millisecond sorted at random, and GET /events could
+-- list a check's cancellation after the check that superseded it.
+CREATE OR REPLACE FUNCTION public.uuid_v7() RETURNS uuid
+LANGUAGE sql VOLATILE SET search_path = pg_catalog, pg_temp AS $$
+    SELECT encode(substring(int8send(floor(t.ms)::bigint) FROM 3)
+        || int2send((28672 | floor((t.ms - floor(t.ms)) * 4096)::integer)::smallint)
+        || substring(uuid_send(gen_random_uuid()) FROM 9), 'hex')::uuid
+    FROM (SELECT extract(epoch FROM clock_timestamp()) * 1000 AS ms) AS t
+$$;
+-- +goose StatementEnd
 
 -- +goose StatementBegin
 -- wire_time and check_json carry no SET clause so the planner inlines them
@@ -86,6 +103,14 @@ CREATE TRIGGER events_fanout AFTER INSERT ON public.events
 DROP FUNCTION public.event_fanout();
 
 -- +goose Down
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION public.uuid_v7() RETURNS uuid
+LANGUAGE sql VOLATILE SET search_path = pg_catalog, pg_temp AS $$
+    SELECT encode(set_bit(set_bit(overlay(uuid_send(gen_random_uuid())
+        PLACING substring(int8send(floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint) FROM 3)
+        FROM 1 FOR 6), 52, 1), 53, 1), 'hex')::uuid
+$$;
+-- +goose StatementEnd
 -- +goose StatementBegin
 CREATE OR REPLACE FUNCTION public.wire_time(t timestamptz) RETURNS text
 LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $$
