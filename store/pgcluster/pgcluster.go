@@ -36,9 +36,13 @@ type Options struct {
 type Cluster struct {
 	opts Options
 	cmd  *exec.Cmd
-	done chan error
-	stop sync.Once
-	temp string // removed on Stop, for StartTemp clusters
+	// exited is closed when the postmaster has exited, with exitErr set:
+	// a closed channel tells every waiter, where a sent value told one and
+	// left Stop waiting forever after a failed start.
+	exited  chan struct{}
+	exitErr error
+	stop    sync.Once
+	temp    string // removed on Stop, for StartTemp clusters
 }
 
 // BinDir finds PostgreSQL's server programs (Debian keeps them off PATH).
@@ -100,7 +104,7 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 	for _, s := range o.Settings {
 		args = append(args, "-c", s)
 	}
-	c := &Cluster{opts: o, done: make(chan error, 1)}
+	c := &Cluster{opts: o, exited: make(chan struct{})}
 	c.cmd = exec.Command(filepath.Join(bin, "postgres"), args...)
 	c.cmd.Stdout, c.cmd.Stderr = o.Log, o.Log
 	// SIGQUIT if we die: the cluster must not outlive its owner.
@@ -108,7 +112,10 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 	if err := c.cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start postgres: %w", err)
 	}
-	go func() { c.done <- c.cmd.Wait() }()
+	go func() {
+		c.exitErr = c.cmd.Wait()
+		close(c.exited)
+	}()
 	if err := c.waitReady(ctx); err != nil {
 		c.Stop()
 		return nil, err
@@ -118,15 +125,18 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 
 func (c *Cluster) waitReady(ctx context.Context) error {
 	deadline := time.Now().Add(60 * time.Second)
-	db, err := sql.Open("postgres", c.DSN("postgres", "postgres"))
+	// Each attempt is short (connect_timeout; lib/pq's start-up exchange
+	// does not heed the context): whatever else holds the port may accept
+	// the connection and never answer.
+	db, err := sql.Open("postgres", c.DSN("postgres", "postgres")+"&connect_timeout=2")
 	if err != nil {
 		return err
 	}
 	defer db.Close()
 	for {
 		select {
-		case err := <-c.done:
-			return fmt.Errorf("postgres exited during start-up (see its log): %v", err)
+		case <-c.exited:
+			return fmt.Errorf("%w (see its log): %v", errExited, c.exitErr)
 		default:
 		}
 		err = db.PingContext(ctx)
@@ -153,6 +163,10 @@ func (c *Cluster) waitReady(ctx context.Context) error {
 	return nil
 }
 
+// errExited: the postmaster exited before it accepted connections, as it
+// does when another process took its port first.
+var errExited = errors.New("postgres exited during start-up")
+
 // Port is the cluster's TCP port on 127.0.0.1.
 func (c *Cluster) Port() int { return c.opts.Port }
 
@@ -168,10 +182,10 @@ func (c *Cluster) Stop() error {
 		if c.cmd.Process != nil {
 			_ = c.cmd.Process.Signal(syscall.SIGINT)
 			select {
-			case <-c.done:
+			case <-c.exited:
 			case <-time.After(30 * time.Second):
 				_ = c.cmd.Process.Kill()
-				<-c.done
+				<-c.exited
 			}
 		}
 		if c.temp != "" {
@@ -193,8 +207,17 @@ func StartTemp(ctx context.Context, log io.Writer) (*Cluster, error) {
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	c, err := Start(ctx, Options{Dir: filepath.Join(dir, "pg"), Port: FreePort(), Database: "kycflow", Log: log,
-		Settings: []string{"fsync=off", "synchronous_commit=off", "full_page_writes=off"}})
+	// A port free when chosen may be taken before the postmaster binds it
+	// (tests start servers in parallel): then it exits, and another port is
+	// tried.
+	var c *Cluster
+	for range 3 {
+		c, err = Start(ctx, Options{Dir: filepath.Join(dir, "pg"), Port: FreePort(), Database: "kycflow", Log: log,
+			Settings: []string{"fsync=off", "synchronous_commit=off", "full_page_writes=off"}})
+		if !errors.Is(err, errExited) {
+			break
+		}
+	}
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, err
