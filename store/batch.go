@@ -131,15 +131,9 @@ func (s *Store) writeBatch(jobs []*createJob) {
 	}
 	out, err := insertSubjects(ctx, s.db, live[0].tenant, live[0].kind, subjects)
 	if err != nil && len(live) > 1 && !errors.Is(classify(err), ErrUnavailable) {
-		for _, j := range live {
-			out, err := insertSubjects(ctx, s.db, j.tenant, j.kind, []newSubject{j.subject})
-			r := createResult{err: err}
-			if err == nil {
-				r.queued = out[0]
-			}
-			j.done <- r
+		for i := range live {
+			s.writeBatch(live[i : i+1])
 		}
-		s.wakeRelay()
 		return
 	}
 	for i, j := range live {

@@ -111,20 +111,9 @@ LANGUAGE sql VOLATILE SET search_path = pg_catalog, pg_temp AS $$
         FROM 1 FOR 6), 52, 1), 53, 1), 'hex')::uuid
 $$;
 -- +goose StatementEnd
--- +goose StatementBegin
-CREATE OR REPLACE FUNCTION public.wire_time(t timestamptz) RETURNS text
-LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $$
-    SELECT to_char(t AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')
-$$;
--- +goose StatementEnd
--- +goose StatementBegin
-CREATE OR REPLACE FUNCTION public.check_json(c public.checks) RETURNS json
-LANGUAGE sql STABLE SET search_path = pg_catalog, public, pg_temp AS $$
-    SELECT json_build_object('id', c.id, 'type', c.type, 'status', c.status, 'validated', c.validated,
-        'data', c.data, 'error', c.error, 'created_at', public.wire_time(c.created_at),
-        'updated_at', public.wire_time(c.updated_at), 'completed_at', public.wire_time(c.completed_at))
-$$;
--- +goose StatementEnd
+-- The qualified bodies are as right with the SET clause back.
+ALTER FUNCTION public.wire_time(timestamptz) SET search_path = pg_catalog, pg_temp;
+ALTER FUNCTION public.check_json(public.checks) SET search_path = pg_catalog, public, pg_temp;
 -- +goose StatementBegin
 CREATE FUNCTION public.event_fanout() RETURNS trigger
 LANGUAGE plpgsql SET search_path = pg_catalog, public, pg_temp AS $$
