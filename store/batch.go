@@ -19,12 +19,15 @@ import (
 // alone and at once: nothing waits for company.
 const (
 	// batchWriters is how many statements of creates run at once, per
-	// process: few, so that under load creates queue behind them and share
-	// statements (a create's cost to PostgreSQL falls with its statement's
-	// size), and more than one, so one slow statement does not hold every
-	// create of the process. On 2 cores, 16 clients: 1 writer 3 981
-	// creates/s, 2 writers 3 796, 4 writers 3 219, 8 writers 2 520.
+	// process, and crowd how many creates must wait before a writer beyond
+	// the first starts (or goes on): under load creates queue behind one
+	// writer and share its statements (a create's cost to PostgreSQL falls
+	// with its statement's size); a second writer overlaps the first's
+	// commit when they crowd, and keeps them moving when one statement is
+	// slow and they pile up. On 2 cores, 16 clients: 1 writer 6 194 creates/s; 2 writers
+	// 5 831 without a crowd, 6 724 with 4, 7 391 with 8, 6 495 with 12.
 	batchWriters = 2
+	crowd        = 8
 	// maxBatch bounds a statement's creates.
 	maxBatch = 64
 	// batchTimeout bounds a statement of creates: it serves several
@@ -60,7 +63,7 @@ func (s *Store) create(ctx context.Context, tenant uuid.UUID, kind check.Kind, s
 	b := &s.batch
 	b.mu.Lock()
 	b.queue = append(b.queue, j)
-	start := b.writers < batchWriters
+	start := b.writers == 0 || b.writers < batchWriters && len(b.queue) >= crowd
 	if start {
 		b.writers++
 	}
@@ -90,7 +93,7 @@ func (s *Store) writeCreates() {
 func (b *batcher) take() []*createJob {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if len(b.queue) == 0 {
+	if len(b.queue) == 0 || b.writers > 1 && len(b.queue) < crowd {
 		b.writers--
 		return nil
 	}
@@ -129,7 +132,7 @@ func (s *Store) writeBatch(jobs []*createJob) {
 	for i, j := range live {
 		subjects[i] = j.subject
 	}
-	out, err := insertSubjects(ctx, s.db, live[0].tenant, live[0].kind, subjects)
+	out, err := s.insertSubjects(ctx, nil, live[0].tenant, live[0].kind, subjects)
 	if err != nil && len(live) > 1 && !errors.Is(classify(err), ErrUnavailable) {
 		for i := range live {
 			s.writeBatch(live[i : i+1])

@@ -51,36 +51,21 @@ type queued struct {
 	links  map[check.Type]string
 }
 
-// subjectValues is a new record's row in the INSERT of its kind; tenant_id
-// comes from the statement's tenant CTE.
-var subjectValues = map[check.Kind]string{
-	check.Business: `(:id, (SELECT id FROM tenant), :name, :address, :street, :housenumber, :addition, :postalcode,
-		:city, :country_id, :iban_number, :coc_number, :vat_number, :is_active, :inactive_at, :created_at, :updated_at)`,
-	check.Customer: `(:id, (SELECT id FROM tenant), :business_id, :notes, :initials, :firstname, :lastname, :name,
-		:email, :gender, :birthdate, :nationality_id, :document_number, :document_expiration, :document_type, :phone,
-		:address, :street, :housenumber, :addition, :postalcode, :city, :country_id, :iban_number, :mails, :is_active,
-		:inactive_at, :created_at, :updated_at)`,
-}
-
 // insertSubjects queues checks on subjects of one tenant and kind, creating
 // the new records among them first: records, check rows, outbox starts and,
 // with links, the verification links of idin/idscan checks (the expiry is the
 // tenant's link_ttl from at). It is one statement, which sets the tenant
 // itself, so a create needs no transaction and costs one round trip; and
-// one statement serves many creates (batch.go).
-func insertSubjects(ctx context.Context, ex sqlx.ExecerContext, tenantID uuid.UUID, kind check.Kind, subjects []newSubject) ([]queued, error) {
+// one statement serves many creates (batch.go). Its text depends only on the
+// kind, so it is prepared (prepared.go). In tx when tx is not nil.
+func (s *Store) insertSubjects(ctx context.Context, tx *sqlx.Tx, tenantID uuid.UUID, kind check.Kind, subjects []newSubject) ([]queued, error) {
 	out := make([]queued, len(subjects))
 	var ids, subjectIDs, types, payloads, ats []string
 	var hashes [][]byte
-	var rows []string
-	var rowArgs []any
+	var rows []any
 	for i, sub := range subjects {
 		if sub.row != nil {
-			row, args, err := sqlx.Named(subjectValues[kind], sub.row)
-			if err != nil {
-				return nil, err
-			}
-			rows, rowArgs = append(rows, row), append(rowArgs, args...)
+			rows = append(rows, sub.row)
 		}
 		for _, t := range sub.types {
 			c := Check{ID: NewID(), TenantID: tenantID, Type: t, Status: check.Queued, CreatedAt: sub.at, UpdatedAt: sub.at}
@@ -111,12 +96,15 @@ func insertSubjects(ctx context.Context, ex sqlx.ExecerContext, tenantID uuid.UU
 	args := []any{tenantID.String()}
 	gate := ""
 	if len(rows) > 0 {
-		cols := businessCols
-		if kind == check.Customer {
-			cols = customerCols
+		records, err := recordsJSON(kind, rows)
+		if err != nil {
+			return nil, err
 		}
-		q += `, subject AS (INSERT INTO ` + subjectTable(kind) + ` (` + cols + `) VALUES ` + strings.Join(rows, ", ") + ` RETURNING id)`
-		args = append(args, rowArgs...)
+		cols := recordColumns[kind]
+		q += `, subject AS (INSERT INTO ` + subjectTable(kind) + ` (tenant_id, ` + strings.Join(cols, ", ") + `)
+			SELECT tenant.id, r.` + strings.Join(cols, ", r.") + `
+			FROM jsonb_populate_recordset(NULL::` + subjectTable(kind) + `, ?::jsonb) AS r, tenant RETURNING id)`
+		args = append(args, records)
 		// The records are all written before the first check (counting
 		// them reads the insert to its end), so each record's created event
 		// precedes its checks' events.
@@ -133,7 +121,7 @@ func insertSubjects(ctx context.Context, ex sqlx.ExecerContext, tenantID uuid.UU
 		      FROM input JOIN c USING (id), tenant WHERE octet_length(input.link_hash) > 0)
 		INSERT INTO outbox (tenant_id, check_id, action, payload) SELECT tenant.id, input.id, 'start', payload FROM input, tenant` + gate
 	args = append(args, pq.Array(ids), pq.Array(subjectIDs), pq.Array(types), pq.Array(payloads), pq.ByteaArray(hashes), pq.Array(ats))
-	if _, err := ex.ExecContext(ctx, sqlx.Rebind(sqlx.DOLLAR, q), args...); err != nil {
+	if err := s.prepared(ctx, tx, sqlx.Rebind(sqlx.DOLLAR, q), args...); err != nil {
 		return nil, fmt.Errorf("queue checks: %w", err)
 	}
 	return out, nil
@@ -201,7 +189,7 @@ func (s *Store) QueueChecks(ctx context.Context, tenantID uuid.UUID, kind check.
 		if err := cancelUnfinished(ctx, tx, tenantID, kind, subjectID, types, at); err != nil {
 			return err
 		}
-		added, err := insertSubjects(ctx, tx, tenantID, kind, []newSubject{{id: subjectID, types: types, withLinks: !mails, at: at}})
+		added, err := s.insertSubjects(ctx, tx, tenantID, kind, []newSubject{{id: subjectID, types: types, withLinks: !mails, at: at}})
 		if err != nil {
 			return err
 		}

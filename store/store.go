@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/url"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -44,6 +45,8 @@ type Store struct {
 	auth atomic.Pointer[authCache]
 	// batch queues creates for shared statements (batch.go).
 	batch batcher
+	// stmts holds the prepared statements, by text (prepared.go).
+	stmts sync.Map
 }
 
 // Open connects and pings. maxConns bounds the pool (0 keeps the default 20).

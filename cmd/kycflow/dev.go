@@ -26,6 +26,7 @@ import (
 // child processes with their data under KYCFLOW_DATA_DIR, then the API and
 // the worker in this process. Ctrl-C stops everything.
 func runDev(ctx context.Context, cfg config) error {
+	collectAt(gcAPI)
 	log := cfg.logger()
 	dir, err := devPrepare(&cfg, "", "127.0.0.1:"+temporalUIPort)
 	if err != nil {

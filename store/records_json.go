@@ -1,0 +1,69 @@
+package store
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/jmoiron/sqlx/reflectx"
+
+	"github.com/kycflow/kycflow/check"
+)
+
+// recordColumns are the columns a new record of each kind fills, all but
+// tenant_id, which a statement takes from the tenant it set.
+var recordColumns = map[check.Kind][]string{
+	check.Business: columnsBut(businessCols, "tenant_id"),
+	check.Customer: columnsBut(customerCols, "tenant_id"),
+}
+
+func columnsBut(cols, skip string) []string {
+	var out []string
+	for _, c := range strings.Split(cols, ",") {
+		if c = strings.TrimSpace(c); c != skip {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// rowFields finds a record's fields by their db tags, as sqlx does.
+var rowFields = reflectx.NewMapperFunc("db", strings.ToLower)
+
+// recordsJSON writes new records (Business or Customer values) as one JSON
+// array of objects keyed by column, which jsonb_populate_recordset turns into
+// rows of the kind's table with its column types: so a statement's text is
+// the same for one record or sixty-four.
+func recordsJSON(kind check.Kind, rows []any) (string, error) {
+	cols := recordColumns[kind]
+	var b bytes.Buffer
+	b.WriteByte('[')
+	for i, row := range rows {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		v := reflect.ValueOf(row)
+		fields := rowFields.TypeMap(v.Type())
+		b.WriteByte('{')
+		for j, col := range cols {
+			f := fields.GetByPath(col)
+			if f == nil {
+				return "", fmt.Errorf("encode %s: no field for column %s", v.Type(), col)
+			}
+			val, err := json.Marshal(reflectx.FieldByIndexesReadOnly(v, f.Index).Interface())
+			if err != nil {
+				return "", fmt.Errorf("encode %s.%s: %w", v.Type(), col, err)
+			}
+			if j > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(`"` + col + `":`)
+			b.Write(val)
+		}
+		b.WriteByte('}')
+	}
+	b.WriteByte(']')
+	return b.String(), nil
+}
