@@ -51,13 +51,60 @@ type queued struct {
 	links  map[check.Type]string
 }
 
+// subjectInsert names one of insertSubjects' statements: per kind, with new
+// records or only checks.
+type subjectInsert struct {
+	kind        check.Kind
+	withRecords bool
+}
+
+// subjectInserts are insertSubjects' statements, built once.
+var subjectInserts = func() map[subjectInsert]string {
+	m := map[subjectInsert]string{}
+	for _, kind := range []check.Kind{check.Business, check.Customer} {
+		for _, withRecords := range []bool{false, true} {
+			m[subjectInsert{kind, withRecords}] = subjectInsertSQL(kind, withRecords)
+		}
+	}
+	return m
+}()
+
+func subjectInsertSQL(kind check.Kind, withRecords bool) string {
+	// Every insert takes its tenant_id from tenant, so set_config has run
+	// before any row meets the row-level security policies.
+	q := `WITH tenant AS MATERIALIZED (SELECT set_config('app.tenant_id', ?, true)::uuid AS id)`
+	gate := ""
+	if withRecords {
+		cols := recordColumns[kind]
+		q += `, subject AS (INSERT INTO ` + subjectTable(kind) + ` (tenant_id, ` + strings.Join(cols, ", ") + `)
+			SELECT tenant.id, r.` + strings.Join(cols, ", r.") + `
+			FROM jsonb_populate_recordset(NULL::` + subjectTable(kind) + `, ?::jsonb) AS r, tenant RETURNING id)`
+		// The records are all written before the first check (counting
+		// them reads the insert to its end), so each record's created event
+		// precedes its checks' events.
+		gate = ` WHERE (SELECT count(*) FROM subject) > 0`
+	}
+	q += `, input AS (SELECT * FROM unnest(?::uuid[], ?::uuid[], ?::text[], ?::jsonb[], ?::bytea[], ?::timestamptz[])
+			AS t(id, subject, type, payload, link_hash, at)),
+		c AS (INSERT INTO checks (id, tenant_id, ` + subjectColumn(kind) + `, type, status, created_at, updated_at)
+		      SELECT input.id, tenant.id, input.subject, input.type, 'queued', input.at, input.at FROM input, tenant` + gate + `
+		      RETURNING id),
+		l AS (INSERT INTO links (check_id, tenant_id, customer_id, type, token_hash, created_at, expires_at)
+		      SELECT input.id, tenant.id, input.subject, input.type, input.link_hash, input.at,
+		             input.at + (SELECT link_ttl FROM tenants WHERE id = tenant.id)
+		      FROM input JOIN c USING (id), tenant WHERE octet_length(input.link_hash) > 0)
+		INSERT INTO outbox (tenant_id, check_id, action, payload) SELECT tenant.id, input.id, 'start', payload FROM input, tenant` + gate
+	return sqlx.Rebind(sqlx.DOLLAR, q)
+}
+
 // insertSubjects queues checks on subjects of one tenant and kind, creating
 // the new records among them first: records, check rows, outbox starts and,
 // with links, the verification links of idin/idscan checks (the expiry is the
 // tenant's link_ttl from at). It is one statement, which sets the tenant
 // itself, so a create needs no transaction and costs one round trip; and
 // one statement serves many creates (batch.go). Its text depends only on the
-// kind, so it is prepared (prepared.go). In tx when tx is not nil.
+// kind and whether records are new, so it is prepared (prepared.go). In tx
+// when tx is not nil.
 func (s *Store) insertSubjects(ctx context.Context, tx *sqlx.Tx, tenantID uuid.UUID, kind check.Kind, subjects []newSubject) ([]queued, error) {
 	out := make([]queued, len(subjects))
 	var ids, subjectIDs, types, payloads, ats []string
@@ -90,38 +137,16 @@ func (s *Store) insertSubjects(ctx context.Context, tx *sqlx.Tx, tenantID uuid.U
 			payloads, hashes, ats = append(payloads, p), append(hashes, hash), append(ats, sub.at.Format(time.RFC3339Nano))
 		}
 	}
-	// Every insert takes its tenant_id from tenant, so set_config has run
-	// before any row meets the row-level security policies.
-	q := `WITH tenant AS MATERIALIZED (SELECT set_config('app.tenant_id', ?, true)::uuid AS id)`
 	args := []any{tenantID.String()}
-	gate := ""
 	if len(rows) > 0 {
 		records, err := recordsJSON(kind, rows)
 		if err != nil {
 			return nil, err
 		}
-		cols := recordColumns[kind]
-		q += `, subject AS (INSERT INTO ` + subjectTable(kind) + ` (tenant_id, ` + strings.Join(cols, ", ") + `)
-			SELECT tenant.id, r.` + strings.Join(cols, ", r.") + `
-			FROM jsonb_populate_recordset(NULL::` + subjectTable(kind) + `, ?::jsonb) AS r, tenant RETURNING id)`
 		args = append(args, records)
-		// The records are all written before the first check (counting
-		// them reads the insert to its end), so each record's created event
-		// precedes its checks' events.
-		gate = ` WHERE (SELECT count(*) FROM subject) > 0`
 	}
-	q += `, input AS (SELECT * FROM unnest(?::uuid[], ?::uuid[], ?::text[], ?::jsonb[], ?::bytea[], ?::timestamptz[])
-			AS t(id, subject, type, payload, link_hash, at)),
-		c AS (INSERT INTO checks (id, tenant_id, ` + subjectColumn(kind) + `, type, status, created_at, updated_at)
-		      SELECT input.id, tenant.id, input.subject, input.type, 'queued', input.at, input.at FROM input, tenant` + gate + `
-		      RETURNING id),
-		l AS (INSERT INTO links (check_id, tenant_id, customer_id, type, token_hash, created_at, expires_at)
-		      SELECT input.id, tenant.id, input.subject, input.type, input.link_hash, input.at,
-		             input.at + (SELECT link_ttl FROM tenants WHERE id = tenant.id)
-		      FROM input JOIN c USING (id), tenant WHERE octet_length(input.link_hash) > 0)
-		INSERT INTO outbox (tenant_id, check_id, action, payload) SELECT tenant.id, input.id, 'start', payload FROM input, tenant` + gate
 	args = append(args, pq.Array(ids), pq.Array(subjectIDs), pq.Array(types), pq.Array(payloads), pq.ByteaArray(hashes), pq.Array(ats))
-	if err := s.prepared(ctx, tx, sqlx.Rebind(sqlx.DOLLAR, q), args...); err != nil {
+	if err := s.prepared(ctx, tx, subjectInserts[subjectInsert{kind, len(rows) > 0}], args...); err != nil {
 		return nil, fmt.Errorf("queue checks: %w", err)
 	}
 	return out, nil
