@@ -24,8 +24,9 @@ const (
 	// writer and share its statements (a create's cost to PostgreSQL falls
 	// with its statement's size); a second writer overlaps the first's
 	// commit when they crowd, and keeps them moving when one statement is
-	// slow and they pile up. On 2 cores, 16 clients: 1 writer 6 194 creates/s; 2 writers
-	// 5 831 without a crowd, 6 724 with 4, 7 391 with 8, 6 495 with 12.
+	// slow and they pile up. On 2 cores, 16 clients: 1 writer 6 194
+	// creates/s; 2 writers 5 831 without a crowd, 6 724 with 4, 7 391 with
+	// 8, 6 495 with 12.
 	batchWriters = 2
 	crowd        = 8
 	// maxBatch bounds a statement's creates.

@@ -2,10 +2,12 @@ package store_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -167,5 +169,130 @@ func assertWholeCreate(t *testing.T, admin *store.Store, tenant, id uuid.UUID, c
 		if (i == 0) != (typ == "business.created" || typ == "customer.created") || (i > 0 && typ != "check.queued") {
 			t.Fatalf("record %s: events %v, want created then check.queued", id, types)
 		}
+	}
+}
+
+// Every field of a new record reaches its column through the statement's
+// JSON recordset and comes back as it was sent, set or null, alone in a
+// statement or sharing one.
+func TestEveryFieldStored(t *testing.T) {
+	ctx := context.Background()
+	admin, app := open(t, ownerDSN), open(t, appDSN)
+	tn := newTenant(t, admin, "every-field.example")
+	s := func(v string) *string { return &v }
+	n := func(v int) *int { return &v }
+	at := func(v string) *time.Time {
+		ts, err := time.Parse(time.RFC3339Nano, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &ts
+	}
+	b, _, err := app.CreateBusiness(ctx, tn.ID, store.Business{
+		Name: `Q "B" \ BV`, Address: s("Damrak 1A"), Street: s("Damrak"), HouseNumber: s("1"), Addition: s("A"),
+		PostalCode: s("1012 LG"), City: s("Amsterdam"), CountryID: 528, IBAN: s("NL91ABNA0417164300"),
+		CoCNumber: "68750110", VATNumber: s("NL854750137B01"), IsActive: false, InactiveAt: at("2026-01-02T03:04:05.123456Z"),
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := []store.Customer{{
+		BusinessID: &b.ID, Notes: store.JSON(`{"a": 1, "b": [true, null, "é\n"]}`), Initials: s("J.A."), FirstName: s("Jan"),
+		LastName: s("de Vries"), Name: "Jan de Vries 日本", Email: "jan@example.com", Gender: s("m"),
+		Birthdate: at("1990-05-17T00:00:00Z"), NationalityID: n(528), DocumentNumber: s("SPECI2014"),
+		DocumentExpiration: at("2031-03-09T00:00:00Z"), DocumentType: n(1), Phone: s("+31 20 123 4567"),
+		Address: s("Laan 12-bis"), Street: s("Laan"), HouseNumber: s("12"), Addition: s("bis"), PostalCode: s("1234 AB"),
+		City: s("Utrecht"), CountryID: 528, IBAN: s("NL91ABNA0417164300"), Mails: true, IsActive: true,
+	}, {Name: "Bare", Email: "bare@example.com", CountryID: 56}}
+	if _, errs := app.CreateCustomersTogether(ctx, tn.ID, cs, nil); errors.Join(errs...) != nil {
+		t.Fatal(errors.Join(errs...))
+	}
+	same := func(what string, want, got any) {
+		t.Helper()
+		w, _ := json.Marshal(want)
+		g, _ := json.Marshal(got)
+		if string(w) != string(g) {
+			t.Errorf("%s stored as\n%s\nwant\n%s", what, g, w)
+		}
+	}
+	gotB, err := app.GetBusiness(ctx, tn.ID, b.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	same("business", b, gotB.Business)
+	for _, c := range cs {
+		got, err := app.GetCustomer(ctx, tn.ID, c.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		same("customer "+c.Name, c, got.Customer)
+	}
+}
+
+// A statement held up (here by a lock on the business its customer names)
+// holds up only the creates queued with it: once a crowd of others waits,
+// a second writer writes them, other tenants' included.
+func TestSlowStatementDoesNotHoldACrowd(t *testing.T) {
+	ctx := context.Background()
+	admin, app := open(t, ownerDSN), open(t, appDSN)
+	slow, other := newTenant(t, admin, "slow-one.example"), newTenant(t, admin, "slow-other.example")
+	b, _, err := app.CreateBusiness(ctx, slow.ID, store.Business{Name: "Locked", CountryID: 528, CoCNumber: "12345678"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lock, err := admin.DB().BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Rollback() //nolint:errcheck // released at the end of the test
+	if _, err := lock.ExecContext(ctx, `SELECT 1 FROM businesses WHERE id = $1 FOR UPDATE`, b.ID); err != nil {
+		t.Fatal(err)
+	}
+	held := make(chan error, 1)
+	go func() {
+		_, _, _, err := app.CreateCustomer(ctx, slow.ID, store.Customer{Name: "Held", Email: "h@example.com", CountryID: 528, BusinessID: &b.ID}, nil)
+		held <- err
+	}()
+	// The held create's statement waits on the lock.
+	for waiting := false; !waiting; {
+		if err := admin.DB().GetContext(ctx, &waiting, `SELECT count(*) > 0 FROM pg_stat_activity
+			WHERE wait_event_type = 'Lock' AND query LIKE '%jsonb_populate_recordset%'`); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 2*store.Crowd)
+	for i := range 2 * store.Crowd {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, _, err := app.CreateBusiness(ctx, other.ID, store.Business{Name: fmt.Sprint("B", i), CountryID: 528, CoCNumber: "12345678"}, []check.Type{check.CoC})
+			errs <- err
+		}()
+	}
+	written := make(chan struct{})
+	go func() { wg.Wait(); close(written) }()
+	select { // while the lock is held
+	case <-written:
+	case <-time.After(time.Minute):
+		t.Fatal("the other creates waited behind the held statement")
+	}
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	select {
+	case err := <-held:
+		t.Fatalf("the held create returned while its lock was held: %v", err)
+	default:
+	}
+	if err := lock.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-held; err != nil {
+		t.Fatal(err)
 	}
 }

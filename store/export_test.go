@@ -50,3 +50,6 @@ func (s *Store) CreateCustomersTogether(ctx context.Context, tenantID uuid.UUID,
 	}
 	return links, errs
 }
+
+// Crowd is how many creates must wait before a second writer starts.
+const Crowd = crowd
