@@ -12,8 +12,8 @@ import (
 )
 
 // Concurrent creates of one tenant share a statement. Most of what
-// PostgreSQL spends on a create is per statement and per transaction (the
-// plan, each trigger's set-up, the commit), so a create that arrives while
+// PostgreSQL spends on a create is per statement and per transaction (each
+// trigger's set-up, the commit), so a create that arrives while
 // others are being written waits for a writer and goes with every create of
 // its tenant and kind that queued meanwhile. At idle a create is written
 // alone and at once: nothing waits for company.
@@ -23,12 +23,17 @@ const (
 	// the first starts (or goes on): under load creates queue behind one
 	// writer and share its statements (a create's cost to PostgreSQL falls
 	// with its statement's size); a second writer overlaps the first's
-	// commit when they crowd, and keeps them moving when one statement is
-	// slow and they pile up. On 2 cores, 16 clients: 1 writer 6 194
+	// commit when they crowd (and starts for creates that wait on a slow
+	// statement, see slowStatement). On 2 cores, 16 clients: 1 writer 6 194
 	// creates/s; 2 writers 5 831 without a crowd, 6 724 with 4, 7 391 with
 	// 8, 6 495 with 12.
 	batchWriters = 2
 	crowd        = 8
+	// slowStatement is how long a create waits for a writer before the
+	// other writer starts for it, crowd or not: one tenant's statement held
+	// up (waiting on a lock, say) holds up no other create for longer. A
+	// statement normally takes a few milliseconds.
+	slowStatement = 100 * time.Millisecond
 	// maxBatch bounds a statement's creates.
 	maxBatch = 64
 	// batchTimeout bounds a statement of creates: it serves several
@@ -42,6 +47,7 @@ type createJob struct {
 	tenant  uuid.UUID
 	kind    check.Kind
 	subject newSubject
+	queued  time.Time
 	done    chan createResult
 }
 
@@ -55,22 +61,26 @@ type batcher struct {
 	mu      sync.Mutex
 	queue   []*createJob
 	writers int
+	// watch runs while creates wait for a writer (relieve).
+	watch *time.Timer
 }
 
 // create writes a new record and queues its checks, sharing a statement
 // with the creates of the same tenant and kind that wait with it.
 func (s *Store) create(ctx context.Context, tenant uuid.UUID, kind check.Kind, sub newSubject) (queued, error) {
-	j := &createJob{ctx: ctx, tenant: tenant, kind: kind, subject: sub, done: make(chan createResult, 1)}
+	j := &createJob{ctx: ctx, tenant: tenant, kind: kind, subject: sub, queued: time.Now(), done: make(chan createResult, 1)}
 	b := &s.batch
 	b.mu.Lock()
 	b.queue = append(b.queue, j)
 	start := b.writers == 0 || b.writers < batchWriters && len(b.queue) >= crowd
 	if start {
 		b.writers++
+	} else if b.watch == nil {
+		b.watch = time.AfterFunc(slowStatement, s.relieve)
 	}
 	b.mu.Unlock()
 	if start {
-		go s.writeCreates()
+		go s.writeCreates(false)
 	}
 	// Once written, a create's outcome is awaited even if the request goes:
 	// it may have been stored with the others of its statement.
@@ -78,23 +88,50 @@ func (s *Store) create(ctx context.Context, tenant uuid.UUID, kind check.Kind, s
 	return r.queued, r.err
 }
 
-// writeCreates writes batches until none waits; then the writer ends.
-func (s *Store) writeCreates() {
+// writeCreates writes batches until none waits (a second writer: until
+// fewer than a crowd wait); then the writer ends. A relief writer writes its
+// first batch whatever the crowd.
+func (s *Store) writeCreates(relief bool) {
 	for {
-		jobs := s.batch.take()
+		jobs := s.batch.take(relief)
 		if jobs == nil {
 			return
 		}
+		relief = false
 		s.writeBatch(jobs)
 	}
 }
 
+// relieve watches the creates waiting: when the oldest has waited
+// slowStatement and a writer is free, it starts one for them; while any
+// wait, it looks again.
+func (s *Store) relieve() {
+	b := &s.batch
+	b.mu.Lock()
+	b.watch = nil
+	start := false
+	if len(b.queue) > 0 {
+		next := slowStatement - time.Since(b.queue[0].queued)
+		if next <= 0 && b.writers < batchWriters {
+			b.writers++
+			start = true
+			next = slowStatement
+		}
+		b.watch = time.AfterFunc(max(next, slowStatement/4), s.relieve)
+	}
+	b.mu.Unlock()
+	if start {
+		go s.writeCreates(true)
+	}
+}
+
 // take removes the oldest waiting create and up to maxBatch-1 others of
-// its tenant and kind from the queue, or retires the writer when none waits.
-func (b *batcher) take() []*createJob {
+// its tenant and kind from the queue, or retires the writer when none waits
+// (a second writer not relieving: when fewer than a crowd wait).
+func (b *batcher) take(relief bool) []*createJob {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if len(b.queue) == 0 || b.writers > 1 && len(b.queue) < crowd {
+	if len(b.queue) == 0 || !relief && b.writers > 1 && len(b.queue) < crowd {
 		b.writers--
 		return nil
 	}
