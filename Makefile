@@ -131,6 +131,7 @@ fuzz: fuzz-parsers
 	$(GO) test -run='^$$' -fuzz='^FuzzCreateBusiness$$' -fuzztime=$(FUZZTIME) ./api
 	$(GO) test -run='^$$' -fuzz='^FuzzCreateCustomer$$' -fuzztime=$(FUZZTIME) ./api
 	$(GO) test -run='^$$' -fuzz='^FuzzCursor$$' -fuzztime=$(FUZZTIME) ./api
+	$(GO) test -run='^$$' -fuzz='^FuzzParseObject$$' -fuzztime=$(FUZZTIME) ./api
 
 fuzz-parsers:
 	$(GO) test -run='^$$' -fuzz='^FuzzValidate$$' -fuzztime=$(FUZZTIME) ./providers/iban

@@ -62,38 +62,6 @@ type object struct {
 	keys   []string // key order as sent
 }
 
-func parseObject(raw []byte, prefix string) (*object, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	tok, err := dec.Token()
-	if err != nil || tok != json.Delim('{') {
-		return nil, errMalformed
-	}
-	o := &object{prefix: prefix, fields: map[string]json.RawMessage{}}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, errMalformed
-		}
-		key, _ := tok.(string)
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, errMalformed
-		}
-		if _, dup := o.fields[key]; !dup {
-			o.keys = append(o.keys, key)
-		}
-		o.fields[key] = v // the last duplicate wins, as in most JSON parsers
-	}
-	if _, err := dec.Token(); err != nil { // closing brace
-		return nil, errMalformed
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errMalformed // trailing data
-	}
-	return o, nil
-}
-
 // value returns the raw field, or nil when absent or null.
 func (o *object) value(key string) json.RawMessage {
 	v, ok := o.fields[key]

@@ -255,10 +255,13 @@ func TestSlowStatementDoesNotHoldOthers(t *testing.T) {
 		held <- err
 	}()
 	// The held create's statement waits on the lock.
-	for waiting := false; !waiting; {
+	for waiting, deadline := false, time.Now().Add(time.Minute); !waiting; {
 		if err := admin.DB().GetContext(ctx, &waiting, `SELECT count(*) > 0 FROM pg_stat_activity
 			WHERE wait_event_type = 'Lock' AND query LIKE '%jsonb_populate_recordset%'`); err != nil {
 			t.Fatal(err)
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the create's statement never waited on the lock")
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
