@@ -97,4 +97,3 @@ func BenchmarkParseObject(b *testing.B) {
 		})
 	}
 }
-

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"time"
 
@@ -30,9 +31,10 @@ const (
 	batchWriters = 2
 	crowd        = 8
 	// slowStatement is how long a create waits for a writer before the
-	// other writer starts for it, crowd or not: one tenant's statement held
-	// up (waiting on a lock, say) holds up no other create for longer. A
-	// statement normally takes a few milliseconds.
+	// other writer starts for it, crowd or not, and how long a statement
+	// runs before it counts as held up (waiting on a lock, say): its own
+	// group's creates then wait for it, and the other writer serves the
+	// other groups. A statement normally takes a few milliseconds.
 	slowStatement = 100 * time.Millisecond
 	// maxBatch bounds a statement's creates.
 	maxBatch = 64
@@ -41,11 +43,17 @@ const (
 	batchTimeout = 30 * time.Second
 )
 
+// group is the creates that may share a statement: one tenant's, of one
+// kind.
+type group struct {
+	tenant uuid.UUID
+	kind   check.Kind
+}
+
 // createJob is one create waiting for, or in, a statement.
 type createJob struct {
-	ctx     context.Context
-	tenant  uuid.UUID
-	kind    check.Kind
+	ctx context.Context
+	group
 	subject newSubject
 	queued  time.Time
 	done    chan createResult
@@ -56,11 +64,19 @@ type createResult struct {
 	err error
 }
 
+// statement is a writer's statement in progress: its group, since when.
+type statement struct {
+	group
+	since time.Time
+}
+
 // batcher holds the creates waiting for a writer.
 type batcher struct {
 	mu      sync.Mutex
 	queue   []*createJob
 	writers int
+	// writing is the statements in progress.
+	writing []statement
 	// watch runs while creates wait for a writer (relieve).
 	watch *time.Timer
 }
@@ -68,11 +84,11 @@ type batcher struct {
 // create writes a new record and queues its checks, sharing a statement
 // with the creates of the same tenant and kind that wait with it.
 func (s *Store) create(ctx context.Context, tenant uuid.UUID, kind check.Kind, sub newSubject) (queued, error) {
-	j := &createJob{ctx: ctx, tenant: tenant, kind: kind, subject: sub, queued: time.Now(), done: make(chan createResult, 1)}
+	j := &createJob{ctx: ctx, group: group{tenant, kind}, subject: sub, queued: time.Now(), done: make(chan createResult, 1)}
 	b := &s.batch
 	b.mu.Lock()
 	b.queue = append(b.queue, j)
-	start := b.writers == 0 || b.writers < batchWriters && len(b.queue) >= crowd
+	start := b.writers == 0 || b.writers < batchWriters && len(b.queue) >= crowd && !b.held(b.queue[0].group, j.queued)
 	if start {
 		b.writers++
 	} else if b.watch == nil {
@@ -88,34 +104,36 @@ func (s *Store) create(ctx context.Context, tenant uuid.UUID, kind check.Kind, s
 	return r.queued, r.err
 }
 
-// writeCreates writes batches until none waits (a second writer: until
-// fewer than a crowd wait); then the writer ends. A relief writer writes its
-// first batch whatever the crowd.
+// writeCreates writes batches until none is left for it (take); then the
+// writer ends. A relief writer writes its first batch whatever the crowd.
 func (s *Store) writeCreates(relief bool) {
+	var done *statement
 	for {
-		jobs := s.batch.take(relief)
+		jobs, st := s.batch.take(relief, done)
 		if jobs == nil {
 			return
 		}
-		relief = false
+		relief, done = false, &st
 		s.writeBatch(jobs)
 	}
 }
 
-// relieve watches the creates waiting: when the oldest has waited
-// slowStatement and a writer is free, it starts one for them; while any
-// wait, it looks again.
+// relieve watches the creates waiting: when the oldest that no held-up
+// statement's group holds has waited slowStatement and a writer is free,
+// it starts one for them; while any wait, it looks again.
 func (s *Store) relieve() {
 	b := &s.batch
 	b.mu.Lock()
 	b.watch = nil
 	start := false
 	if len(b.queue) > 0 {
-		next := slowStatement - time.Since(b.queue[0].queued)
-		if next <= 0 && b.writers < batchWriters {
-			b.writers++
-			start = true
-			next = slowStatement
+		next := slowStatement
+		if i := b.oldestFree(time.Now()); i >= 0 {
+			next -= time.Since(b.queue[i].queued)
+			if next <= 0 && b.writers < batchWriters {
+				b.writers++
+				start, next = true, slowStatement
+			}
 		}
 		b.watch = time.AfterFunc(max(next, slowStatement/4), s.relieve)
 	}
@@ -125,27 +143,70 @@ func (s *Store) relieve() {
 	}
 }
 
-// take removes the oldest waiting create and up to maxBatch-1 others of
-// its tenant and kind from the queue, or retires the writer when none waits
-// (a second writer not relieving: when fewer than a crowd wait).
-func (b *batcher) take(relief bool) []*createJob {
+// held reports whether a statement of g has been in progress for
+// slowStatement or longer: its group's creates then wait for it rather than
+// hold up a second writer too (waiting on the same lock, say).
+func (b *batcher) held(g group, now time.Time) bool {
+	for _, st := range b.writing {
+		if st.group == g && now.Sub(st.since) >= slowStatement {
+			return true
+		}
+	}
+	return false
+}
+
+// oldestFree is the index of the oldest waiting create whose group is not
+// held, or -1.
+func (b *batcher) oldestFree(now time.Time) int {
+	for i, j := range b.queue {
+		if !b.held(j.group, now) {
+			return i
+		}
+	}
+	return -1
+}
+
+// take ends the writer's statement done (if any) and gives it the next
+// creates to write: the oldest create and up to maxBatch-1 others of its
+// group. The only writer takes the oldest; while another writes, one takes
+// the oldest create no held-up statement holds, when a crowd waits, when it
+// has waited slowStatement, or for a relief's first batch; else, or when
+// none waits, the writer retires (nil).
+func (b *batcher) take(relief bool, done *statement) ([]*createJob, statement) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if len(b.queue) == 0 || !relief && b.writers > 1 && len(b.queue) < crowd {
-		b.writers--
-		return nil
+	if done != nil {
+		if i := slices.Index(b.writing, *done); i >= 0 {
+			b.writing = slices.Delete(b.writing, i, i+1)
+		}
 	}
-	first, rest := b.queue[0], b.queue[:0:0]
+	now, pick := time.Now(), -1
+	switch {
+	case len(b.queue) == 0:
+	case b.writers == 1:
+		pick = 0
+	default:
+		if i := b.oldestFree(now); i >= 0 && (relief || len(b.queue) >= crowd || now.Sub(b.queue[i].queued) >= slowStatement) {
+			pick = i
+		}
+	}
+	if pick < 0 {
+		b.writers--
+		return nil, statement{}
+	}
+	st := statement{group: b.queue[pick].group, since: now}
+	rest := b.queue[:0:0]
 	var jobs []*createJob
 	for _, j := range b.queue {
-		if len(jobs) < maxBatch && j.tenant == first.tenant && j.kind == first.kind {
+		if len(jobs) < maxBatch && j.group == st.group {
 			jobs = append(jobs, j)
 		} else {
 			rest = append(rest, j)
 		}
 	}
 	b.queue = rest
-	return jobs
+	b.writing = append(b.writing, st)
+	return jobs, st
 }
 
 // writeBatch writes the creates of one tenant and kind in one statement.

@@ -207,11 +207,27 @@ func TestEveryFieldStored(t *testing.T) {
 	if _, errs := app.CreateCustomersTogether(ctx, tn.ID, cs, nil); errors.Join(errs...) != nil {
 		t.Fatal(errors.Join(errs...))
 	}
+	// Compared as JSON, times in UTC: the database answers in its session's
+	// time zone.
+	asJSON := func(v any) string {
+		raw, _ := json.Marshal(v)
+		var m map[string]any
+		if err := json.Unmarshal(raw, &m); err != nil {
+			t.Fatal(err)
+		}
+		for k, v := range m {
+			if s, ok := v.(string); ok {
+				if ts, err := time.Parse(time.RFC3339Nano, s); err == nil {
+					m[k] = ts.UTC().Format(time.RFC3339Nano)
+				}
+			}
+		}
+		raw, _ = json.Marshal(m)
+		return string(raw)
+	}
 	same := func(what string, want, got any) {
 		t.Helper()
-		w, _ := json.Marshal(want)
-		g, _ := json.Marshal(got)
-		if string(w) != string(g) {
+		if w, g := asJSON(want), asJSON(got); w != g {
 			t.Errorf("%s stored as\n%s\nwant\n%s", what, g, w)
 		}
 	}
@@ -229,14 +245,16 @@ func TestEveryFieldStored(t *testing.T) {
 	}
 }
 
-// A statement held up (here by a lock on the business its customer names)
-// holds up only the creates queued with it: a create behind it gets the
-// other writer after a moment, and so does a crowd of them, other tenants'
-// included.
+// A statement held up (here by a lock on the business its customers name)
+// holds up only the creates of its own tenant and kind: once it has run
+// slowStatement, their crowd waits for it rather than drag the second
+// writer in, and every other tenant's creates, alone or in a crowd, get
+// the second writer.
 func TestSlowStatementDoesNotHoldOthers(t *testing.T) {
 	ctx := context.Background()
 	admin, app := open(t, ownerDSN), open(t, appDSN)
-	slow, other := newTenant(t, admin, "slow-one.example"), newTenant(t, admin, "slow-other.example")
+	slow := newTenant(t, admin, "slow-one.example")
+	others := []store.Tenant{newTenant(t, admin, "slow-a.example"), newTenant(t, admin, "slow-b.example"), newTenant(t, admin, "slow-c.example")}
 	b, _, err := app.CreateBusiness(ctx, slow.ID, store.Business{Name: "Locked", CountryID: 528, CoCNumber: "12345678"}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -249,12 +267,18 @@ func TestSlowStatementDoesNotHoldOthers(t *testing.T) {
 	if _, err := lock.ExecContext(ctx, `SELECT 1 FROM businesses WHERE id = $1 FOR UPDATE`, b.ID); err != nil {
 		t.Fatal(err)
 	}
-	held := make(chan error, 1)
-	go func() {
-		_, _, _, err := app.CreateCustomer(ctx, slow.ID, store.Customer{Name: "Held", Email: "h@example.com", CountryID: 528, BusinessID: &b.ID}, nil)
-		held <- err
-	}()
-	// The held create's statement waits on the lock.
+	// Customers naming the locked business wait on the lock.
+	heldOnes := func(n int) <-chan error {
+		errs := make(chan error, n)
+		for i := range n {
+			go func() {
+				_, _, _, err := app.CreateCustomer(ctx, slow.ID, store.Customer{Name: fmt.Sprint("Held", i), Email: "h@example.com", CountryID: 528, BusinessID: &b.ID}, nil)
+				errs <- err
+			}()
+		}
+		return errs
+	}
+	first := heldOnes(1)
 	for waiting, deadline := false, time.Now().Add(time.Minute); !waiting; {
 		if err := admin.DB().GetContext(ctx, &waiting, `SELECT count(*) > 0 FROM pg_stat_activity
 			WHERE wait_event_type = 'Lock' AND query LIKE '%jsonb_populate_recordset%'`); err != nil {
@@ -265,36 +289,27 @@ func TestSlowStatementDoesNotHoldOthers(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	// One create alone, queued behind the held statement.
-	alone := make(chan error, 1)
-	go func() {
-		_, _, err := app.CreateBusiness(ctx, other.ID, store.Business{Name: "Alone", CountryID: 528, CoCNumber: "12345678"}, nil)
-		alone <- err
-	}()
-	select { // while the lock is held
-	case err := <-alone:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(time.Minute):
-		t.Fatal("a create waited behind the held statement")
-	}
+	time.Sleep(2 * store.SlowStatement) // the statement is now held up
+	crowd := heldOnes(2 * store.Crowd)
+
+	// Other tenants: one create each, and a crowd of one of them.
 	var wg sync.WaitGroup
-	errs := make(chan error, 2*store.Crowd)
-	for i := range 2 * store.Crowd {
+	errs := make(chan error, 3+2*store.Crowd)
+	for i := range 3 + 2*store.Crowd {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, _, err := app.CreateBusiness(ctx, other.ID, store.Business{Name: fmt.Sprint("B", i), CountryID: 528, CoCNumber: "12345678"}, []check.Type{check.CoC})
+			tn := others[min(i, 2)]
+			_, _, err := app.CreateBusiness(ctx, tn.ID, store.Business{Name: fmt.Sprint("B", i), CountryID: 528, CoCNumber: "12345678"}, []check.Type{check.CoC})
 			errs <- err
 		}()
 	}
 	written := make(chan struct{})
 	go func() { wg.Wait(); close(written) }()
-	select { // while the lock is held
+	select { // while the lock is held (the held statement gives up after 30 s)
 	case <-written:
-	case <-time.After(time.Minute):
-		t.Fatal("the other creates waited behind the held statement")
+	case <-time.After(20 * time.Second):
+		t.Fatal("other tenants' creates waited behind the held statement")
 	}
 	close(errs)
 	for err := range errs {
@@ -303,14 +318,21 @@ func TestSlowStatementDoesNotHoldOthers(t *testing.T) {
 		}
 	}
 	select {
-	case err := <-held:
+	case err := <-first:
 		t.Fatalf("the held create returned while its lock was held: %v", err)
+	case err := <-crowd:
+		t.Fatalf("a create of the held group returned while the lock was held: %v", err)
 	default:
 	}
 	if err := lock.Rollback(); err != nil {
 		t.Fatal(err)
 	}
-	if err := <-held; err != nil {
+	if err := <-first; err != nil {
 		t.Fatal(err)
+	}
+	for range 2 * store.Crowd {
+		if err := <-crowd; err != nil {
+			t.Fatal(err)
+		}
 	}
 }

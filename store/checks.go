@@ -103,8 +103,8 @@ func subjectInsertSQL(kind check.Kind, withRecords bool) string {
 // tenant's link_ttl from at). It is one statement, which sets the tenant
 // itself, so a create needs no transaction and costs one round trip; and
 // one statement serves many creates (batch.go). Its text depends only on the
-// kind and whether records are new, so it is prepared (prepared.go). In tx
-// when tx is not nil.
+// kind and whether records are new, so on the pool it runs prepared
+// (prepared.go). In tx when tx is not nil.
 func (s *Store) insertSubjects(ctx context.Context, tx *sqlx.Tx, tenantID uuid.UUID, kind check.Kind, subjects []newSubject) ([]queued, error) {
 	out := make([]queued, len(subjects))
 	var ids, subjectIDs, types, payloads, ats []string

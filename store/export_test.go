@@ -37,7 +37,7 @@ func (s *Store) ListenForTest(t *testing.T, channel string) <-chan *pq.Notificat
 func (s *Store) CreateCustomersTogether(ctx context.Context, tenantID uuid.UUID, cs []Customer, types []check.Type) ([]map[check.Type]string, []error) {
 	jobs := make([]*createJob, len(cs))
 	for i := range cs {
-		jobs[i] = &createJob{ctx: ctx, tenant: tenantID, kind: check.Customer, subject: newCustomer(tenantID, &cs[i], types), done: make(chan createResult, 1)}
+		jobs[i] = &createJob{ctx: ctx, group: group{tenantID, check.Customer}, subject: newCustomer(tenantID, &cs[i], types), done: make(chan createResult, 1)}
 	}
 	s.writeBatch(jobs)
 	links, errs := make([]map[check.Type]string, len(cs)), make([]error, len(cs))
@@ -51,5 +51,9 @@ func (s *Store) CreateCustomersTogether(ctx context.Context, tenantID uuid.UUID,
 	return links, errs
 }
 
-// Crowd is how many creates must wait before a second writer starts.
-const Crowd = crowd
+// Crowd is how many creates must wait before a second writer starts, and
+// SlowStatement how long before one starts for a create waiting alone.
+const (
+	Crowd         = crowd
+	SlowStatement = slowStatement
+)

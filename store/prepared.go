@@ -8,18 +8,20 @@ import (
 	"github.com/jmoiron/sqlx"
 )
 
-// prepared runs q, whose text never varies with its arguments, as a prepared
-// statement: PostgreSQL parses it once per connection and, after a few runs,
-// keeps one generic plan, where an unprepared statement is parsed and planned
-// on every run. In tx when tx is not nil, else on the pool.
+// prepared runs q, whose text never varies with its arguments, on the pool
+// as a prepared statement: PostgreSQL parses it once per connection and,
+// after a few runs, keeps one generic plan, where an unprepared statement is
+// parsed and planned on every run. In tx (not nil) it runs unprepared:
+// preparing on the pool would need a second connection while tx holds one,
+// and enough transactions doing so at once would wait on each other.
 func (s *Store) prepared(ctx context.Context, tx *sqlx.Tx, q string, args ...any) error {
+	if tx != nil {
+		_, err := tx.ExecContext(ctx, q, args...)
+		return err
+	}
 	stmt, err := s.statement(ctx, q)
 	if err != nil {
 		return err
-	}
-	if tx != nil {
-		// Closed with the transaction; reuses the connection's own copy.
-		stmt = tx.StmtContext(ctx, stmt)
 	}
 	_, err = stmt.ExecContext(ctx, args...)
 	return err

@@ -15,7 +15,9 @@ ALTER TABLE public.checks DROP CONSTRAINT checks_tenant_id_fkey;
 ALTER TABLE public.events DROP CONSTRAINT events_tenant_id_fkey;
 
 -- +goose Down
+-- NOT VALID: events of a tenant removed meanwhile stay until their
+-- retention, and the keys hold for every row written from now on.
 ALTER TABLE public.checks ADD CONSTRAINT checks_tenant_id_fkey
-    FOREIGN KEY (tenant_id) REFERENCES public.tenants (id) ON DELETE CASCADE;
+    FOREIGN KEY (tenant_id) REFERENCES public.tenants (id) ON DELETE CASCADE NOT VALID;
 ALTER TABLE public.events ADD CONSTRAINT events_tenant_id_fkey
-    FOREIGN KEY (tenant_id) REFERENCES public.tenants (id) ON DELETE CASCADE;
+    FOREIGN KEY (tenant_id) REFERENCES public.tenants (id) ON DELETE CASCADE NOT VALID;
