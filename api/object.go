@@ -1,8 +1,8 @@
 package api
 
 import (
-	"bytes"
 	"encoding/json"
+	"strings"
 )
 
 // parseObject reads a JSON object's members in the order sent: each key's
@@ -76,7 +76,7 @@ func valueEnd(raw []byte, i int) int {
 		}
 	default: // a number, true, false or null
 		j := i
-		for j < len(raw) && bytes.IndexByte([]byte(",}] \t\r\n"), raw[j]) < 0 {
+		for j < len(raw) && strings.IndexByte(",}] \t\r\n", raw[j]) < 0 {
 			j++
 		}
 		return j

@@ -55,7 +55,7 @@ type createJob struct {
 	ctx context.Context
 	group
 	subject newSubject
-	queued  time.Time
+	arrived time.Time
 	done    chan createResult
 }
 
@@ -84,11 +84,11 @@ type batcher struct {
 // create writes a new record and queues its checks, sharing a statement
 // with the creates of the same tenant and kind that wait with it.
 func (s *Store) create(ctx context.Context, tenant uuid.UUID, kind check.Kind, sub newSubject) (queued, error) {
-	j := &createJob{ctx: ctx, group: group{tenant, kind}, subject: sub, queued: time.Now(), done: make(chan createResult, 1)}
+	j := &createJob{ctx: ctx, group: group{tenant, kind}, subject: sub, arrived: time.Now(), done: make(chan createResult, 1)}
 	b := &s.batch
 	b.mu.Lock()
 	b.queue = append(b.queue, j)
-	start := b.writers == 0 || b.writers < batchWriters && len(b.queue) >= crowd && !b.held(b.queue[0].group, j.queued)
+	start := b.writers == 0 || b.writers < batchWriters && len(b.queue) >= crowd && !b.held(b.queue[0].group, j.arrived)
 	if start {
 		b.writers++
 	} else if b.watch == nil {
@@ -96,7 +96,7 @@ func (s *Store) create(ctx context.Context, tenant uuid.UUID, kind check.Kind, s
 	}
 	b.mu.Unlock()
 	if start {
-		go s.writeCreates(false)
+		go s.writeCreates()
 	}
 	// Once written, a create's outcome is awaited even if the request goes:
 	// it may have been stored with the others of its statement.
@@ -105,15 +105,15 @@ func (s *Store) create(ctx context.Context, tenant uuid.UUID, kind check.Kind, s
 }
 
 // writeCreates writes batches until none is left for it (take); then the
-// writer ends. A relief writer writes its first batch whatever the crowd.
-func (s *Store) writeCreates(relief bool) {
+// writer ends.
+func (s *Store) writeCreates() {
 	var done *statement
 	for {
-		jobs, st := s.batch.take(relief, done)
+		jobs, st := s.batch.take(done)
 		if jobs == nil {
 			return
 		}
-		relief, done = false, &st
+		done = &st
 		s.writeBatch(jobs)
 	}
 }
@@ -129,7 +129,7 @@ func (s *Store) relieve() {
 	if len(b.queue) > 0 {
 		next := slowStatement
 		if i := b.oldestFree(time.Now()); i >= 0 {
-			next -= time.Since(b.queue[i].queued)
+			next -= time.Since(b.queue[i].arrived)
 			if next <= 0 && b.writers < batchWriters {
 				b.writers++
 				start, next = true, slowStatement
@@ -139,7 +139,7 @@ func (s *Store) relieve() {
 	}
 	b.mu.Unlock()
 	if start {
-		go s.writeCreates(true)
+		go s.writeCreates()
 	}
 }
 
@@ -169,10 +169,10 @@ func (b *batcher) oldestFree(now time.Time) int {
 // take ends the writer's statement done (if any) and gives it the next
 // creates to write: the oldest create and up to maxBatch-1 others of its
 // group. The only writer takes the oldest; while another writes, one takes
-// the oldest create no held-up statement holds, when a crowd waits, when it
-// has waited slowStatement, or for a relief's first batch; else, or when
-// none waits, the writer retires (nil).
-func (b *batcher) take(relief bool, done *statement) ([]*createJob, statement) {
+// the oldest create no held-up statement holds, when a crowd waits or when
+// it has waited slowStatement; else, or when none waits, the writer retires
+// (nil).
+func (b *batcher) take(done *statement) ([]*createJob, statement) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if done != nil {
@@ -186,7 +186,7 @@ func (b *batcher) take(relief bool, done *statement) ([]*createJob, statement) {
 	case b.writers == 1:
 		pick = 0
 	default:
-		if i := b.oldestFree(now); i >= 0 && (relief || len(b.queue) >= crowd || now.Sub(b.queue[i].queued) >= slowStatement) {
+		if i := b.oldestFree(now); i >= 0 && (len(b.queue) >= crowd || now.Sub(b.queue[i].arrived) >= slowStatement) {
 			pick = i
 		}
 	}

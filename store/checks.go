@@ -104,7 +104,9 @@ func subjectInsertSQL(kind check.Kind, withRecords bool) string {
 // itself, so a create needs no transaction and costs one round trip; and
 // one statement serves many creates (batch.go). Its text depends only on the
 // kind and whether records are new, so on the pool it runs prepared
-// (prepared.go). In tx when tx is not nil.
+// (prepared.go). In tx (not nil) it runs unprepared: preparing on the pool
+// would take a second connection while tx holds one, and enough
+// transactions doing so at once would wait on each other.
 func (s *Store) insertSubjects(ctx context.Context, tx *sqlx.Tx, tenantID uuid.UUID, kind check.Kind, subjects []newSubject) ([]queued, error) {
 	out := make([]queued, len(subjects))
 	var ids, subjectIDs, types, payloads, ats []string
@@ -146,7 +148,14 @@ func (s *Store) insertSubjects(ctx context.Context, tx *sqlx.Tx, tenantID uuid.U
 		args = append(args, records)
 	}
 	args = append(args, pq.Array(ids), pq.Array(subjectIDs), pq.Array(types), pq.Array(payloads), pq.ByteaArray(hashes), pq.Array(ats))
-	if err := s.prepared(ctx, tx, subjectInserts[subjectInsert{kind, len(rows) > 0}], args...); err != nil {
+	q := subjectInserts[subjectInsert{kind, len(rows) > 0}]
+	var err error
+	if tx != nil {
+		_, err = tx.ExecContext(ctx, q, args...)
+	} else {
+		err = s.prepared(ctx, q, args...)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("queue checks: %w", err)
 	}
 	return out, nil

@@ -4,21 +4,13 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-
-	"github.com/jmoiron/sqlx"
 )
 
 // prepared runs q, whose text never varies with its arguments, on the pool
 // as a prepared statement: PostgreSQL parses it once per connection and,
 // after a few runs, keeps one generic plan, where an unprepared statement is
-// parsed and planned on every run. In tx (not nil) it runs unprepared:
-// preparing on the pool would need a second connection while tx holds one,
-// and enough transactions doing so at once would wait on each other.
-func (s *Store) prepared(ctx context.Context, tx *sqlx.Tx, q string, args ...any) error {
-	if tx != nil {
-		_, err := tx.ExecContext(ctx, q, args...)
-		return err
-	}
+// parsed and planned on every run.
+func (s *Store) prepared(ctx context.Context, q string, args ...any) error {
 	stmt, err := s.statement(ctx, q)
 	if err != nil {
 		return err
