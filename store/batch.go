@@ -33,9 +33,13 @@ const (
 	// slowStatement is how long a create waits for a writer before the
 	// other writer starts for it, crowd or not, and how long a statement
 	// runs before it counts as held up (waiting on a lock, say): its own
-	// group's creates then wait for it, and the other writer serves the
-	// other groups. A statement normally takes a few milliseconds.
+	// group's creates then wait for it, and it no longer counts among the
+	// batchWriters, so the other groups keep two writers. A statement
+	// normally takes a few milliseconds.
 	slowStatement = 100 * time.Millisecond
+	// maxWriters bounds the writers, held-up ones included: a group can
+	// hold two before its first statement counts as held up.
+	maxWriters = 4
 	// maxBatch bounds a statement's creates.
 	maxBatch = 64
 	// batchTimeout bounds a statement of creates: it serves several
@@ -88,7 +92,7 @@ func (s *Store) create(ctx context.Context, tenant uuid.UUID, kind check.Kind, s
 	b := &s.batch
 	b.mu.Lock()
 	b.queue = append(b.queue, j)
-	start := b.writers == 0 || b.writers < batchWriters && len(b.queue) >= crowd && !b.held(b.queue[0].group, j.arrived)
+	start := b.writers == 0 || b.canStart(j.arrived) && len(b.queue) >= crowd && !b.held(b.queue[0].group, j.arrived)
 	if start {
 		b.writers++
 	} else if b.watch == nil {
@@ -119,7 +123,7 @@ func (s *Store) writeCreates() {
 }
 
 // relieve watches the creates waiting: when the oldest that no held-up
-// statement's group holds has waited slowStatement and a writer is free,
+// statement's group holds has waited slowStatement and a writer may start,
 // it starts one for them; while any wait, it looks again.
 func (s *Store) relieve() {
 	b := &s.batch
@@ -128,9 +132,10 @@ func (s *Store) relieve() {
 	start := false
 	if len(b.queue) > 0 {
 		next := slowStatement
-		if i := b.oldestFree(time.Now()); i >= 0 {
-			next -= time.Since(b.queue[i].arrived)
-			if next <= 0 && b.writers < batchWriters {
+		now := time.Now()
+		if i := b.oldestFree(now); i >= 0 {
+			next -= now.Sub(b.queue[i].arrived)
+			if next <= 0 && b.canStart(now) {
 				b.writers++
 				start, next = true, slowStatement
 			}
@@ -155,6 +160,24 @@ func (b *batcher) held(g group, now time.Time) bool {
 	return false
 }
 
+// canStart reports whether another writer may start: fewer than
+// batchWriters are writing without being held up, and fewer than
+// maxWriters in all.
+func (b *batcher) canStart(now time.Time) bool {
+	return b.writers-b.heldUp(now) < batchWriters && b.writers < maxWriters
+}
+
+// heldUp is how many statements in progress are held up.
+func (b *batcher) heldUp(now time.Time) int {
+	n := 0
+	for _, st := range b.writing {
+		if now.Sub(st.since) >= slowStatement {
+			n++
+		}
+	}
+	return n
+}
+
 // oldestFree is the index of the oldest waiting create whose group is not
 // held, or -1.
 func (b *batcher) oldestFree(now time.Time) int {
@@ -167,11 +190,11 @@ func (b *batcher) oldestFree(now time.Time) int {
 }
 
 // take ends the writer's statement done (if any) and gives it the next
-// creates to write: the oldest create and up to maxBatch-1 others of its
-// group. The only writer takes the oldest; while another writes, one takes
-// the oldest create no held-up statement holds, when a crowd waits or when
-// it has waited slowStatement; else, or when none waits, the writer retires
-// (nil).
+// creates to write: the oldest create no held-up statement holds, and up
+// to maxBatch-1 others of its group. The only writer not held up takes it
+// at once; while another writes, a writer takes it when a crowd waits or
+// when it has waited slowStatement; else, or when none waits, the writer
+// retires (nil).
 func (b *batcher) take(done *statement) ([]*createJob, statement) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -183,8 +206,8 @@ func (b *batcher) take(done *statement) ([]*createJob, statement) {
 	now, pick := time.Now(), -1
 	switch {
 	case len(b.queue) == 0:
-	case b.writers == 1:
-		pick = 0
+	case b.writers-b.heldUp(now) == 1:
+		pick = b.oldestFree(now)
 	default:
 		if i := b.oldestFree(now); i >= 0 && (len(b.queue) >= crowd || now.Sub(b.queue[i].arrived) >= slowStatement) {
 			pick = i

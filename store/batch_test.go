@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -259,14 +260,7 @@ func TestSlowStatementDoesNotHoldOthers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lock, err := admin.DB().BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lock.Rollback() //nolint:errcheck // released at the end of the test
-	if _, err := lock.ExecContext(ctx, `SELECT 1 FROM businesses WHERE id = $1 FOR UPDATE`, b.ID); err != nil {
-		t.Fatal(err)
-	}
+	lock := lockRow(t, admin, "businesses", b.ID)
 	// Customers naming the locked business wait on the lock.
 	heldOnes := func(n int) <-chan error {
 		errs := make(chan error, n)
@@ -279,44 +273,10 @@ func TestSlowStatementDoesNotHoldOthers(t *testing.T) {
 		return errs
 	}
 	first := heldOnes(1)
-	for waiting, deadline := false, time.Now().Add(time.Minute); !waiting; {
-		if err := admin.DB().GetContext(ctx, &waiting, `SELECT count(*) > 0 FROM pg_stat_activity
-			WHERE wait_event_type = 'Lock' AND query LIKE '%jsonb_populate_recordset%'`); err != nil {
-			t.Fatal(err)
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the create's statement never waited on the lock")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitOnLock(t, admin, 1)
 	time.Sleep(2 * store.SlowStatement) // the statement is now held up
 	crowd := heldOnes(2 * store.Crowd)
-
-	// Other tenants: one create each, and a crowd of one of them.
-	var wg sync.WaitGroup
-	errs := make(chan error, 3+2*store.Crowd)
-	for i := range 3 + 2*store.Crowd {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			tn := others[min(i, 2)]
-			_, _, err := app.CreateBusiness(ctx, tn.ID, store.Business{Name: fmt.Sprint("B", i), CountryID: 528, CoCNumber: "12345678"}, []check.Type{check.CoC})
-			errs <- err
-		}()
-	}
-	written := make(chan struct{})
-	go func() { wg.Wait(); close(written) }()
-	select { // while the lock is held (the held statement gives up after 30 s)
-	case <-written:
-	case <-time.After(20 * time.Second):
-		t.Fatal("other tenants' creates waited behind the held statement")
-	}
-	close(errs)
-	for err := range errs {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	othersWrite(t, app, others)
 	select {
 	case err := <-first:
 		t.Fatalf("the held create returned while its lock was held: %v", err)
@@ -332,6 +292,114 @@ func TestSlowStatementDoesNotHoldOthers(t *testing.T) {
 	}
 	for range 2 * store.Crowd {
 		if err := <-crowd; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// Two statements of one tenant held up at once (here its two kinds, by a
+// lock on the tenant's own row, as while it is being deleted) take both
+// writers; they then no longer count among them, so other tenants' creates
+// get writers of their own.
+func TestHeldStatementsDoNotHoldOthers(t *testing.T) {
+	ctx := context.Background()
+	admin, app := open(t, ownerDSN), open(t, appDSN)
+	slow := newTenant(t, admin, "held-two.example")
+	others := []store.Tenant{newTenant(t, admin, "held-a.example"), newTenant(t, admin, "held-b.example"), newTenant(t, admin, "held-c.example")}
+	lock := lockRow(t, admin, "tenants", slow.ID)
+	held := make(chan error, 1+store.Crowd)
+	create := func(kind check.Kind, i int) {
+		var err error
+		if kind == check.Business {
+			_, _, err = app.CreateBusiness(ctx, slow.ID, store.Business{Name: fmt.Sprint("Held", i), CountryID: 528, CoCNumber: "12345678"}, nil)
+		} else {
+			_, _, _, err = app.CreateCustomer(ctx, slow.ID, store.Customer{Name: fmt.Sprint("Held", i), Email: "h@example.com", CountryID: 528}, nil)
+		}
+		held <- err
+	}
+	go create(check.Business, 0)
+	waitOnLock(t, admin, 1)
+	// A crowd of its customers takes the second writer, and waits too.
+	for i := range store.Crowd {
+		go create(check.Customer, i)
+	}
+	waitOnLock(t, admin, 2)
+	othersWrite(t, app, others)
+	select {
+	case err := <-held:
+		t.Fatalf("a create of the locked tenant returned while the lock was held: %v", err)
+	default:
+	}
+	if err := lock.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	for range 1 + store.Crowd {
+		if err := <-held; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// lockRow locks a row of table for update until the test rolls the
+// returned transaction back, or ends.
+func lockRow(t *testing.T, admin *store.Store, table string, id uuid.UUID) *sql.Tx {
+	t.Helper()
+	tx, err := admin.DB().BeginTx(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = tx.Rollback() })
+	if _, err := tx.Exec(`SELECT 1 FROM `+table+` WHERE id = $1 FOR UPDATE`, id); err != nil {
+		t.Fatal(err)
+	}
+	return tx
+}
+
+// waitOnLock waits until n statements of creates wait on a lock.
+func waitOnLock(t *testing.T, admin *store.Store, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); ; {
+		var waiting int
+		if err := admin.DB().GetContext(context.Background(), &waiting, `SELECT count(*) FROM pg_stat_activity
+			WHERE wait_event_type = 'Lock' AND query LIKE '%jsonb_populate_recordset%'`); err != nil {
+			t.Fatal(err)
+		}
+		if waiting >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d create statements waited on the lock, want %d", waiting, n)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// othersWrite creates businesses for others, one each and a crowd of the
+// first, and fails unless all are written within 20 s: while a lock holds
+// another tenant's statements (which give up after 30 s).
+func othersWrite(t *testing.T, app *store.Store, others []store.Tenant) {
+	t.Helper()
+	var wg sync.WaitGroup
+	errs := make(chan error, 3+2*store.Crowd)
+	for i := range 3 + 2*store.Crowd {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			tn := others[min(i, 2)]
+			_, _, err := app.CreateBusiness(context.Background(), tn.ID, store.Business{Name: fmt.Sprint("B", i), CountryID: 528, CoCNumber: "12345678"}, []check.Type{check.CoC})
+			errs <- err
+		}()
+	}
+	written := make(chan struct{})
+	go func() { wg.Wait(); close(written) }()
+	select {
+	case <-written:
+	case <-time.After(20 * time.Second):
+		t.Fatal("other tenants' creates waited behind the held statements")
+	}
+	close(errs)
+	for err := range errs {
+		if err != nil {
 			t.Fatal(err)
 		}
 	}
