@@ -223,3 +223,36 @@ func (l *listAges) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(l.desc, prometheus.GaugeValue, now.Sub(v.ImportedAt).Seconds(), v.List)
 	}
 }
+
+// Creates registers the api's create writers' counters (store/batch.go),
+// read at scrape time from stats: statements written, the creates they
+// carried (the two give the statements' mean size), and the statements
+// that ran 100 ms or longer.
+func (m *Metrics) Creates(stats func() store.CreateStats) {
+	m.reg.MustRegister(&createStats{stats: stats,
+		statements: prometheus.NewDesc(Namespace+"_create_statements_total",
+			"Statements this process wrote creates with (concurrent creates of a tenant share one).", nil, nil),
+		creates: prometheus.NewDesc(Namespace+"_create_statement_records_total",
+			"Creates those statements carried; over kycflow_create_statements_total, their mean size.", nil, nil),
+		slow: prometheus.NewDesc(Namespace+"_create_statements_slow_total",
+			"Create statements that ran 100 ms or longer: held up by a lock, or the database strained.", nil, nil),
+	})
+}
+
+type createStats struct {
+	stats                     func() store.CreateStats
+	statements, creates, slow *prometheus.Desc
+}
+
+func (c *createStats) Describe(ch chan<- *prometheus.Desc) {
+	ch <- c.statements
+	ch <- c.creates
+	ch <- c.slow
+}
+
+func (c *createStats) Collect(ch chan<- prometheus.Metric) {
+	st := c.stats()
+	ch <- prometheus.MustNewConstMetric(c.statements, prometheus.CounterValue, float64(st.Statements))
+	ch <- prometheus.MustNewConstMetric(c.creates, prometheus.CounterValue, float64(st.Creates))
+	ch <- prometheus.MustNewConstMetric(c.slow, prometheus.CounterValue, float64(st.Held))
+}

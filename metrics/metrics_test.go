@@ -115,6 +115,20 @@ func TestGaugeFuncFailureLeavesTheRest(t *testing.T) {
 	}
 }
 
+// The create writers' counters are read at scrape time, as counters.
+func TestCreates(t *testing.T) {
+	m := New("api")
+	st := store.CreateStats{Statements: 3, Creates: 17, Held: 1}
+	m.Creates(func() store.CreateStats { return st })
+	page := scrape(t, m)
+	for _, l := range []string{"kycflow_create_statements_total 3", "kycflow_create_statement_records_total 17", "kycflow_create_statements_slow_total 1",
+		"# TYPE kycflow_create_statements_total counter"} {
+		wantLine(t, page, l)
+	}
+	st.Statements = 4
+	wantLine(t, scrape(t, m), "kycflow_create_statements_total 4")
+}
+
 // The Temporal SDK's metrics land in the same registry, named the
 // Prometheus way, and one handler serves every client of a process.
 func TestTemporalBridge(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -83,6 +84,25 @@ type batcher struct {
 	writing []statement
 	// watch runs while creates wait for a writer (relieve).
 	watch *time.Timer
+	// statements, creates and slow count the statements written, the
+	// creates they carried and those that ran slowStatement or longer.
+	statements, creates, slow atomic.Uint64
+}
+
+// CreateStats is what a process's writers have done since it started.
+type CreateStats struct {
+	// Statements written, and the creates they carried: their ratio is
+	// the statements' mean size.
+	Statements, Creates uint64
+	// Held is the statements that ran 100 ms or longer: held up by a lock
+	// or by a database under strain.
+	Held uint64
+}
+
+// CreateStats reports the writers' counts (for /metrics).
+func (s *Store) CreateStats() CreateStats {
+	b := &s.batch
+	return CreateStats{Statements: b.statements.Load(), Creates: b.creates.Load(), Held: b.slow.Load()}
 }
 
 // create writes a new record and queues its checks, sharing a statement
@@ -232,6 +252,15 @@ func (b *batcher) take(done *statement) ([]*createJob, statement) {
 	return jobs, st
 }
 
+// count records a statement of n creates that took took.
+func (b *batcher) count(n int, took time.Duration) {
+	b.statements.Add(1)
+	b.creates.Add(uint64(n))
+	if took >= slowStatement {
+		b.slow.Add(1)
+	}
+}
+
 // writeBatch writes the creates of one tenant and kind in one statement.
 // When it fails for a cause other than the database's availability, one
 // create may be at fault (a customer naming a business the tenant does not
@@ -254,7 +283,9 @@ func (s *Store) writeBatch(jobs []*createJob) {
 	for i, j := range live {
 		subjects[i] = j.subject
 	}
+	began := time.Now()
 	out, err := s.insertSubjects(ctx, nil, live[0].tenant, live[0].kind, subjects)
+	s.batch.count(len(live), time.Since(began))
 	if err != nil && len(live) > 1 && !errors.Is(classify(err), ErrUnavailable) {
 		for i := range live {
 			s.writeBatch(live[i : i+1])

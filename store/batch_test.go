@@ -338,6 +338,12 @@ func TestHeldStatementsDoNotHoldOthers(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// What /metrics reports of it: every create in a statement, and the
+	// two held-up statements as slow.
+	st := app.CreateStats()
+	if want := uint64(1 + store.Crowd + 3 + 2*store.Crowd); st.Creates != want || st.Statements == 0 || st.Statements > st.Creates || st.Held < 2 {
+		t.Errorf("create stats %+v, want %d creates and at least 2 held", st, want)
+	}
 }
 
 // lockRow locks a row of table for update until the test rolls the

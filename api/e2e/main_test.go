@@ -277,6 +277,7 @@ func run(m *testing.M) int {
 	env.lists = &worker.Watchlists{Store: env.workerStore, Logger: quiet, MarkLoaded: true}
 	env.acts.Screener, env.acts.Metrics = env.lists, env.metrics
 	worker.Observe(env.metrics, env.workerStore, env.lists)
+	env.metrics.Creates(env.app.CreateStats)
 	env.ops = httptest.NewServer(ops.Handler(ops.Probes{Lists: env.lists.Versions, MaxListAge: 48 * time.Hour,
 		Deps: []ops.Dep{ops.Database(env.workerStore), ops.Temporal(env.client)}}, env.metrics))
 	defer env.ops.Close()

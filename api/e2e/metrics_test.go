@@ -61,6 +61,7 @@ func TestMetricsAndDashboard(t *testing.T) {
 		`kycflow_http_requests_total{code="201",method="POST",route="/api/v1/businesses/create"}`,
 		`kycflow_relay_actions_total{action="start"}`,
 		`kycflow_outbox_lag_seconds `,
+		`kycflow_create_statements_slow_total `,
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("/metrics lacks %s", want)
@@ -68,6 +69,9 @@ func TestMetricsAndDashboard(t *testing.T) {
 	}
 	if !regexp.MustCompile(`(?m)^kycflow_checks_finished_total\{outcome="validated",type="iban"\} [1-9]`).MatchString(page) {
 		t.Error("no validated iban check counted")
+	}
+	if !regexp.MustCompile(`(?m)^kycflow_create_statement_records_total [1-9]`).MatchString(page) {
+		t.Error("no create counted in a statement")
 	}
 	if strings.Contains(page, id) {
 		t.Error("a record id became a label")

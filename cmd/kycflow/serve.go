@@ -125,6 +125,7 @@ func serveAPI(ctx context.Context, cfg config, s *store.Store, c client.Client, 
 	// Every request authenticates: repeats are answered from memory, which
 	// a key's revocation clears on every api process within a second.
 	s.CacheAuthentications(ctx, func(err error) { log.Warn("authentication cache listener", "error", err) })
+	m.Creates(s.CreateStats)
 	conf := api.Config{Store: s, Logger: log, Limits: cfg.Limits, PublicURL: cfg.PublicURL, IDIN: cfg.idinBroker(), Webhooks: hooks,
 		Reviews: worker.Reviews{Client: c}, Probes: p, Metrics: m}
 	if lists != nil {
