@@ -254,5 +254,5 @@ func (c *createStats) Collect(ch chan<- prometheus.Metric) {
 	st := c.stats()
 	ch <- prometheus.MustNewConstMetric(c.statements, prometheus.CounterValue, float64(st.Statements))
 	ch <- prometheus.MustNewConstMetric(c.creates, prometheus.CounterValue, float64(st.Creates))
-	ch <- prometheus.MustNewConstMetric(c.slow, prometheus.CounterValue, float64(st.Held))
+	ch <- prometheus.MustNewConstMetric(c.slow, prometheus.CounterValue, float64(st.Slow))
 }

@@ -118,7 +118,7 @@ func TestGaugeFuncFailureLeavesTheRest(t *testing.T) {
 // The create writers' counters are read at scrape time, as counters.
 func TestCreates(t *testing.T) {
 	m := New("api")
-	st := store.CreateStats{Statements: 3, Creates: 17, Held: 1}
+	st := store.CreateStats{Statements: 3, Creates: 17, Slow: 1}
 	m.Creates(func() store.CreateStats { return st })
 	page := scrape(t, m)
 	for _, l := range []string{"kycflow_create_statements_total 3", "kycflow_create_statement_records_total 17", "kycflow_create_statements_slow_total 1",

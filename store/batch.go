@@ -94,15 +94,15 @@ type CreateStats struct {
 	// Statements written, and the creates they carried: their ratio is
 	// the statements' mean size.
 	Statements, Creates uint64
-	// Held is the statements that ran 100 ms or longer: held up by a lock
+	// Slow is the statements that ran 100 ms or longer: held up by a lock
 	// or by a database under strain.
-	Held uint64
+	Slow uint64
 }
 
 // CreateStats reports the writers' counts (for /metrics).
 func (s *Store) CreateStats() CreateStats {
 	b := &s.batch
-	return CreateStats{Statements: b.statements.Load(), Creates: b.creates.Load(), Held: b.slow.Load()}
+	return CreateStats{Statements: b.statements.Load(), Creates: b.creates.Load(), Slow: b.slow.Load()}
 }
 
 // create writes a new record and queues its checks, sharing a statement
@@ -252,7 +252,7 @@ func (b *batcher) take(done *statement) ([]*createJob, statement) {
 	return jobs, st
 }
 
-// count records a statement of n creates that took took.
+// count records a statement of n creates and how long it took.
 func (b *batcher) count(n int, took time.Duration) {
 	b.statements.Add(1)
 	b.creates.Add(uint64(n))
