@@ -38,8 +38,9 @@ const (
 	// batchWriters, so the other groups keep two writers. A statement
 	// normally takes a few milliseconds.
 	slowStatement = 100 * time.Millisecond
-	// maxWriters bounds the writers, held-up ones included: a group can
-	// hold two before its first statement counts as held up.
+	// maxWriters bounds the writers, held-up ones included; a tenant has
+	// at most batchWriters statements in progress, so one tenant's held-up
+	// statements always leave writers for the others.
 	maxWriters = 4
 	// maxBatch bounds a statement's creates.
 	maxBatch = 64
@@ -112,7 +113,7 @@ func (s *Store) create(ctx context.Context, tenant uuid.UUID, kind check.Kind, s
 	b := &s.batch
 	b.mu.Lock()
 	b.queue = append(b.queue, j)
-	start := b.writers == 0 || b.canStart(j.arrived) && len(b.queue) >= crowd && !b.held(b.queue[0].group, j.arrived)
+	start := b.shouldStart(j.arrived)
 	if start {
 		b.writers++
 	} else if b.watch == nil {
@@ -180,6 +181,14 @@ func (b *batcher) held(g group, now time.Time) bool {
 	return false
 }
 
+// shouldStart reports whether a writer starts for the creates waiting now:
+// when no writer is free (none at all, or all held up) or a crowd waits,
+// if another may start and a create waits that it may take.
+func (b *batcher) shouldStart(now time.Time) bool {
+	free := b.writers - b.heldUp(now)
+	return b.canStart(now) && (free == 0 || len(b.queue) >= crowd) && b.oldestFree(now) >= 0
+}
+
 // canStart reports whether another writer may start: fewer than
 // batchWriters are writing without being held up, and fewer than
 // maxWriters in all.
@@ -198,15 +207,27 @@ func (b *batcher) heldUp(now time.Time) int {
 	return n
 }
 
-// oldestFree is the index of the oldest waiting create whose group is not
-// held, or -1.
+// oldestFree is the index of the oldest waiting create a writer may take,
+// or -1: its group is not held, and its tenant has fewer than batchWriters
+// statements in progress.
 func (b *batcher) oldestFree(now time.Time) int {
 	for i, j := range b.queue {
-		if !b.held(j.group, now) {
+		if !b.held(j.group, now) && b.statementsOf(j.tenant) < batchWriters {
 			return i
 		}
 	}
 	return -1
+}
+
+// statementsOf is how many statements of tenant are in progress.
+func (b *batcher) statementsOf(tenant uuid.UUID) int {
+	n := 0
+	for _, st := range b.writing {
+		if st.tenant == tenant {
+			n++
+		}
+	}
+	return n
 }
 
 // take ends the writer's statement done (if any) and gives it the next
@@ -252,10 +273,13 @@ func (b *batcher) take(done *statement) ([]*createJob, statement) {
 	return jobs, st
 }
 
-// count records a statement of n creates and how long it took.
-func (b *batcher) count(n int, took time.Duration) {
-	b.statements.Add(1)
-	b.creates.Add(uint64(n))
+// count records a statement of n creates and how long it took; one whose
+// creates are written again alone (again) counts only if slow.
+func (b *batcher) count(n int, took time.Duration, again bool) {
+	if !again {
+		b.statements.Add(1)
+		b.creates.Add(uint64(n))
+	}
 	if took >= slowStatement {
 		b.slow.Add(1)
 	}
@@ -285,8 +309,9 @@ func (s *Store) writeBatch(jobs []*createJob) {
 	}
 	began := time.Now()
 	out, err := s.insertSubjects(ctx, nil, live[0].tenant, live[0].kind, subjects)
-	s.batch.count(len(live), time.Since(began))
-	if err != nil && len(live) > 1 && !errors.Is(classify(err), ErrUnavailable) {
+	again := err != nil && len(live) > 1 && !errors.Is(classify(err), ErrUnavailable)
+	s.batch.count(len(live), time.Since(began), again)
+	if again {
 		for i := range live {
 			s.writeBatch(live[i : i+1])
 		}

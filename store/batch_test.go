@@ -324,6 +324,7 @@ func TestHeldStatementsDoNotHoldOthers(t *testing.T) {
 		go create(check.Customer, i)
 	}
 	waitOnLock(t, admin, 2)
+	time.Sleep(2 * store.SlowStatement) // both are now held up
 	othersWrite(t, app, others)
 	select {
 	case err := <-held:
