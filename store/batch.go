@@ -231,8 +231,8 @@ func (b *batcher) statementsOf(tenant uuid.UUID) int {
 }
 
 // take ends the writer's statement done (if any) and gives it the next
-// creates to write: the oldest create no held-up statement holds, and up
-// to maxBatch-1 others of its group. The only writer not held up takes it
+// creates to write: the oldest create a writer may take (oldestFree), and
+// up to maxBatch-1 others of its group. The only writer not held up takes it
 // at once; while another writes, a writer takes it when a crowd waits or
 // when it has waited slowStatement; else, or when none waits, the writer
 // retires (nil).
