@@ -139,7 +139,7 @@ func (o *object) obj(key string, fe *fieldErrors) *object {
 	if v == nil {
 		return nil
 	}
-	n, err := parseObject(v, o.name(key)+".")
+	n, err := walkObject(v, o.name(key)+".")
 	if err != nil {
 		fe.add(o.name(key), msg(o.name(key), "must be an object."))
 		return nil
@@ -185,7 +185,7 @@ func (o *object) objects(key string, fe *fieldErrors) []*object {
 	out := make([]*object, len(items))
 	for i, it := range items {
 		field := o.name(key) + "." + itoa(i)
-		n, err := parseObject(it, field+".")
+		n, err := walkObject(it, field+".")
 		if err != nil {
 			fe.add(field, msg(field, "must be an object."))
 			continue

@@ -14,6 +14,12 @@ func parseObject(raw []byte, prefix string) (*object, error) {
 	if !json.Valid(raw) {
 		return nil, errMalformed
 	}
+	return walkObject(raw, prefix)
+}
+
+// walkObject is parseObject for a value of a document already validated (a
+// member or an element of the body), which need not be validated again.
+func walkObject(raw []byte, prefix string) (*object, error) {
 	i := skipSpace(raw, 0)
 	if raw[i] != '{' {
 		return nil, errMalformed

@@ -29,15 +29,33 @@ func columnsBut(cols, skip string) []string {
 	return out
 }
 
-// rowFields finds a record's fields by their db tags, as sqlx does.
-var rowFields = reflectx.NewMapperFunc("db", strings.ToLower)
+// recordFields are, per kind, the field index paths of recordColumns in its
+// type, found by their db tags as sqlx does, once: recordsJSON runs on
+// every create.
+var recordFields = map[check.Kind][][]int{
+	check.Business: fieldPaths(reflect.TypeFor[Business](), recordColumns[check.Business]),
+	check.Customer: fieldPaths(reflect.TypeFor[Customer](), recordColumns[check.Customer]),
+}
+
+func fieldPaths(t reflect.Type, cols []string) [][]int {
+	fields := reflectx.NewMapperFunc("db", strings.ToLower).TypeMap(t)
+	paths := make([][]int, len(cols))
+	for i, col := range cols {
+		f := fields.GetByPath(col)
+		if f == nil {
+			panic(fmt.Sprintf("store: %s has no field for column %s", t, col))
+		}
+		paths[i] = f.Index
+	}
+	return paths
+}
 
 // recordsJSON writes new records (Business or Customer values) as one JSON
 // array of objects keyed by column, which jsonb_populate_recordset turns into
 // rows of the kind's table with its column types: so a statement's text is
 // the same for one record or sixty-four.
 func recordsJSON(kind check.Kind, rows []any) (string, error) {
-	cols := recordColumns[kind]
+	cols, paths := recordColumns[kind], recordFields[kind]
 	var b bytes.Buffer
 	b.WriteByte('[')
 	for i, row := range rows {
@@ -45,14 +63,9 @@ func recordsJSON(kind check.Kind, rows []any) (string, error) {
 			b.WriteByte(',')
 		}
 		v := reflect.ValueOf(row)
-		fields := rowFields.TypeMap(v.Type())
 		b.WriteByte('{')
 		for j, col := range cols {
-			f := fields.GetByPath(col)
-			if f == nil {
-				return "", fmt.Errorf("encode %s: no field for column %s", v.Type(), col)
-			}
-			val, err := json.Marshal(reflectx.FieldByIndexesReadOnly(v, f.Index).Interface())
+			val, err := json.Marshal(reflectx.FieldByIndexesReadOnly(v, paths[j]).Interface())
 			if err != nil {
 				return "", fmt.Errorf("encode %s.%s: %w", v.Type(), col, err)
 			}
