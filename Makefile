@@ -137,6 +137,7 @@ fuzz-parsers:
 	$(GO) test -run='^$$' -fuzz='^FuzzValidate$$' -fuzztime=$(FUZZTIME) ./providers/iban
 	$(GO) test -run='^$$' -fuzz='^FuzzValidate$$' -fuzztime=$(FUZZTIME) ./providers/vatnum
 	$(GO) test -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZTIME) ./providers/mrz
+	$(GO) test -run='^$$' -fuzz='^FuzzRefused$$' -fuzztime=$(FUZZTIME) ./webhook
 
 # Tests that need no services: quick feedback while editing.
 unit:

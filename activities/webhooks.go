@@ -322,7 +322,7 @@ func (a *Activities) attempt(ctx context.Context, c store.Claim, sched webhook.S
 		return attemptResult{}, store.Settled{}, temporal.NewNonRetryableApplicationError("event "+ref.EventID.String()+" is not JSON", "BadEvent", err)
 	}
 	res := hooks.Sender.Send(ctx, webhook.Message{URL: c.Endpoint.URL, EventID: c.Event.ID.String(),
-		EventType: string(c.Event.Type), Body: body.Bytes(), Secrets: secrets})
+		EventType: string(c.Event.Type), Body: body.Bytes(), Secrets: secrets, Sandbox: c.Endpoint.Sandbox})
 	if ctx.Err() != nil {
 		// The worker is stopping: let go at once (the step is retried, by
 		// this worker or another) rather than when the hold runs out.

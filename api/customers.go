@@ -110,6 +110,11 @@ func (s *Server) createCustomer(c echo.Context) error {
 	}
 	if !cu.Mails {
 		out.URLs = s.linkURLs(checks, links)
+		if hasLink(out.URLs) {
+			shown := out
+			shown.URLs = withoutLinks(out.URLs)
+			s.keepSealed(c, shown)
+		}
 	}
 	return c.JSON(http.StatusCreated, out)
 }
@@ -138,7 +143,29 @@ func (s *Server) checkCustomer(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusAccepted, customerChecksQueuedJSON{Messages: queuedMessages(checks), URLs: s.linkURLs(checks, links)})
+	out := customerChecksQueuedJSON{Messages: queuedMessages(checks), URLs: s.linkURLs(checks, links)}
+	if hasLink(out.URLs) {
+		s.keepSealed(c, customerChecksQueuedJSON{Messages: out.Messages, URLs: withoutLinks(out.URLs)})
+	}
+	return c.JSON(http.StatusAccepted, out)
+}
+
+func hasLink(urls map[check.Type]*string) bool {
+	for _, u := range urls {
+		if u != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// withoutLinks is urls with every link left out (null, as when mailed).
+func withoutLinks(urls map[check.Type]*string) map[check.Type]*string {
+	out := make(map[check.Type]*string, len(urls))
+	for t := range urls {
+		out[t] = nil
+	}
+	return out
 }
 
 // linkURLs maps each queued idin/idscan check to its verification URL,

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/json"
 	"io"
 	"net/http"
 
@@ -80,7 +81,11 @@ func (s *Server) idempotent(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		kept := rec.body.Bytes()
 		if sealed, _ := c.Get(sealAnswer).(bool); sealed {
-			kept = append([]byte{sealedMark}, s.hooks.Cipher.Seal(string(kept), tenant.String()+"/"+key)...)
+			if s.hooks.Cipher != nil {
+				kept = append([]byte{sealedMark}, s.hooks.Cipher.Seal(string(kept), tenant.String()+"/"+key)...)
+			} else if kept, _ = c.Get(keptInstead).([]byte); kept == nil {
+				kept = []byte("{}")
+			}
 		}
 		if err := s.store.CompleteIdempotencyKey(context.WithoutCancel(ctx), tenant, key, status, kept); err != nil {
 			s.log.Error("keep idempotent answer", "request_id", requestID(c), "error", err)
@@ -90,9 +95,27 @@ func (s *Server) idempotent(next echo.HandlerFunc) echo.HandlerFunc {
 }
 
 // sealAnswer marks an answer that carries a secret (a new webhook signing
-// secret): it is kept sealed with the webhook key, as the secret itself
-// is, so the idempotency table holds no secret in the clear.
-const sealAnswer = "idempotency.seal"
+// secret, a verification link's token): it is kept sealed with the
+// webhook key, as the secret itself is, so the idempotency table holds no
+// secret in the clear. A server without the key keeps keptInstead.
+const (
+	sealAnswer  = "idempotency.seal"
+	keptInstead = "idempotency.instead"
+)
+
+// keepSealed marks this request's answer as carrying a secret; without the
+// key to seal it, what is kept and replayed is instead (the answer without
+// its secrets).
+func (s *Server) keepSealed(c echo.Context, instead any) {
+	c.Set(sealAnswer, true)
+	if s.hooks.Cipher == nil {
+		b, err := json.Marshal(instead)
+		if err != nil {
+			panic(err) // a shape of this package's own
+		}
+		c.Set(keptInstead, b)
+	}
+}
 
 // sealedMark starts a sealed answer (a JSON answer never starts with NUL).
 const sealedMark = 0

@@ -33,6 +33,9 @@ type Limits struct {
 	// VerifyFailures is unknown-link answers per minute per client address
 	// (token guessing) on /verify pages.
 	VerifyFailures float64
+	// ScreenCPU is the CPU-seconds per second a tenant's synchronous
+	// screenings may take (cpuBudget).
+	ScreenCPU float64
 	// TrustedProxies are the proxies whose X-Forwarded-For names the client;
 	// none: the client is the connection's peer, and the header is ignored.
 	TrustedProxies []netip.Prefix

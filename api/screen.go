@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -19,11 +20,9 @@ import (
 	"github.com/kycflow/kycflow/store"
 )
 
-// Synchronous screening limits.
-const (
-	maxScreenQueries = 100
-	maxScreenName    = 300
-)
+// Synchronous screening limits: a batch's queries; a name's length and
+// words are the matcher's (sanctions.MaxQueryRunes, MaxQueryWords).
+const maxScreenQueries = 100
 
 // screenSchemas are the kinds of party a query may name.
 var screenSchemas = map[string]string{"person": "Person", "organization": "Organization", "any": "Thing"}
@@ -65,6 +64,15 @@ func (s *Server) screen(c echo.Context) error {
 	}
 	ctx := c.Request().Context()
 	p := principal(c)
+	// The CPU the queries take is the tenant's to spend (cpuBudget).
+	var used atomic.Int64
+	if b := s.screenBudget; b != nil {
+		est := screenEstimate(queries)
+		if err := b.reserve(p.TenantID, est, time.Now()); err != nil {
+			return err
+		}
+		defer func() { b.settle(p.TenantID, est, time.Duration(used.Load()), time.Now()) }()
+	}
 	set, err := s.store.AMLSettings(ctx, p.TenantID)
 	if err != nil {
 		return err
@@ -78,6 +86,11 @@ func (s *Server) screen(c echo.Context) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			// Measured on the goroutine's own thread.
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			start := threadCPU()
+			defer func() { used.Add(int64(threadCPU() - start)) }()
 			for i := range next {
 				q := queries[i]
 				q.HardConflict = set.HardConflict
@@ -113,6 +126,16 @@ func (s *Server) screen(c echo.Context) error {
 	return c.JSON(http.StatusOK, out)
 }
 
+// screenEstimate is what a batch is reckoned to cost before it runs: about
+// a millisecond a word, the costliest queries' rate (docs/BENCHMARKS.md).
+func screenEstimate(qs []sanctions.Query) time.Duration {
+	words := 0
+	for _, q := range qs {
+		words += max(1, sanctions.QueryWords(q.Name))
+	}
+	return time.Duration(words) * time.Millisecond
+}
+
 // readScreenQueries reads the queries: a name each (required), a birth
 // date (YYYY, YYYY-MM or YYYY-MM-DD, not in the future), a nationality
 // (ISO 3166-1 alpha-2 or alpha-3) and a type (person, the default;
@@ -140,8 +163,10 @@ func readScreenQueries(body *object, fe *fieldErrors) ([]sanctions.Query, []scre
 		switch {
 		case name == nil && !fe.has(it.name("name")):
 			fe.add(it.name("name"), msg(it.name("name"), "is required."))
-		case name != nil && utf8.RuneCountInString(*name) > maxScreenName:
-			fe.add(it.name("name"), msg(it.name("name"), "must not be greater than "+strconv.Itoa(maxScreenName)+" characters."))
+		case name != nil && utf8.RuneCountInString(*name) > sanctions.MaxQueryRunes:
+			fe.add(it.name("name"), msg(it.name("name"), "must not be greater than "+strconv.Itoa(sanctions.MaxQueryRunes)+" characters."))
+		case name != nil && sanctions.QueryWords(*name) > sanctions.MaxQueryWords:
+			fe.add(it.name("name"), msg(it.name("name"), "must not have more than "+strconv.Itoa(sanctions.MaxQueryWords)+" words."))
 		case name != nil:
 			q.Name, sh.Name = *name, *name
 		}

@@ -66,6 +66,7 @@ type Server struct {
 	limits                  Limits
 	tenants                 sync.Map // tenant id → *rate.Limiter
 	apiBudget, verifyBudget addressBudget
+	screenBudget            *cpuBudget // nil: off
 }
 
 const principalKey = "principal"
@@ -74,7 +75,8 @@ const principalKey = "principal"
 func New(cfg Config) *echo.Echo {
 	s := &Server{store: cfg.Store, log: cfg.Logger, publicURL: strings.TrimSuffix(cfg.PublicURL, "/"), limits: cfg.Limits,
 		apiBudget:    addressBudget{all: perSecond(cfg.Limits.IP), fails: perMinute(cfg.Limits.AuthFailures)},
-		verifyBudget: addressBudget{all: perMinute(cfg.Limits.Verify), fails: perMinute(cfg.Limits.VerifyFailures)}}
+		verifyBudget: addressBudget{all: perMinute(cfg.Limits.Verify), fails: perMinute(cfg.Limits.VerifyFailures)},
+		screenBudget: newCPUBudget(cfg.Limits.ScreenCPU)}
 	s.hooks, s.reviews, s.screener, s.metrics, s.probes = cfg.Webhooks, cfg.Reviews, cfg.Screener, cfg.Metrics, cfg.Probes
 	if s.hooks.Guard == nil {
 		s.hooks.Guard = &webhook.Guard{}

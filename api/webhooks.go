@@ -74,7 +74,7 @@ func (s *Server) parseEndpoint(c echo.Context, body *object, sandbox bool) (stor
 	}
 	events := eventNames(names, &fe)
 	if u != nil && !fe.has("url") {
-		if err := s.hooks.Guard.CheckURL(c.Request().Context(), *u, sandbox || s.hooks.AllowHTTP); err != nil {
+		if err := s.hooks.Guard.ForTenant(sandbox).CheckURL(c.Request().Context(), *u, sandbox || s.hooks.AllowHTTP); err != nil {
 			var ue *webhook.URLError
 			if !errors.As(err, &ue) {
 				return store.Endpoint{}, err

@@ -20,7 +20,8 @@ import (
 var ErrLimit = errors.New("limit reached")
 
 const endpointCols = `id, tenant_id, url, events, description, secret, previous_secret, previous_expires_at,
-	disabled_at, disabled_reason, failing_since, created_at, updated_at`
+	disabled_at, disabled_reason, failing_since, created_at, updated_at,
+	(SELECT t.sandbox FROM tenants t WHERE t.id = tenant_id) AS sandbox`
 
 // Endpoint is a tenant's webhook endpoint. Its secrets are sealed (see
 // webhook.Cipher): the store never sees them in the clear.
@@ -38,6 +39,8 @@ type Endpoint struct {
 	FailingSince      *time.Time     `db:"failing_since"`
 	CreatedAt         time.Time      `db:"created_at"`
 	UpdatedAt         time.Time      `db:"updated_at"`
+	// Sandbox: the tenant's is a sandbox tenant (webhook.Guard.ForTenant).
+	Sandbox bool `db:"sandbox"`
 }
 
 // Secrets are the sealed secrets that sign now, newest first: the previous
@@ -212,9 +215,13 @@ func (s *Store) Redeliver(ctx context.Context, tenantID, eventID uuid.UUID, endp
 		if err != nil {
 			return err
 		}
+		// Each endpoint's row is locked (in id order, so two redeliveries
+		// of different scope cannot deadlock): a concurrent redelivery of
+		// the same event waits here, then numbers its delivery after this
+		// one's instead of colliding with it.
 		var eps []Endpoint
 		if err := tx.SelectContext(ctx, &eps, `SELECT `+endpointCols+` FROM webhook_endpoints
-			WHERE tenant_id = $1 AND ($2::uuid IS NULL OR id = $2) ORDER BY id`, tenantID, endpointID); err != nil {
+			WHERE tenant_id = $1 AND ($2::uuid IS NULL OR id = $2) ORDER BY id FOR NO KEY UPDATE`, tenantID, endpointID); err != nil {
 			return err
 		}
 		if endpointID != nil && len(eps) == 0 {

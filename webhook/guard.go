@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -52,76 +51,45 @@ type ResolveError struct {
 func (e *ResolveError) Error() string { return fmt.Sprintf("%s could not be resolved", e.Host) }
 func (e *ResolveError) Unwrap() error { return e.Err }
 
-// Ranges refused besides what netip classifies (loopback, private,
-// link-local, multicast, unspecified).
-var reserved = []struct {
-	prefix netip.Prefix
-	reason string
-}{
-	{netip.MustParsePrefix("0.0.0.0/8"), "reserved"},
-	{netip.MustParsePrefix("100.64.0.0/10"), "shared (carrier-grade NAT)"},
-	{netip.MustParsePrefix("192.0.0.0/24"), "reserved"},
-	{netip.MustParsePrefix("192.0.2.0/24"), "documentation"},
-	{netip.MustParsePrefix("198.18.0.0/15"), "benchmarking"},
-	{netip.MustParsePrefix("198.51.100.0/24"), "documentation"},
-	{netip.MustParsePrefix("203.0.113.0/24"), "documentation"},
-	{netip.MustParsePrefix("240.0.0.0/4"), "reserved"},
-	// Azure's wire server and instance metadata: public addresses that
-	// answer only from inside the cloud.
-	{netip.MustParsePrefix("168.63.129.16/32"), "cloud metadata service"},
-	// IPv6 forms that carry an IPv4 address (NAT64, 6to4) could reach a
-	// private one; and the discard and documentation prefixes.
-	{netip.MustParsePrefix("64:ff9b::/96"), "NAT64"},
-	{netip.MustParsePrefix("64:ff9b:1::/48"), "NAT64"},
-	{netip.MustParsePrefix("2002::/16"), "6to4"},
-	{netip.MustParsePrefix("100::/64"), "discard"},
-	{netip.MustParsePrefix("2001:db8::/32"), "documentation"},
+// Refused says why an address may not be reached ("" when it may): the
+// operator's Allow networks, else public unicast only (addrs.go).
+func (g *Guard) Refused(a netip.Addr) string {
+	if a.Zone() == "" {
+		for _, p := range g.Allow {
+			if p.Contains(a.Unmap()) {
+				return ""
+			}
+		}
+	}
+	return refusedAddr(a)
 }
 
-// The cloud metadata services' addresses inside ranges refused anyway,
-// named for the message.
-var metadata = []netip.Addr{netip.MustParseAddr("169.254.169.254"), netip.MustParseAddr("fd00:ec2::254")}
-
-// Refused says why an address may not be reached ("" when it may).
-func (g *Guard) Refused(a netip.Addr) string {
-	a = a.Unmap()
-	for _, p := range g.Allow {
-		if p.Contains(a) {
-			return ""
-		}
+// ForTenant is the guard for a tenant's endpoints: the operator's Allow
+// networks open to sandbox tenants only (the development stack's
+// receivers on loopback); a live tenant's deliveries reach public
+// addresses alone, whatever the operator allowed.
+func (g *Guard) ForTenant(sandbox bool) *Guard {
+	if sandbox || len(g.Allow) == 0 {
+		return g
 	}
-	switch {
-	case slices.Contains(metadata, a):
-		return "cloud metadata service"
-	case a.IsLoopback():
-		return "loopback"
-	case a.IsPrivate():
-		return "private network"
-	case a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast():
-		return "link-local"
-	case a.IsUnspecified():
-		return "unspecified"
-	case a.IsMulticast() || a.IsInterfaceLocalMulticast():
-		return "multicast"
-	case a == netip.AddrFrom4([4]byte{255, 255, 255, 255}):
-		return "broadcast"
-	}
-	for _, r := range reserved {
-		if r.prefix.Contains(a) {
-			return r.reason
-		}
-	}
-	return ""
+	strict := *g
+	strict.Allow = nil
+	return &strict
 }
 
 // resolve returns the host's addresses when every one of them may be
 // reached; otherwise a *BlockedError (naming the first refused address) or
 // a *ResolveError.
 func (g *Guard) resolve(ctx context.Context, host string) ([]netip.Addr, error) {
+	literal := strings.HasPrefix(host, "[") || strings.Contains(host, ":")
 	host = strings.TrimSuffix(strings.TrimPrefix(strings.TrimSuffix(host, "]"), "["), ".")
 	var addrs []netip.Addr
 	if a, err := netip.ParseAddr(host); err == nil {
 		addrs = []netip.Addr{a}
+	} else if literal {
+		return nil, &NotationError{Host: host, Reason: "is not a valid IPv6 address"}
+	} else if endsInNumber(host) {
+		return nil, &NotationError{Host: host, Reason: "is not an IPv4 address in standard notation (four decimal numbers, no leading zeros)"}
 	} else {
 		lookup := g.Resolve
 		if lookup == nil {
@@ -139,6 +107,32 @@ func (g *Guard) resolve(ctx context.Context, host string) ([]netip.Addr, error) 
 		}
 	}
 	return addrs, nil
+}
+
+// NotationError is a host written as an address in a form other than the
+// standard one. Resolvers and browsers read "0x7f.1", "2130706433" or
+// "010.0.0.1" as IPv4 addresses, each its own way (octal, hex, a number
+// for the last parts): such a host is refused, not guessed at.
+type NotationError struct {
+	Host   string
+	Reason string
+}
+
+func (e *NotationError) Error() string { return e.Host + " " + e.Reason }
+
+// endsInNumber: the host's last label is a number (decimal, or hex with
+// 0x), which makes the whole host an IPv4 address to a URL parser
+// (WHATWG's "ends in a number"); no top-level domain is numeric.
+func endsInNumber(host string) bool {
+	label := host[strings.LastIndexByte(host, '.')+1:]
+	if label == "" {
+		return false
+	}
+	if len(label) >= 2 && (label[:2] == "0x" || label[:2] == "0X") {
+		label = label[2:]
+		return strings.Trim(label, "0123456789abcdefABCDEF") == ""
+	}
+	return strings.Trim(label, "0123456789") == ""
 }
 
 // URLError is an endpoint URL refused at registration.

@@ -53,11 +53,11 @@ func TestRefused(t *testing.T) {
 	g := &Guard{}
 	cases := map[string]string{
 		"127.0.0.1": "loopback", "127.3.4.5": "loopback", "::1": "loopback", "::ffff:127.0.0.1": "loopback",
-		"10.0.0.1": "private network", "172.16.5.4": "private network", "192.168.1.1": "private network", "fd12::1": "private network",
+		"10.0.0.1": "private network", "172.16.5.4": "private network", "192.168.1.1": "private network", "fd12::1": "private network (unique local)",
 		"169.254.169.254": "cloud metadata service", "fd00:ec2::254": "cloud metadata service", "168.63.129.16": "cloud metadata service",
 		"169.254.1.1": "link-local", "fe80::1": "link-local", "0.0.0.0": "unspecified", "::": "unspecified",
 		"100.64.0.1": "shared (carrier-grade NAT)", "239.1.2.3": "multicast", "255.255.255.255": "broadcast",
-		"64:ff9b::a00:1": "NAT64", "2002:a00:1::": "6to4", "198.18.0.1": "benchmarking", "240.0.0.1": "reserved",
+		"64:ff9b::a00:1": "NAT64 form of 10.0.0.1, a private network", "2002:a00:1::": "6to4 (deprecated) form of 10.0.0.1, a private network", "198.18.0.1": "benchmarking", "240.0.0.1": "reserved",
 		"::ffff:10.0.0.1": "private network",
 		"93.184.216.34":   "", "2606:2800:220:1:248:1893:25c8:1946": "", "8.8.8.8": "",
 	}
@@ -112,7 +112,7 @@ func TestCheckURL(t *testing.T) {
 		"https:///nohost":                                  "absolute URL",
 		"https://" + strings.Repeat("a", MaxURL) + ".com/": "longer than",
 		"https://[::ffff:10.0.0.1]/":                       "private network",
-		"https://0x7f.0.0.1/":                              "could not be resolved",
+		"https://0x7f.0.0.1/":                              "standard notation",
 	}
 	for u, want := range bad {
 		err := g.CheckURL(ctx, u, false)
@@ -148,7 +148,7 @@ func TestSendSignsAndPins(t *testing.T) {
 		Resolve: fakeDNS(map[string][]string{"receiver.test": {"127.0.0.1"}}), Dial: loopbackOnly(t, &dialed, &mu)}
 	s := &Sender{Guard: g}
 	body := []byte(`{"id":"e1"}`)
-	r := s.Send(context.Background(), Message{URL: "http://receiver.test:" + port + "/hook", EventID: "e1", EventType: "check.completed", Body: body, Secrets: [][]byte{[]byte(secret)}})
+	r := s.Send(context.Background(), Message{URL: "http://receiver.test:" + port + "/hook", EventID: "e1", EventType: "check.completed", Body: body, Secrets: [][]byte{[]byte(secret)}, Sandbox: true})
 	if !r.OK || r.StatusCode != 200 || len(r.Response) != MaxResponse || r.Error != "" {
 		t.Fatalf("result %+v", r)
 	}
@@ -165,6 +165,24 @@ func TestSendSignsAndPins(t *testing.T) {
 	mu.Lock()
 	defer mu.Unlock()
 	if len(dialed) != 1 || dialed[0] != "127.0.0.1:"+port {
+		t.Fatalf("dialled %v", dialed)
+	}
+	mu.Unlock()
+	// The operator's allow-list is the sandbox tenants': a live tenant's
+	// delivery to the same receiver is refused (with the connection the
+	// sandbox one left open idle), and so is its registration.
+	r = s.Send(context.Background(), Message{URL: "http://receiver.test:" + port + "/hook", Body: body, Secrets: [][]byte{[]byte(secret)}})
+	if r.OK || !strings.Contains(r.Error, "refused: receiver.test resolves to 127.0.0.1, a loopback address") {
+		t.Fatalf("live delivery to an allowed network: %+v", r)
+	}
+	if err := g.ForTenant(false).CheckURL(context.Background(), "https://receiver.test/", false); err == nil || !strings.Contains(err.Error(), "loopback") {
+		t.Fatalf("live registration on an allowed network: %v", err)
+	}
+	if err := g.ForTenant(true).CheckURL(context.Background(), "https://receiver.test/", false); err != nil {
+		t.Fatalf("sandbox registration on an allowed network: %v", err)
+	}
+	mu.Lock()
+	if len(dialed) != 1 {
 		t.Fatalf("dialled %v", dialed)
 	}
 }
@@ -205,7 +223,7 @@ func TestSendRefusesPrivateAndRedirects(t *testing.T) {
 	// With loopback allowed (development), a redirect to loopback is
 	// still not followed: it is a failed attempt.
 	dev := &Sender{Guard: &Guard{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}, Dial: loopbackOnly(t, &dialed, &mu)}}
-	r := dev.Send(context.Background(), Message{URL: redirect.URL, Body: []byte(`{}`)})
+	r := dev.Send(context.Background(), Message{URL: redirect.URL, Body: []byte(`{}`), Sandbox: true})
 	if r.OK || r.StatusCode != http.StatusFound || !strings.Contains(r.Error, "redirect") {
 		t.Fatalf("redirect: %+v", r)
 	}
@@ -214,7 +232,7 @@ func TestSendRefusesPrivateAndRedirects(t *testing.T) {
 		t.Fatalf("the redirect was followed to %s", p)
 	default:
 	}
-	if r := dev.Send(context.Background(), Message{URL: gone.URL, Body: []byte(`{}`)}); r.OK || !r.Gone || r.StatusCode != 410 {
+	if r := dev.Send(context.Background(), Message{URL: gone.URL, Body: []byte(`{}`), Sandbox: true}); r.OK || !r.Gone || r.StatusCode != 410 {
 		t.Fatalf("410: %+v", r)
 	}
 	// Connection refused and a receiver too slow are failed attempts that
@@ -222,13 +240,13 @@ func TestSendRefusesPrivateAndRedirects(t *testing.T) {
 	l, _ := net.Listen("tcp", "127.0.0.1:0")
 	addr := l.Addr().String()
 	l.Close()
-	if r := dev.Send(context.Background(), Message{URL: "http://" + addr + "/", Body: []byte(`{}`)}); r.OK || !strings.Contains(r.Error, "could not connect") {
+	if r := dev.Send(context.Background(), Message{URL: "http://" + addr + "/", Body: []byte(`{}`), Sandbox: true}); r.OK || !strings.Contains(r.Error, "could not connect") {
 		t.Fatalf("refused: %+v", r)
 	}
 	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { time.Sleep(300 * time.Millisecond) }))
 	defer slow.Close()
 	quick := &Sender{Guard: dev.Guard, Timeout: 50 * time.Millisecond}
-	if r := quick.Send(context.Background(), Message{URL: slow.URL, Body: []byte(`{}`)}); r.OK || !strings.Contains(r.Error, "no answer within 50ms") {
+	if r := quick.Send(context.Background(), Message{URL: slow.URL, Body: []byte(`{}`), Sandbox: true}); r.OK || !strings.Contains(r.Error, "no answer within 50ms") {
 		t.Fatalf("timeout: %+v", r)
 	}
 }

@@ -16,6 +16,8 @@ import (
 
 // Sender delivers events over HTTP through a Guard. Safe for concurrent use.
 type Sender struct {
+	// Guard checks every connection: its Allow networks open to sandbox
+	// tenants' deliveries only (Guard.ForTenant).
 	Guard *Guard
 	// Timeout is how long a receiver has to answer; 0: Timeout.
 	Timeout time.Duration
@@ -23,8 +25,11 @@ type Sender struct {
 	// receivers' certificates with it); nil: the system's roots.
 	TLS *tls.Config
 
-	once   sync.Once
-	client *http.Client
+	once sync.Once
+	// Live and sandbox tenants' deliveries go through clients of their
+	// own, so a connection one opened to an allowed network is never
+	// reused for the other.
+	live, sandbox *http.Client
 }
 
 // Message is one delivery attempt.
@@ -35,6 +40,8 @@ type Message struct {
 	Body      []byte
 	// Secrets sign the body, newest first.
 	Secrets [][]byte
+	// Sandbox: the endpoint is a sandbox tenant's (Guard.ForTenant).
+	Sandbox bool
 }
 
 // Result is what became of an attempt. OK: the receiver answered 2xx.
@@ -59,7 +66,11 @@ func (s *Sender) init() {
 	if guard == nil {
 		guard = &Guard{}
 	}
-	s.client = &http.Client{
+	s.live, s.sandbox = s.newClient(guard.ForTenant(false), timeout), s.newClient(guard, timeout)
+}
+
+func (s *Sender) newClient(guard *Guard, timeout time.Duration) *http.Client {
+	return &http.Client{
 		Timeout: timeout,
 		Transport: &http.Transport{
 			Proxy:                 nil, // a proxy would resolve the host itself, past the guard
@@ -90,10 +101,14 @@ func (s *Sender) Send(ctx context.Context, m Message) Result {
 	req.Header.Set(HeaderEventID, m.EventID)
 	req.Header.Set(HeaderEventType, m.EventType)
 	req.Header.Set(HeaderSignature, Sign(start, m.Body, m.Secrets...))
-	resp, err := s.client.Do(req)
+	client := s.live
+	if m.Sandbox {
+		client = s.sandbox
+	}
+	resp, err := client.Do(req)
 	r := Result{Duration: time.Since(start)}
 	if err != nil {
-		r.Error = describe(err, s.client.Timeout)
+		r.Error = describe(err, client.Timeout)
 		return r
 	}
 	defer resp.Body.Close()
@@ -119,11 +134,14 @@ func (s *Sender) Send(ctx context.Context, m Message) Result {
 // the tenant.
 func describe(err error, timeout time.Duration) string {
 	var blocked *BlockedError
+	var notation *NotationError
 	var unresolved *ResolveError
 	var netErr net.Error
 	switch {
 	case errors.As(err, &blocked):
 		return "refused: " + blocked.Error()
+	case errors.As(err, &notation):
+		return "refused: " + notation.Error()
 	case errors.As(err, &unresolved):
 		return unresolved.Error()
 	case errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &netErr) && netErr.Timeout()):

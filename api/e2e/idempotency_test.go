@@ -166,3 +166,44 @@ func TestHousekeepingPrunesIdempotencyKeys(t *testing.T) {
 		t.Fatalf("the fresh key was pruned")
 	}
 }
+
+// A create or check request answered with verification links (mails:
+// false) under an Idempotency-Key is replayed whole, links included, yet
+// the links' tokens are nowhere at rest but as their hashes: the stored
+// answer is sealed (checked with SQL on idempotency_keys, then in every
+// table, Temporal's histories and the log).
+func TestLinkTokensNotKeptInReplays(t *testing.T) {
+	key := fmt.Sprintf("links-%d", time.Now().UnixNano())
+	body := map[string]any{"name": "Replay Person", "email": "replay@example.com", "country_code": "NLD", "mails": false,
+		"checks": map[string]bool{"idin": true, "idscan": true, "iban": false}}
+	first := post(t, env.a, "/api/v1/customers/create", key, body).want(t, http.StatusCreated)
+	again := post(t, env.a, "/api/v1/customers/create", key, body).want(t, http.StatusCreated)
+	if again.header.Get("Idempotent-Replayed") != "true" || !bytes.Equal(first.raw, again.raw) {
+		t.Fatalf("replay: %s\nfirst: %s", again.raw, first.raw)
+	}
+	id := first.body["id"].(string)
+	queued := post(t, env.a, "/api/v1/customers/"+id+"/check", key+"-check", map[string]any{"type": []string{"idscan"}}).want(t, http.StatusAccepted)
+	if r := post(t, env.a, "/api/v1/customers/"+id+"/check", key+"-check", map[string]any{"type": []string{"idscan"}}); !bytes.Equal(r.raw, queued.raw) {
+		t.Fatalf("check replay: %s\nfirst: %s", r.raw, queued.raw)
+	}
+	var tokens []string
+	for _, u := range []any{obj(first.body["urls"])["idin"], obj(first.body["urls"])["idscan"], obj(queued.body["urls"])["idscan"]} {
+		p := linkPath(t, u)
+		tokens = append(tokens, p[strings.LastIndex(p, "/")+1:])
+	}
+	if n := countRows(t, `SELECT count(*) FROM idempotency_keys WHERE tenant_id = $1 AND key LIKE $2 AND status IN (201, 202)`, env.a.id, key+"%"); n != 2 {
+		t.Fatalf("%d stored answers", n)
+	}
+	for _, tok := range tokens {
+		if n := countRows(t, `SELECT count(*) FROM idempotency_keys WHERE strpos(encode(body, 'escape'), $1) > 0`, tok); n != 0 {
+			t.Fatalf("a link token is kept in the clear in %d idempotency replays", n)
+		}
+	}
+	// The checks' workflows have run up to the link (the idin check's and
+	// the second idscan check's, which superseded the first): their
+	// histories too.
+	eventually(t, 15*time.Second, "the idin and idscan checks await the person", func() bool {
+		return countRows(t, `SELECT count(*) FROM checks WHERE customer_id = $1 AND status = 'awaiting_input'`, id) == 2
+	})
+	nowhereAtRest(t, tokens...)
+}

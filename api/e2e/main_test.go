@@ -59,7 +59,9 @@ var env struct {
 	sandboxT     tenant // a sandbox tenant (kyc_test_ key)
 
 	adminDSN, appDSN, workerDSN string
-	bin                         string // the kycflow binary, for tests that run or kill it
+	pg                          *pgcluster.Cluster // kycflow's database and the Temporal server's
+	logPath                     string             // the services' log (the in-process API's among them)
+	bin                         string             // the kycflow binary, for tests that run or kill it
 	worker                      sdkworker.Worker
 	acts                        *activities.Activities
 
@@ -191,6 +193,7 @@ func run(m *testing.M) int {
 	if env.workerStore, err = store.Open(ctx, pg.DSN(store.WorkerRole, "kycflow"), 20); err != nil {
 		return fail("worker store", err)
 	}
+	env.pg, env.logPath = pg, filepath.Join(dir, "services.log")
 	env.adminDSN, env.appDSN, env.workerDSN = pg.DSN("postgres", "kycflow"), pg.DSN(store.AppRole, "kycflow"), pg.DSN(store.WorkerRole, "kycflow")
 	env.bin = filepath.Join(dir, "kycflow")
 	if out, err := exec.Command("go", "build", "-o", env.bin, "github.com/kycflow/kycflow/cmd/kycflow").CombinedOutput(); err != nil {

@@ -76,7 +76,7 @@ func clearance(entity string) map[string]any {
 // makes it alert again.
 func TestAMLReviewLoop(t *testing.T) {
 	reviewList(t, rostov)
-	tn := hookTenant(t, false)
+	tn := hookTenant(t, true) // a sandbox tenant: its webhook receiver is on loopback
 	rcv := newReceiver(t, true, "")
 	env.dns.set("reviews.test", receiverIP)
 	_, secret := register(t, tn, "https://reviews.test:"+strings.Split(rcv.addr, ":")[1]+"/hooks", string(check.CheckReviewed))

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 
 	"github.com/kycflow/kycflow/api"
 	"github.com/kycflow/kycflow/ops"
+	"github.com/kycflow/kycflow/providers/sanctions"
 	"github.com/kycflow/kycflow/store"
 )
 
@@ -48,6 +50,10 @@ func TestScreen(t *testing.T) {
 		{map[string]any{"queries": append(screenQueries(1), map[string]any{"name": "X", "nationality": "528"})}, "queries.1.nationality"},
 		{map[string]any{"queries": []any{map[string]any{"name": "X", "type": "ship"}}}, "queries.0.type"},
 		{map[string]any{"queries": []any{"Pavel Volkov"}}, "queries.0"},
+		// Where names end: 200 characters, 12 words.
+		{map[string]any{"queries": append(screenQueries(2), map[string]any{"name": strings.Repeat("محمد", 50) + "x"})}, "queries.2.name"},
+		{map[string]any{"queries": append(screenQueries(1), map[string]any{"name": strings.Repeat("Ali ", 13)})}, "queries.1.name"},
+		{map[string]any{"queries": []any{map[string]any{"name": strings.Repeat("محمد عبد الله علي حسن ", 14)}}}, "queries.0.name"},
 	} {
 		r := request(t, tn, http.MethodPost, "/api/v1/screen", tc.body)
 		if r.status != http.StatusUnprocessableEntity || obj(r.body["errors"])[tc.field] == nil {
@@ -114,5 +120,45 @@ func TestScreen(t *testing.T) {
 	serve(t, api.Config{Store: env.app, Screener: env.lists, Probes: ops.Probes{Lists: env.lists.Versions, MaxListAge: time.Nanosecond}})
 	if h := request(t, tn, http.MethodGet, "/healthz", nil).want(t, http.StatusOK); h.body["status"] != "degraded" || len(h.body["stale_watchlists"].([]any)) == 0 {
 		t.Fatalf("healthz with a stale list: %s", h.raw)
+	}
+}
+
+// indexScreener screens against an index of its own (a generated list),
+// for a server the test starts.
+type indexScreener struct {
+	ix *sanctions.Index
+	v  []store.WatchlistVersion
+}
+
+func (s indexScreener) Screen(q sanctions.Query, limit int, _ []string) ([]sanctions.Hit, []store.WatchlistVersion) {
+	return s.ix.Search(q, limit), s.v
+}
+func (s indexScreener) Versions() []store.WatchlistVersion { return s.v }
+
+// The screening budget is CPU time, per tenant: a tenant sending the
+// costliest batches it can is refused (429, Retry-After) once its
+// CPU-seconds are spent, while another tenant screens on.
+func TestScreenBudget(t *testing.T) {
+	list := sanctions.GenerateList(20000, 11)
+	screener := indexScreener{sanctions.Build(list, sanctions.Options{}), []store.WatchlistVersion{{ID: 1, List: "generated", Format: "generated", ContentHash: []byte{1}, ImportedAt: time.Now()}}}
+	serve(t, api.Config{Store: env.app, Screener: screener, Limits: api.Limits{ScreenCPU: 0.01}}) // 10 ms a second, a bucket of 1 s
+	greedy, other := hookTenant(t, false), hookTenant(t, false)
+	worst := make([]map[string]any, 100)
+	for i := range worst {
+		worst[i] = map[string]any{"name": "Muhammad Ali Hassan Ahmad Abdullah Ibrahim Mohammed Abdul Omar Mahmoud Mustafa " + string(rune('A'+i%26))}
+	}
+	var refused response
+	for range 200 {
+		if r := request(t, greedy, http.MethodPost, "/api/v1/screen", map[string]any{"queries": worst}); r.status == http.StatusTooManyRequests {
+			refused = r
+			break
+		}
+	}
+	if refused.status != http.StatusTooManyRequests || refused.header.Get("Retry-After") == "" || !strings.Contains(refused.body["message"].(string), "CPU-seconds") {
+		t.Fatalf("the costliest batches were never refused: %d %s", refused.status, refused.raw)
+	}
+	r := request(t, other, http.MethodPost, "/api/v1/screen", map[string]any{"queries": screenQueries(3)}).want(t, http.StatusOK)
+	if len(r.body["results"].([]any)) != 3 {
+		t.Fatalf("another tenant: %s", r.raw)
 	}
 }

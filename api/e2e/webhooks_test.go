@@ -90,7 +90,9 @@ func (e eventDoc) subject() string {
 // so the documented recipe verifies, in order per subject, with the body
 // GET /events/{id} returns; another tenant's changes never do.
 func TestWebhooksDeliverSignedEvents(t *testing.T) {
-	tn, other := hookTenant(t, false), hookTenant(t, false)
+	// Sandbox tenants: the operator's allow-list, which opens the
+	// receivers' loopback address, is theirs alone.
+	tn, other := hookTenant(t, true), hookTenant(t, true)
 	rcv := newReceiver(t, true, "")
 	env.dns.set("signed.test", receiverIP)
 	epID, secret := register(t, tn, "https://signed.test:"+strings.Split(rcv.addr, ":")[1]+"/kycflow")
@@ -177,9 +179,10 @@ func TestWebhooksDeliverSignedEvents(t *testing.T) {
 // run on any dial off loopback, so none of this sends a packet anywhere.
 func TestWebhookSSRF(t *testing.T) {
 	live := hookTenant(t, false)
+	env.dns.set("rebind-live.ssrf.test", receiverIP)
 	env.dns.set("internal.ssrf.test", "10.0.0.1")
 	env.dns.set("meta.ssrf.test", "169.254.169.254")
-	env.dns.set("mixed.ssrf.test", receiverIP, "192.168.1.20")
+	env.dns.set("mixed.ssrf.test", "93.184.216.34", "192.168.1.20")
 	for url, want := range map[string]string{
 		"http://127.0.0.1/hook":                           "must use https",
 		"https://127.0.0.1/hook":                          "127.0.0.1 is a loopback address",
@@ -195,6 +198,25 @@ func TestWebhookSSRF(t *testing.T) {
 		"ftp://" + receiverIP + "/":                       "must be an https URL",
 		"not a url":                                       "absolute URL",
 		"https://" + strings.Repeat("a", 3000) + ".test/": "longer than",
+		// IPv6 forms that carry a private IPv4 address, zones, deprecated
+		// prefixes, and IPv4 in notations resolvers read their own way.
+		"https://[64:ff9b::a00:1%25eth0]/":   "scoped (with a zone)",
+		"https://[64:ff9b::a9fe:a9fe%25x]/":  "scoped",
+		"https://[2001:db8::1%25x]/":         "scoped",
+		"https://[64:ff9b::a00:1]/":          "NAT64 form of 10.0.0.1, a private network",
+		"https://[64:FF9B::A9FE:A9FE]/":      "NAT64 form of 169.254.169.254, a cloud metadata service",
+		"https://[64:ff9b:1::a00:1]/":        "local-use NAT64 form",
+		"https://[2002:7f00:1::]/":           "6to4 (deprecated) form of 127.0.0.1, a loopback",
+		"https://[::10.0.0.1]/":              "IPv4-compatible (deprecated) form of 10.0.0.1",
+		"https://[::169.254.169.254]/":       "cloud metadata service",
+		"https://[::ffff:0:a00:1]/":          "IPv4-translated (deprecated) form of 10.0.0.1",
+		"https://[fec0::1]/":                 "site-local (deprecated)",
+		"https://[100::1]/":                  "discard",
+		"https://[2001:0:a00:1::]/":          "Teredo form of 10.0.0.1",
+		"https://0x7f.1/":                    "standard notation",
+		"https://2130706433/":                "standard notation",
+		"https://" + receiverIP + ":8443/":   "loopback", // the operator's allow-list opens it to sandbox tenants only
+		"https://rebind-live.ssrf.test:443/": "loopback",
 	} {
 		r := request(t, live, http.MethodPost, "/api/v1/webhooks", map[string]any{"url": url}).want(t, http.StatusUnprocessableEntity)
 		msgs := obj(r.body["errors"])["url"]
@@ -211,6 +233,10 @@ func TestWebhookSSRF(t *testing.T) {
 	env.dns.set("rebind.ssrf.test", receiverIP)
 	rebindID, _ := register(t, sb, "http://rebind.ssrf.test:"+port+"/hook", "business.created")
 	env.dns.set("rebind.ssrf.test", "10.0.0.1")
+	// A name that turns to an IPv6 form of a private address.
+	env.dns.set("rebind6.ssrf.test", receiverIP)
+	rebind6ID, _ := register(t, sb, "http://rebind6.ssrf.test:"+port+"/hook", "business.created")
+	env.dns.set("rebind6.ssrf.test", "64:ff9b::a9fe:a9fe")
 	// A receiver that redirects to loopback's other addresses.
 	redirect := newReceiver(t, false, "")
 	redirect.setAnswer(func(delivery) int { return http.StatusTemporaryRedirect })
@@ -218,6 +244,7 @@ func TestWebhookSSRF(t *testing.T) {
 	request(t, sb, http.MethodPost, "/api/v1/businesses/create", plainBusiness("SSRF BV")).want(t, http.StatusCreated)
 	for id, want := range map[string]string{
 		rebindID:   "refused: rebind.ssrf.test resolves to 10.0.0.1, a private network address",
+		rebind6ID:  "refused: rebind6.ssrf.test resolves to 64:ff9b::a9fe:a9fe, a NAT64 form of 169.254.169.254, a cloud metadata service address",
 		redirectID: "a redirect",
 	} {
 		var r response
@@ -389,6 +416,29 @@ func TestWebhookRotationAndRedelivery(t *testing.T) {
 		ds := r.body["data"].([]any)
 		return len(ds) == 2 && obj(ds[0])["status"] == "delivered" && obj(ds[1])["status"] == "delivered"
 	})
+
+	// Twenty redeliveries of the event at once: each one a delivery of its
+	// own, numbered in turn, none a server error (request fails the test
+	// on any 5xx).
+	var wg sync.WaitGroup
+	statuses := make([]int, 20)
+	for i := range statuses {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			statuses[i] = request(t, sb, http.MethodPost, "/api/v1/events/"+d.id+"/redeliver", map[string]any{"endpoint_id": id}).status
+		}()
+	}
+	wg.Wait()
+	for i, st := range statuses {
+		if st != http.StatusAccepted {
+			t.Errorf("redelivery %d: %d", i, st)
+		}
+	}
+	if n := countRows(t, `SELECT count(DISTINCT number) FROM webhook_deliveries WHERE endpoint_id = $1 AND event_id = $2 AND number BETWEEN 1 AND 22`, id, d.id); n != 22 {
+		t.Fatalf("%d distinct delivery numbers after 22 deliveries", n)
+	}
+	eventually(t, 60*time.Second, "22 deliveries", func() bool { return len(rcv.delivered()) == 22 })
 }
 
 // Endpoint management: shapes, validation naming the field, the limit,
@@ -456,7 +506,10 @@ func TestWebhookEndpointsAPI(t *testing.T) {
 
 	// Idempotent create: one endpoint, the same answer (secret included)
 	// replayed; the stored answer does not hold the secret in the clear.
-	body := map[string]any{"url": "https://mgmt.test/idem"}
+	// (A live tenant's endpoint: a public address, which the suite never
+	// dials.)
+	env.dns.set("mgmt-live.test", "93.184.216.34")
+	body := map[string]any{"url": "https://mgmt-live.test/idem"}
 	first := requestWith(t, http.MethodPost, "/api/v1/webhooks", other.host, "Bearer "+other.key, "application/json", body, "Idempotency-Key", "hook-1").want(t, http.StatusCreated)
 	again := requestWith(t, http.MethodPost, "/api/v1/webhooks", other.host, "Bearer "+other.key, "application/json", body, "Idempotency-Key", "hook-1").want(t, http.StatusCreated)
 	if string(first.raw) != string(again.raw) || again.header.Get("Idempotent-Replayed") != "true" {
@@ -478,6 +531,8 @@ func TestWebhookEndpointsAPI(t *testing.T) {
 	if clear != 0 {
 		t.Fatal("a secret is stored in the clear")
 	}
+	// Nor any other table, Temporal's histories or the log.
+	nowhereAtRest(t, secret)
 }
 
 // GET /events: the tenant's own, newest first, with filters, bad filters

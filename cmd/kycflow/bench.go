@@ -31,13 +31,17 @@ import (
 //	create-webhook: create without, then with, an endpoint taking every event;
 //	webhook-latency: --n creates, idle: check completed → the receiver's 2xx;
 //	webhook-drain: --events to an endpoint down for --outage, then up;
-//	screen: --n requests of --batch queries against a generated list.
+//	screen: --n requests of --batch queries against a generated list;
+//	screen-fairness: another tenant's (--other-key) creates, idle and while
+//	  this tenant sends the costliest screenings its budget allows.
 func runBench(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	base := fs.String("url", "http://127.0.0.1:8080", "API base URL")
 	key := fs.String("key", os.Getenv("KYCFLOW_API_KEY"), "API key (or KYCFLOW_API_KEY)")
 	host := fs.String("host", "", "Host header: the tenant's hostname, when not the URL's")
-	mode := fs.String("mode", "create", "create, floor, e2e, list, create-webhook, webhook-latency, webhook-drain or screen")
+	mode := fs.String("mode", "create", "create, floor, e2e, list, create-webhook, webhook-latency, webhook-drain, screen or screen-fairness")
+	otherKey := fs.String("other-key", "", "screen-fairness: the API key of the tenant whose creates are measured")
+	otherHost := fs.String("other-host", "", "screen-fairness: that tenant's Host header, when not the URL's")
 	dsn := fs.String("dsn", os.Getenv("DATABASE_URL"), "floor: PostgreSQL URL of a role that may create a table (or DATABASE_URL)")
 	conc := fs.Int("concurrency", 16, "requests in flight")
 	dur := fs.Duration("duration", 10*time.Second, "how long to run (create, e2e)")
@@ -85,6 +89,13 @@ func runBench(ctx context.Context, args []string) error {
 		return b.webhookDrain(ctx, *events, *conc, *outage)
 	case "screen":
 		return b.screen(ctx, *batch, *n, *entities, *seed)
+	case "screen-fairness":
+		if *otherKey == "" {
+			return errors.New("screen-fairness needs --other-key")
+		}
+		other := *b
+		other.key, other.host = *otherKey, *otherHost
+		return b.screenFairness(ctx, &other, *conc, *batch, *entities, *seed, *dur)
 	}
 	return errUsage
 }
@@ -100,17 +111,11 @@ type bencher struct {
 	businessBody json.RawMessage
 }
 
-func (b *bencher) do(ctx context.Context, method, url string, body any, out any) (int, error) {
-	var r io.Reader
-	if raw, ok := body.(json.RawMessage); ok {
-		r = bytes.NewReader(raw)
-	} else if body != nil {
-		raw, _ := json.Marshal(body)
-		r = bytes.NewReader(raw)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, url, r)
+// send sends a request as the bencher's tenant; body, when not nil, is JSON.
+func (b *bencher) send(ctx context.Context, method, url string, body io.Reader) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, method, url, body)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	if b.host != "" {
 		req.Host = b.host
@@ -120,7 +125,18 @@ func (b *bencher) do(ctx context.Context, method, url string, body any, out any)
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	resp, err := b.http.Do(req)
+	return b.http.Do(req)
+}
+
+func (b *bencher) do(ctx context.Context, method, url string, body any, out any) (int, error) {
+	var r io.Reader
+	if raw, ok := body.(json.RawMessage); ok {
+		r = bytes.NewReader(raw)
+	} else if body != nil {
+		raw, _ := json.Marshal(body)
+		r = bytes.NewReader(raw)
+	}
+	resp, err := b.send(ctx, method, url, r)
 	if err != nil {
 		return 0, err
 	}

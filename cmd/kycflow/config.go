@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"log/slog"
+	"math"
 	"net/netip"
 	"net/url"
 	"os"
@@ -152,6 +153,13 @@ func loadConfig() (config, error) {
 	c.Limits.AuthFailures = float64(num("AUTH_FAILURE_LIMIT"))
 	c.Limits.Verify = float64(num("VERIFY_RATE_LIMIT"))
 	c.Limits.VerifyFailures = float64(num("VERIFY_FAILURE_LIMIT"))
+	if v, perr := strconv.ParseFloat(lookup("SCREEN_CPU_LIMIT"), 64); perr != nil || v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		if err == nil {
+			err = fmt.Errorf("SCREEN_CPU_LIMIT must be a non-negative number such as 0.5, got %q", lookup("SCREEN_CPU_LIMIT"))
+		}
+	} else {
+		c.Limits.ScreenCPU = v
+	}
 	// nets reads a list of addresses and CIDR ranges.
 	nets := func(name string) []netip.Prefix {
 		var out []netip.Prefix

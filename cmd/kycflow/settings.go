@@ -49,6 +49,7 @@ var settings = []setting{
 	{"AUTH_FAILURE_LIMIT", "30", "api", apiSide, "failed authentications per minute per client address"},
 	{"VERIFY_RATE_LIMIT", "120", "api", apiSide, "requests per minute per client address on /verify"},
 	{"VERIFY_FAILURE_LIMIT", "10", "api", apiSide, "unknown links per minute per client address on /verify"},
+	{"SCREEN_CPU_LIMIT", "0.5", "api", apiSide, "CPU-seconds per second a tenant's POST /api/v1/screen may take, per api process (0: off)"},
 	{"TRUSTED_PROXIES", "", "api", apiSide, "addresses or CIDR ranges whose X-Forwarded-For names the client"},
 	// worker
 	{"TEMPORAL_ADDRESS", "127.0.0.1:7233", "worker", temporalSide, "Temporal frontend"},
@@ -85,7 +86,7 @@ var settings = []setting{
 	{"SMTP_FROM", "kycflow <no-reply@kycflow.localhost>", "mail", workSide, "sender of link mails"},
 	// webhooks
 	{"WEBHOOK_SECRET_KEY", "", "webhooks", append(slices.Clone(serving), "webhook"), "32 bytes (64 hex digits, or base64) that seal endpoints' signing secrets; unset: webhooks are off (dev: a key kept in KYCFLOW_DATA_DIR)"},
-	{"WEBHOOK_ALLOW_NETS", "", "webhooks", append(slices.Clone(serving), "webhook"), "CIDR ranges deliveries may reach although private (dev: 127.0.0.0/8,::1/128); unset: none"},
+	{"WEBHOOK_ALLOW_NETS", "", "webhooks", append(slices.Clone(serving), "webhook"), "CIDR ranges sandbox tenants' deliveries may reach although private (dev: 127.0.0.0/8,::1/128); unset: none"},
 	{"WEBHOOK_ALLOW_HTTP", "", "webhooks", []string{"api", "dev", "webhook"}, "1: live tenants may register http:// endpoints (sandbox tenants always may)"},
 	// dev and sandboxes
 	{"KYCFLOW_DATA_DIR", ".data", "dev", devOnly, "where PostgreSQL and Temporal keep their data"},

@@ -125,7 +125,7 @@ func runWebhook(ctx context.Context, cfg config, args []string) error {
 		if err != nil {
 			return fmt.Errorf("tenant %s: %w", tid, err)
 		}
-		if err := hooks.Guard.CheckURL(ctx, *url, sandbox || hooks.AllowHTTP); err != nil {
+		if err := hooks.Guard.ForTenant(sandbox).CheckURL(ctx, *url, sandbox || hooks.AllowHTTP); err != nil {
 			return fmt.Errorf("--url %s", err)
 		}
 		names, bad := check.EventNames(events)

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 	"sync"
 	"unsafe"
@@ -85,6 +86,7 @@ type Index struct {
 	opts     Options
 	entities []watchlist.Entity
 	names    []nameRec
+	nEff     []uint8 // names[i].nEff, packed: blocking reads it for every name it reaches
 	// keys maps a blocking key's hash to its number k, and its posting list is
 	// postings[offsets[k]:offsets[k+1]]: name ids ascending, as varint
 	// deltas (see Build).
@@ -128,6 +130,7 @@ func Build(entities []watchlist.Entity, opts Options) *Index {
 	ix := &Index{opts: opts, entities: slices.Clone(entities), vocab: newVocabulary()}
 	var mem arena
 	intern := map[string]string{}
+	tokenIDs := map[token]uint32{}
 	internStr := func(s string) string {
 		if is, ok := intern[s]; ok {
 			return is
@@ -165,6 +168,12 @@ func Build(entities []watchlist.Entity, opts Options) *Index {
 				for i := range toks {
 					toks[i].s = internStr(toks[i].s)
 					toks[i].c = internStr(toks[i].c)
+					toks[i].alt = internStr(toks[i].alt)
+					k := toks[i]
+					if toks[i].id = tokenIDs[k]; toks[i].id == 0 {
+						toks[i].id = uint32(len(tokenIDs) + 1)
+						tokenIDs[k] = toks[i].id
+					}
 				}
 				toks = mem.tokens(toks)
 				ix.tokBytes += len(toks) * int(unsafe.Sizeof(token{}))
@@ -228,11 +237,17 @@ func Build(entities []watchlist.Entity, opts Options) *Index {
 	walk(func(ki, d uint32) {
 		fill[ki] += uint32(binary.PutUvarint(ix.postings[fill[ki]:], uint64(d)))
 	})
+	ix.nEff = make([]uint8, len(ix.names))
+	for i := range ix.names {
+		ix.nEff[i] = ix.names[i].nEff
+	}
 	ix.scratch.New = func() any {
 		return &scratch{
-			stamp: make([]uint32, len(ix.names)),
-			done:  make([]uint32, len(ix.names)),
-			count: make([]uint8, len(ix.names)),
+			stamp:  make([]uint32, len(ix.names)),
+			done:   make([]uint32, len(ix.names)),
+			words:  make([]uint16, len(ix.names)),
+			strong: make([]uint16, len(ix.names)),
+			prio:   make([]float32, len(ix.names)),
 		}
 	}
 	return ix
@@ -299,6 +314,13 @@ func hashKey(kind byte, s string) uint64 {
 // share one of these), its first three letters, and its phonetic key.
 // Hash collisions only add candidates, never lose one.
 func blockKeys(t token, dst []uint64) []uint64 {
+	return weakKeys(t, strongKeys(t, dst))
+}
+
+// strongKeys are a token's keys that mean the words are within one edit:
+// the word and its deletions (of its canonical spelling, without a joined
+// article, and of a skeleton's other spelling too).
+func strongKeys(t token, dst []uint64) []uint64 {
 	if !blocks(t) {
 		return dst
 	}
@@ -314,13 +336,26 @@ func blockKeys(t token, dst []uint64) []uint64 {
 		// without it too.
 		dst = deletionKeys(s[2:], dst)
 	}
+	if t.skel && t.alt != "" {
+		// A skeleton's other spelling (see token.other).
+		dst = strongKeys(token{s: t.alt, c: canonical(t.alt)}, dst)
+	}
+	return dst
+}
+
+// weakKeys are a token's keys that mean the words sound or start alike:
+// its first three letters and its phonetic key (and its other spelling's).
+func weakKeys(t token, dst []uint64) []uint64 {
+	if !blocks(t) {
+		return dst
+	}
+	s := t.s
 	if len(s) >= 3 {
 		dst = append(dst, hashKey(keyPrefix, s[:3]))
 	}
 	dst = append(dst, hashKey(keyPhonetic, phonetic(s)))
 	if t.skel && t.alt != "" {
-		// A skeleton's other spelling (see token.other).
-		dst = blockKeys(token{s: t.alt, c: canonical(t.alt)}, dst)
+		dst = weakKeys(token{s: t.alt, c: canonical(t.alt)}, dst)
 	}
 	return dst
 }
@@ -349,14 +384,32 @@ func deletionKeys(s string, dst []uint64) []uint64 {
 // scratch is per-query working memory, pooled.
 type scratch struct {
 	stamp   []uint32 // last query token that counted a name
-	done    []uint32 // last query that scored a name
+	done    []uint32 // last query that made a name a candidate
 	query   uint32
-	count   []uint8 // query tokens sharing a key with a name
+	words   []uint16 // the query tokens (bits) sharing a key with a name
+	strong  []uint16 // … sharing a key that puts the words within one edit
+	prio    []float32
 	touched []uint32
+	cands   []uint32
+	order   []uint64
+	df      [maxTokens]int
 	keys    []uint64
 	gen     uint32
 	ts      tokenScorer
 }
+
+// Bounds on the names one query scores: a query of common words (Muhammad
+// Ali Hassan …) shares keys with tens of thousands of names, and scoring
+// them all would make its cost the caller's to choose. MaxCandidates names
+// at most, and fewer for a long query: scoring a name costs in proportion
+// to the query's words (in every spelling), and candidates × those words
+// stays within candidateWords. Beyond the bound the names sharing the
+// rarest query words are scored first (see candidates); BENCHMARKS.md has
+// what the bound costs in recall and what it saves in time.
+const (
+	MaxCandidates  = 800
+	candidateWords = 6400
+)
 
 // Search returns up to limit entities whose final score is at least
 // Options.MinScore, best first (ties by entity ID). Only names sharing
@@ -416,10 +469,12 @@ func (ix *Index) search(q Query, limit int, minScore float64, blocked bool) []Hi
 			return
 		}
 		ns := 0.0
-		for _, qv := range qn.variants {
+		for vi, qv := range qn.variants {
+			sc.ts.slot = vi
 			s, _ := sc.ts.nameScore(qv, nr.tokens, nr.surnameFirst, false)
 			ns = max(ns, s)
 		}
+		sc.ts.slot = -1
 		if e.Names[nr.name].Kind == watchlist.NameWeak {
 			ns += malusWeakAlias
 		}
@@ -440,70 +495,8 @@ func (ix *Index) search(q Query, limit int, minScore float64, blocked bool) []Hi
 			consider(uint32(id))
 		}
 	} else {
-		sc.touched = sc.touched[:0]
-		for _, qv := range qn.variants {
-			qEff := effTokens(qv)
-			// Count, per name, the query words sharing at least one key.
-			for i, t := range qv {
-				sc.keys = blockKeys(t, sc.keys[:0])
-				if t.skel && blocks(t) {
-					sc.keys = append(sc.keys, skeletonBlockKey(t.s))
-					if t.alt != "" {
-						sc.keys = append(sc.keys, skeletonBlockKey(t.alt))
-					}
-				}
-				if i+1 < len(qv) && min(len(t.s), len(qv[i+1].s)) <= 3 && blocks(t) && blocks(qv[i+1]) {
-					// A short word and the next written together (Wali
-					// Jan, Walijan; see tokenScorer.joined): their
-					// prefix and sounds.
-					j := sc.ts.joinScratch(qv[i:i+2], false)
-					sc.keys = append(sc.keys, hashKey(keyPrefix, j.s[:3]), hashKey(keyPhonetic, phonetic(j.s)), skeletonBlockKey(j.s))
-				}
-				if len(sc.keys) == 0 {
-					continue
-				}
-				sc.gen++
-				if sc.gen == 0 { // wrapped: reset stamps
-					clear(sc.stamp)
-					sc.gen = 1
-				}
-				for _, k := range sc.keys {
-					ki, ok := ix.keys[k]
-					if !ok {
-						continue
-					}
-					p, next := ix.postings[ix.offsets[ki]:ix.offsets[ki+1]], uint32(0)
-					for len(p) > 0 {
-						if p[0] < 0x80 { // the common one-byte delta, inline
-							next += uint32(p[0])
-							p = p[1:]
-						} else {
-							d, n := uvarint(p)
-							p, next = p[n:], next+d
-						}
-						id := next - 1
-						if sc.stamp[id] == sc.gen {
-							continue
-						}
-						sc.stamp[id] = sc.gen
-						if sc.count[id] == 0 {
-							sc.touched = append(sc.touched, id)
-						}
-						if sc.count[id] < 255 {
-							sc.count[id]++
-						}
-					}
-				}
-			}
-			for _, id := range sc.touched {
-				need := min(2, qEff, int(ix.names[id].nEff))
-				if int(sc.count[id]) >= need && sc.done[id] != sc.query {
-					sc.done[id] = sc.query // scored against every spelling at once
-					consider(id)
-				}
-				sc.count[id] = 0
-			}
-			sc.touched = sc.touched[:0]
+		for _, id := range ix.candidates(qn.variants, sc) {
+			consider(id)
 		}
 	}
 
@@ -537,17 +530,161 @@ func (ix *Index) search(q Query, limit int, minScore float64, blocked bool) []Hi
 	return hits
 }
 
+// candidates are the names a query scores: those sharing blocking keys
+// with the query — with two or more blocking words on both sides, with two
+// query words — at most MaxCandidates of them. Over the bound, a name's
+// priority is the rarity of the query words it shares (the sum of their
+// inverse frequencies among the names the query reached), then fewer
+// words, then its id: the names that share a rare surname come before the
+// thousands that share Muhammad and Ali. Each step is linear in the query
+// words (at most maxTokens per spelling) and in the postings they reach.
+func (ix *Index) candidates(variants [][]token, sc *scratch) []uint32 {
+	sc.cands = sc.cands[:0]
+	words := 0
+	for _, qv := range variants {
+		words += min(len(qv), maxTokens)
+	}
+	limit := min(MaxCandidates, candidateWords/max(1, words))
+	for _, qv := range variants {
+		qv = qv[:min(len(qv), maxTokens)]
+		qEff := effTokens(qv)
+		sc.touched = sc.touched[:0]
+		for i, t := range qv {
+			sc.df[i] = 0
+			if j := slices.IndexFunc(qv[:i], func(p token) bool { return p == t }); j >= 0 {
+				// A repeated word reaches the names the first one did.
+				for _, id := range sc.touched {
+					if sc.words[id]&(1<<j) != 0 {
+						sc.words[id] |= 1 << i
+						sc.strong[id] |= sc.strong[id] & (1 << j) << (i - j)
+					}
+				}
+				sc.df[i] = sc.df[j]
+				continue
+			}
+			// Keys that put the words within one edit first: a name they
+			// reach counts as strongly matched by this word.
+			sc.keys = strongKeys(t, sc.keys[:0])
+			nStrong := len(sc.keys)
+			sc.keys = weakKeys(t, sc.keys)
+			if t.skel && blocks(t) {
+				sc.keys = append(sc.keys, skeletonBlockKey(t.s))
+				if t.alt != "" {
+					sc.keys = append(sc.keys, skeletonBlockKey(t.alt))
+				}
+			}
+			if i+1 < len(qv) && min(len(t.s), len(qv[i+1].s)) <= 3 && blocks(t) && blocks(qv[i+1]) {
+				// A short word and the next written together (Wali
+				// Jan, Walijan; see tokenScorer.joined): their
+				// prefix and sounds.
+				j := sc.ts.joinScratch(qv[i:i+2], false)
+				sc.keys = append(sc.keys, hashKey(keyPrefix, j.s[:3]), hashKey(keyPhonetic, phonetic(j.s)), skeletonBlockKey(j.s))
+			}
+			if len(sc.keys) == 0 {
+				continue
+			}
+			sc.gen++
+			if sc.gen == 0 { // wrapped: reset stamps
+				clear(sc.stamp)
+				sc.gen = 1
+			}
+			for n, k := range sc.keys {
+				ki, ok := ix.keys[k]
+				if !ok {
+					continue
+				}
+				var strong uint16
+				if n < nStrong {
+					strong = 1 << i
+				}
+				p, next := ix.postings[ix.offsets[ki]:ix.offsets[ki+1]], uint32(0)
+				for len(p) > 0 {
+					if p[0] < 0x80 { // the common one-byte delta, inline
+						next += uint32(p[0])
+						p = p[1:]
+					} else {
+						d, n := uvarint(p)
+						p, next = p[n:], next+d
+					}
+					id := next - 1
+					if sc.stamp[id] == sc.gen {
+						continue
+					}
+					sc.stamp[id] = sc.gen
+					sc.df[i]++
+					if sc.words[id] == 0 {
+						sc.touched = append(sc.touched, id)
+					}
+					sc.words[id] |= 1 << i
+					sc.strong[id] |= strong
+				}
+			}
+		}
+		var idf [maxTokens]float32
+		for i := range qv {
+			if sc.df[i] > 0 {
+				idf[i] = float32(math.Log(1 + float64(len(ix.names))/float64(sc.df[i])))
+			}
+		}
+		for _, id := range sc.touched {
+			w, strong := sc.words[id], sc.strong[id]
+			sc.words[id], sc.strong[id] = 0, 0
+			need := min(2, qEff, int(ix.nEff[id]))
+			if bits.OnesCount16(w) < need {
+				continue
+			}
+			// A word within one edit counts whole, one that only sounds
+			// or starts alike half; of names that share as much, those
+			// with fewer words of their own come first.
+			p := -float32(ix.nEff[id]) / 1024
+			for ; w != 0; w &= w - 1 {
+				i := bits.TrailingZeros16(w)
+				if strong&(1<<i) != 0 {
+					p += idf[i]
+				} else {
+					p += idf[i] / 2
+				}
+			}
+			p = max(p, 0)
+			if sc.done[id] != sc.query {
+				sc.done[id] = sc.query // scored against every spelling at once
+				sc.prio[id] = p
+				sc.cands = append(sc.cands, id)
+			} else {
+				sc.prio[id] = max(sc.prio[id], p)
+			}
+		}
+	}
+	if len(sc.cands) > limit {
+		// Highest priority first, then lower id: as keys that sort as
+		// integers (a priority is a non-negative float32, whose bits
+		// order as it does).
+		sc.order = sc.order[:0]
+		for _, id := range sc.cands {
+			sc.order = append(sc.order, uint64(math.Float32bits(sc.prio[id]))<<32|uint64(^id))
+		}
+		slices.Sort(sc.order)
+		sc.cands = sc.cands[:0]
+		for _, k := range sc.order[len(sc.order)-limit:] {
+			sc.cands = append(sc.cands, ^uint32(k))
+		}
+	}
+	return sc.cands
+}
+
 // hit builds the Hit, with its explanation, for a candidate.
 func (ix *Index) hit(c *candidate, qn normName, ts *tokenScorer) Hit {
 	nr := &ix.names[c.name]
 	e := &ix.entities[nr.entity]
 	n := e.Names[nr.name]
 	bestS, bestDesc := -1.0, ""
-	for _, qv := range qn.variants {
+	for vi, qv := range qn.variants {
+		ts.slot = vi
 		if s, d := ts.nameScore(qv, nr.tokens, nr.surnameFirst, true); s > bestS {
 			bestS, bestDesc = s, d
 		}
 	}
+	ts.slot = -1
 	kind := n.Kind
 	if kind == "" {
 		kind = watchlist.NameAlias

@@ -22,6 +22,9 @@ type token struct {
 	// spelling (Muhammad, Mohammed): it is compared both ways.
 	known bool
 	alt   string
+	// id numbers a listed word (its s, alt, skel and known) among the
+	// index's distinct ones, for the scorer's memo; 0 for a query's.
+	id uint32
 }
 
 // other is a skeleton's other spelling as a token of its own.
@@ -120,6 +123,43 @@ func setOf(s string) map[string]bool {
 	return m
 }
 
+// joins: apostrophes join (O'Brien); so does the Arabic tatweel, a stretch
+// of the line between letters.
+func joins(r rune) bool {
+	return r == '\'' || r == '’' || r == 'ʼ' || r == '`' || r == '‘' || r == 'ـ'
+}
+
+// Where screened names end: MaxQueryWords words (as QueryWords counts
+// them) and MaxQueryRunes characters. No listed person's name is longer
+// (a few organisations' official names are, and are found by fewer of
+// their words); the matcher compares that many words of a name and no
+// more, so a longer query only costs more. Callers refuse longer names;
+// the matcher, given one anyway (an aml check's customer record), uses
+// its first MaxQueryWords words.
+const (
+	MaxQueryWords = maxTokens
+	MaxQueryRunes = 200
+)
+
+// QueryWords counts a name's words as the matcher splits them: runs of
+// letters and digits (apostrophes and combining marks join).
+func QueryWords(name string) int {
+	n, in := 0, false
+	for _, r := range name {
+		switch {
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			if !in {
+				n++
+				in = true
+			}
+		case unicode.Is(unicode.Mn, r) || joins(r):
+		default:
+			in = false
+		}
+	}
+	return n
+}
+
 // normalize turns a name as written into tokens: NFKD with diacritics
 // stripped, lower case, transliteration of Cyrillic, Greek and Arabic, every
 // character that is not a letter or digit a separator (apostrophes join:
@@ -150,9 +190,7 @@ func normalize(full string, org bool) normName {
 					cur[n-1] = c
 				}
 			}
-		case r == '\'' || r == '’' || r == 'ʼ' || r == '`' || r == '‘' || r == 'ـ':
-			// Apostrophes join (O'Brien); so does the Arabic tatweel, a
-			// stretch of the line between letters.
+		case joins(r):
 		case unicode.IsLetter(r) || unicode.IsDigit(r):
 			if a, ok := arabicLetterForms[r]; ok {
 				r = a // Persian and Urdu forms of Arabic letters

@@ -492,3 +492,35 @@ func TestOneEdit(t *testing.T) {
 		}
 	}
 }
+
+// The work of one query is bounded by construction, whatever it says: it
+// scores at most MaxCandidates names, fewer in proportion to its words,
+// and a name longer than MaxQueryWords words is searched by its first
+// MaxQueryWords (the costliest queries' times are benchmarks:
+// BenchmarkWorstQuery).
+func TestQueryWorkBounded(t *testing.T) {
+	es := GenerateList(20000, 9)
+	ix := Build(es, Options{})
+	qs := append(WorstQueries(es, 30), Query{Name: strings.Repeat("Muhammad Ali Hassan ", 40)}, Query{Name: strings.Repeat("محمد عبد الله علي حسن ", 14)})
+	sc := ix.scratch.Get().(*scratch)
+	defer ix.scratch.Put(sc)
+	for _, q := range qs {
+		qn := normalize(q.Name, false)
+		words := 0
+		for _, v := range qn.variants {
+			words += min(len(v), MaxQueryWords)
+		}
+		sc.ts.reset(ix.vocab)
+		sc.query++
+		n := len(ix.candidates(qn.variants, sc))
+		if limit := min(MaxCandidates, candidateWords/words); n > limit {
+			t.Errorf("%.40s…: %d names scored, bound %d", q.Name, n, limit)
+		}
+		if n == 0 {
+			t.Errorf("%.40s…: no candidate at all", q.Name)
+		}
+	}
+	if got := QueryWords("Jean-Luc O'Brien  al-Tikriti, عبدالحليم"); got != 6 {
+		t.Fatalf("QueryWords: %d", got)
+	}
+}

@@ -270,11 +270,33 @@ type tokenScorer struct {
 	kind [maxTokens * maxTokens]int8
 	// memo caches tokenSim for the current query: list names repeat the
 	// same words, so one query compares few distinct pairs many times.
-	memo map[[2]string]simMemo
+	memo map[memoKey]simMemo
+	// byID is the memo of the query spelling slot's words against listed
+	// words (by token.id): the pairs nameScore compares, for a fraction of
+	// memo's cost per lookup.
+	byID map[uint64]simMemo
+	slot int // the query spelling nameScore is given (variant), -1: none
 	// vocab is the index's vocabulary (see knownWord).
 	vocab *vocabulary
 	// join is scratch space for joinScratch.
 	join []byte
+}
+
+// memoKey is a pair of tokens: all that tokenSim reads of them (c follows
+// from s).
+type memoKey struct {
+	a, aAlt, b, bAlt string
+	flags            uint8
+}
+
+func keyOf(a, b token) memoKey {
+	var f uint8
+	for i, set := range [4]bool{a.skel, a.known, b.skel, b.known} {
+		if set {
+			f |= 1 << i
+		}
+	}
+	return memoKey{a.s, a.alt, b.s, b.alt, f}
 }
 
 type simMemo struct {
@@ -286,17 +308,19 @@ type simMemo struct {
 // each query.
 func (ts *tokenScorer) reset(v *vocabulary) {
 	if ts.memo == nil {
-		ts.memo = make(map[[2]string]simMemo, 256)
+		ts.memo = make(map[memoKey]simMemo, 256)
+		ts.byID = make(map[uint64]simMemo, 1024)
 	}
 	clear(ts.memo)
+	clear(ts.byID)
+	ts.slot = -1
 	ts.vocab = v
 }
 
-// tokenSim is tokenSim tempered by the index's vocabulary, memoised for
-// Latin words (a skeleton's similarity depends on more than its spelling).
+// tokenSim is tokenSim tempered by the index's vocabulary, memoised.
 func (ts *tokenScorer) tokenSim(a, b token) (float64, int) {
-	memo := ts.memo != nil && !a.skel && !b.skel
-	k := [2]string{a.s, b.s}
+	memo := ts.memo != nil
+	k := keyOf(a, b)
 	if memo {
 		if m, ok := ts.memo[k]; ok {
 			return m.sim, int(m.kind)
@@ -430,7 +454,20 @@ func (ts *tokenScorer) nameScore(q, n []token, surnameFirst, explain bool) (floa
 	}
 	for i := range q {
 		for j := range n {
-			s, k := ts.tokenSim(q[i], n[j])
+			var s float64
+			var k int
+			if ts.slot >= 0 && n[j].id != 0 && ts.byID != nil {
+				key := uint64(n[j].id)<<8 | uint64(ts.slot*maxTokens+i)
+				m, ok := ts.byID[key]
+				if !ok {
+					s, k = ts.tokenSim(q[i], n[j])
+					m = simMemo{s, int8(k)}
+					ts.byID[key] = m
+				}
+				s, k = m.sim, int(m.kind)
+			} else {
+				s, k = ts.tokenSim(q[i], n[j])
+			}
 			ts.sim[i*maxTokens+j], ts.kind[i*maxTokens+j] = s, int8(k)
 		}
 	}
