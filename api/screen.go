@@ -127,11 +127,17 @@ func (s *Server) screen(c echo.Context) error {
 }
 
 // screenEstimate is what a batch is reckoned to cost before it runs: about
-// a millisecond a word, the costliest queries' rate (docs/BENCHMARKS.md).
+// a millisecond a word and spelling, the costliest queries' rate
+// (docs/BENCHMARKS.md); a name in another script than Latin is searched in
+// two spellings.
 func screenEstimate(qs []sanctions.Query) time.Duration {
 	words := 0
 	for _, q := range qs {
-		words += max(1, sanctions.QueryWords(q.Name))
+		w := max(1, sanctions.QueryWords(q.Name))
+		if strings.IndexFunc(q.Name, func(r rune) bool { return unicode.IsLetter(r) && !unicode.Is(unicode.Latin, r) }) >= 0 {
+			w *= 2
+		}
+		words += w
 	}
 	return time.Duration(words) * time.Millisecond
 }

@@ -218,7 +218,9 @@ func (s *Store) Redeliver(ctx context.Context, tenantID, eventID uuid.UUID, endp
 		// Each endpoint's row is locked (in id order, so two redeliveries
 		// of different scope cannot deadlock): a concurrent redelivery of
 		// the same event waits here, then numbers its delivery after this
-		// one's instead of colliding with it.
+		// one's instead of colliding with it (its insert's snapshot is
+		// taken after the wait: the store's transactions are READ
+		// COMMITTED).
 		var eps []Endpoint
 		if err := tx.SelectContext(ctx, &eps, `SELECT `+endpointCols+` FROM webhook_endpoints
 			WHERE tenant_id = $1 AND ($2::uuid IS NULL OR id = $2) ORDER BY id FOR NO KEY UPDATE`, tenantID, endpointID); err != nil {

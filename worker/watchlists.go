@@ -43,9 +43,7 @@ type watchlistSnapshot struct {
 var _ screening.Screener = (*Watchlists)(nil)
 
 // Screen implements screening.Screener. One index holds every list; a
-// tenant screening against some of them gets the best hits of those,
-// searched five times deeper than the limit so that hits on the others
-// rarely crowd them out.
+// tenant screening against some of them searches those alone.
 func (w *Watchlists) Screen(q sanctions.Query, limit int, lists []string) ([]sanctions.Hit, []store.WatchlistVersion) {
 	s := w.cur.Load()
 	if s == nil {
@@ -66,8 +64,8 @@ func (w *Watchlists) Screen(q sanctions.Query, limit int, lists []string) ([]san
 	if len(versions) == len(s.versions) {
 		return s.index.Search(q, limit), versions
 	}
-	hits := slices.DeleteFunc(s.index.Search(q, 5*limit), func(h sanctions.Hit) bool { return !slices.Contains(lists, h.Entity.List) })
-	return hits[:min(limit, len(hits))], versions
+	q.Lists = lists
+	return s.index.Search(q, limit), versions
 }
 
 // Versions implements screening.Screener.

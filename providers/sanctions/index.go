@@ -49,6 +49,9 @@ type Query struct {
 	Schema string
 	// HardConflict applies Options.HardConflict to this query alone.
 	HardConflict bool
+	// Lists, when not nil, are the lists (watchlist.Entity.List) searched;
+	// nil: every list in the index.
+	Lists []string
 }
 
 // Hit is an entity whose name matched a query.
@@ -87,6 +90,10 @@ type Index struct {
 	entities []watchlist.Entity
 	names    []nameRec
 	nEff     []uint8 // names[i].nEff, packed: blocking reads it for every name it reaches
+	// schema and list number each name's entity's schema and list (in
+	// schemas and lists), so blocking filters a name before it ranks it.
+	schema, list   []uint8
+	schemas, lists []string
 	// keys maps a blocking key's hash to its number k, and its posting list is
 	// postings[offsets[k]:offsets[k+1]]: name ids ascending, as varint
 	// deltas (see Build).
@@ -238,8 +245,19 @@ func Build(entities []watchlist.Entity, opts Options) *Index {
 		fill[ki] += uint32(binary.PutUvarint(ix.postings[fill[ki]:], uint64(d)))
 	})
 	ix.nEff = make([]uint8, len(ix.names))
+	ix.schema, ix.list = make([]uint8, len(ix.names)), make([]uint8, len(ix.names))
+	number := func(all *[]string, v string) uint8 {
+		i := slices.Index(*all, v)
+		if i < 0 {
+			i = len(*all)
+			*all = append(*all, v)
+		}
+		return uint8(min(i, 255)) // more than 255 lists or schemas share the last number: a filter then lets them all through
+	}
 	for i := range ix.names {
+		e := &ix.entities[ix.names[i].entity]
 		ix.nEff[i] = ix.names[i].nEff
+		ix.schema[i], ix.list[i] = number(&ix.schemas, e.Schema), number(&ix.lists, e.List)
 	}
 	ix.scratch.New = func() any {
 		return &scratch{
@@ -465,9 +483,6 @@ func (ix *Index) search(q Query, limit int, minScore float64, blocked bool) []Hi
 	consider := func(id uint32) {
 		nr := &ix.names[id]
 		e := &ix.entities[nr.entity]
-		if !schemaMatches(schema, e.Schema) {
-			return
-		}
 		ns := 0.0
 		for vi, qv := range qn.variants {
 			sc.ts.slot = vi
@@ -491,11 +506,14 @@ func (ix *Index) search(q Query, limit int, minScore float64, blocked bool) []Hi
 	}
 
 	if !blocked {
+		allowed := ix.allowed(schema, q.Lists)
 		for id := range ix.names {
-			consider(uint32(id))
+			if allowed.has(ix, uint32(id)) {
+				consider(uint32(id))
+			}
 		}
 	} else {
-		for _, id := range ix.candidates(qn.variants, sc) {
+		for _, id := range ix.candidates(qn.variants, ix.allowed(schema, q.Lists), sc) {
 			consider(id)
 		}
 	}
@@ -530,15 +548,33 @@ func (ix *Index) search(q Query, limit int, minScore float64, blocked bool) []Hi
 	return hits
 }
 
-// candidates are the names a query scores: those sharing blocking keys
-// with the query — with two or more blocking words on both sides, with two
-// query words — at most MaxCandidates of them. Over the bound, a name's
+// candidates are the names a query scores: those of the schemas and lists
+// it searches (allowed) sharing blocking keys with the query — with two or
+// more blocking words on both sides, with two query words — at most
+// MaxCandidates of them. Over the bound, a name's
 // priority is the rarity of the query words it shares (the sum of their
 // inverse frequencies among the names the query reached), then fewer
 // words, then its id: the names that share a rare surname come before the
 // thousands that share Muhammad and Ali. Each step is linear in the query
 // words (at most maxTokens per spelling) and in the postings they reach.
-func (ix *Index) candidates(variants [][]token, sc *scratch) []uint32 {
+// filter is which schemas and lists a query searches, by number (Index.schema, Index.list).
+type filter struct{ schema, list [256]bool }
+
+func (f *filter) has(ix *Index, id uint32) bool { return f.schema[ix.schema[id]] && f.list[ix.list[id]] }
+
+// allowed is the filter of a query of schema on lists (nil: all).
+func (ix *Index) allowed(schema string, lists []string) *filter {
+	f := &filter{}
+	for i, s := range ix.schemas {
+		f.schema[min(i, 255)] = f.schema[min(i, 255)] || schemaMatches(schema, s)
+	}
+	for i, l := range ix.lists {
+		f.list[min(i, 255)] = f.list[min(i, 255)] || lists == nil || slices.Contains(lists, l)
+	}
+	return f
+}
+
+func (ix *Index) candidates(variants [][]token, allowed *filter, sc *scratch) []uint32 {
 	sc.cands = sc.cands[:0]
 	words := 0
 	for _, qv := range variants {
@@ -630,7 +666,7 @@ func (ix *Index) candidates(variants [][]token, sc *scratch) []uint32 {
 			w, strong := sc.words[id], sc.strong[id]
 			sc.words[id], sc.strong[id] = 0, 0
 			need := min(2, qEff, int(ix.nEff[id]))
-			if bits.OnesCount16(w) < need {
+			if bits.OnesCount16(w) < need || !allowed.has(ix, id) {
 				continue
 			}
 			// A word within one edit counts whole, one that only sounds

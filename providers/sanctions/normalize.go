@@ -142,8 +142,13 @@ const (
 )
 
 // QueryWords counts a name's words as the matcher splits them: runs of
-// letters and digits (apostrophes and combining marks join).
+// letters and digits (apostrophes and combining marks join), after the
+// compatibility decomposition normalize applies (which turns some single
+// characters, ligatures and enclosed forms into words of their own).
 func QueryWords(name string) int {
+	if !isASCII(name) {
+		name = norm.NFKD.String(name)
+	}
 	n, in := 0, false
 	for _, r := range name {
 		switch {

@@ -215,3 +215,45 @@ func TestRealListQuality(t *testing.T) {
 		}
 	}
 }
+
+// A tenant screening some of the lists loaded side by side (the worker
+// holds every list in one index) finds what it would with those lists
+// alone: the names a query scores are chosen among the lists it searches,
+// so a common name's candidates from the other lists never crowd them
+// out. The floors are TestRealListQuality's.
+func TestSubsetOfListsQuality(t *testing.T) {
+	tag := func(es []watchlist.Entity, list string) []watchlist.Entity {
+		for i := range es {
+			es[i].List = list
+		}
+		return es
+	}
+	un, ofac := realUN(t), realOFAC(t)
+	all := slices.Concat(tag(latinOnly(un), "un"), tag(slices.Clone(ofac), "ofac"), tag(GenerateList(20000, 3), "generated"))
+	ix := Build(all, Options{})
+	for _, l := range []struct {
+		list  string
+		from  []watchlist.Entity
+		floor float64
+	}{{"un", un, 0.98}, {"ofac", ofac, 0.99}} {
+		cases := realCases(l.from, 1)["middle dropped"]
+		alerted := 0
+		for _, c := range cases {
+			q := c.Query
+			q.Lists = []string{l.list}
+			for _, h := range ix.Search(q, 10) {
+				if h.Entity.List != l.list {
+					t.Fatalf("%s: a hit on %s", q.Name, h.Entity.List)
+				}
+				if h.EntityID == c.WantID && h.Score >= 0.88 {
+					alerted++
+				}
+			}
+		}
+		rate := float64(alerted) / float64(len(cases))
+		t.Logf("%-4s middle dropped, screened against it alone among three lists: %d cases, alerted %5.1f%%", l.list, len(cases), 100*rate)
+		if rate < l.floor {
+			t.Errorf("%s: alerted %.3f < %.2f", l.list, rate, l.floor)
+		}
+	}
+}

@@ -512,7 +512,7 @@ func TestQueryWorkBounded(t *testing.T) {
 		}
 		sc.ts.reset(ix.vocab)
 		sc.query++
-		n := len(ix.candidates(qn.variants, sc))
+		n := len(ix.candidates(qn.variants, ix.allowed("Person", nil), sc))
 		if limit := min(MaxCandidates, candidateWords/words); n > limit {
 			t.Errorf("%.40s…: %d names scored, bound %d", q.Name, n, limit)
 		}
@@ -520,7 +520,14 @@ func TestQueryWorkBounded(t *testing.T) {
 			t.Errorf("%.40s…: no candidate at all", q.Name)
 		}
 	}
-	if got := QueryWords("Jean-Luc O'Brien  al-Tikriti, عبدالحليم"); got != 6 {
-		t.Fatalf("QueryWords: %d", got)
+	for name, want := range map[string]int{
+		"Jean-Luc O'Brien  al-Tikriti, عبدالحليم": 6,
+		"ﷺ ﷺ":       8, // one character each, four words once decomposed
+		"㈱㈱㈱":       3,
+		"Zoë Ñúñez": 2,
+	} {
+		if got := QueryWords(name); got != want {
+			t.Errorf("QueryWords(%q) = %d, want %d", name, got, want)
+		}
 	}
 }

@@ -38,6 +38,9 @@ func WorstQueries(es []watchlist.Entity, n int) []Query {
 		return ws[:min(k, len(ws))]
 	}
 	commonLatin, commonArabic := top(latin, 40), top(arabic, 40)
+	if len(commonArabic) == 0 { // a list without Arabic script
+		commonArabic = commonLatin
+	}
 	r := rand.New(rand.NewPCG(1, 2))
 	// pick draws k words, as many as fit the caps.
 	pick := func(ws []string, k int) string {
