@@ -99,7 +99,7 @@ test-integration: $(TSERVER) packages integration-build
 # The parsers' fuzz targets fuzz in make fuzz; their seed inputs run in
 # every make test.
 test-quality:
-	$(LOW) $(GO) test -count=1 -run '$(QUALITY_GATES)' ./providers/sanctions
+	$(LOW) $(GO) test -count=1 -run '$(QUALITY_GATES)' ./engines/sanctions
 
 # The Go tools make test needs, built side by side on a fresh machine (each
 # build leaves cores idle while it links or waits on a dependency).
@@ -134,14 +134,14 @@ fuzz: fuzz-parsers
 	$(GO) test -run='^$$' -fuzz='^FuzzParseObject$$' -fuzztime=$(FUZZTIME) ./api
 
 fuzz-parsers:
-	$(GO) test -run='^$$' -fuzz='^FuzzValidate$$' -fuzztime=$(FUZZTIME) ./providers/iban
-	$(GO) test -run='^$$' -fuzz='^FuzzValidate$$' -fuzztime=$(FUZZTIME) ./providers/vatnum
-	$(GO) test -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZTIME) ./providers/mrz
+	$(GO) test -run='^$$' -fuzz='^FuzzValidate$$' -fuzztime=$(FUZZTIME) ./engines/iban
+	$(GO) test -run='^$$' -fuzz='^FuzzValidate$$' -fuzztime=$(FUZZTIME) ./engines/vatnum
+	$(GO) test -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZTIME) ./engines/mrz
 	$(GO) test -run='^$$' -fuzz='^FuzzRefused$$' -fuzztime=$(FUZZTIME) ./webhook
 
 # Tests that need no services: quick feedback while editing.
 unit:
-	$(GO) test -count=1 ./providers/... ./workflows/... ./api/
+	$(GO) test -count=1 ./providers/... ./engines/... ./workflows/... ./api/
 
 deps: postgres temporal
 
@@ -195,7 +195,7 @@ build:
 # The go benchmarks (the list one seeds 1M rows); the load command against a
 # running stack is `./bin/kycflow bench` — docs/BENCHMARKS.md has both.
 bench: build
-	$(GO) test -run '^$$' -bench . -benchmem ./providers/... ./store/
+	$(GO) test -run '^$$' -bench . -benchmem ./engines/... ./store/
 
 # Workflow histories for the replay tests (workflows/replay_test.go): one per
 # distinct path the e2e suite's workflows take. New paths are added; the

@@ -12,7 +12,7 @@ import (
 	"golang.org/x/text/language"
 
 	"github.com/kycflow/kycflow/check"
-	"github.com/kycflow/kycflow/providers/sanctions"
+	"github.com/kycflow/kycflow/engines/sanctions"
 	"github.com/kycflow/kycflow/screening"
 	"github.com/kycflow/kycflow/store"
 )
@@ -124,7 +124,7 @@ func (a *Activities) screen(c *store.Customer, set store.AMLSettings, now time.T
 		return check.AMLData{}, false
 	}
 	return check.AMLData{Outcome: check.OutcomeChecked, ScreenedAt: now.UTC().Format(time.RFC3339), Threshold: set.Threshold,
-		HardConflict: set.HardConflict, Lists: screening.Lists(versions),
+		HardConflict: set.HardConflict, Lists: screening.ListsUsed(versions),
 		Query: check.AMLQuery{Name: q.Name, BirthDate: nonEmpty(q.BirthDate), Nationality: nonEmpty(q.Nationality)},
 		Hits:  screening.Hits(hits, set.Threshold)}, true
 }

@@ -7,9 +7,9 @@ import (
 	"strings"
 
 	"github.com/kycflow/kycflow/check"
-	"github.com/kycflow/kycflow/providers/eu"
+	"github.com/kycflow/kycflow/engines/eu"
+	"github.com/kycflow/kycflow/engines/namematch"
 	"github.com/kycflow/kycflow/providers/kvk"
-	"github.com/kycflow/kycflow/providers/namematch"
 	"github.com/kycflow/kycflow/store"
 )
 
@@ -49,7 +49,7 @@ func (a *Activities) CoCOffline(ctx context.Context, in CoCInput) (OfflineResult
 // name (namematch.Threshold). The register's address is written onto the
 // business.
 func (a *Activities) CoCCheck(ctx context.Context, in CoCInput) (_ CheckResult, err error) {
-	defer lastAnswer(ctx, "kvk", &err)
+	defer lastAnswer(ctx, check.ProviderKvK, &err)
 	if a.KvK == nil {
 		return CheckResult{}, NotConfigured("KvK", check.CoC)
 	}
@@ -139,13 +139,13 @@ func kvkError(ctx context.Context, err error) error {
 	}
 	var ke *kvk.Error
 	if !errors.As(err, &ke) {
-		return ProviderError("kvk", "UNKNOWN", "The KvK call failed.", false, 0, err)
+		return ProviderError(check.ProviderKvK, "UNKNOWN", "The KvK call failed.", false, 0, err)
 	}
 	msg := ke.Message
 	if !strings.HasPrefix(ke.Code, "IPD") {
 		msg = "The KvK could not be reached or gave an unusable answer (" + ke.Code + ")."
 	}
-	return ProviderError("kvk", ke.Code, msg, !ke.Retryable, ke.RetryAfter, err)
+	return ProviderError(check.ProviderKvK, ke.Code, msg, !ke.Retryable, ke.RetryAfter, err)
 }
 
 var no = false

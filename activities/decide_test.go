@@ -10,9 +10,9 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/kycflow/kycflow/check"
+	"github.com/kycflow/kycflow/engines/vatnum"
 	"github.com/kycflow/kycflow/providers/idin"
 	"github.com/kycflow/kycflow/providers/kvk"
-	"github.com/kycflow/kycflow/providers/vatnum"
 	"github.com/kycflow/kycflow/providers/vies"
 	"github.com/kycflow/kycflow/store"
 )

@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/kycflow/kycflow/check"
-	"github.com/kycflow/kycflow/providers/iban"
+	"github.com/kycflow/kycflow/engines/iban"
 )
 
 // IBANInput names the check to run.

@@ -9,13 +9,12 @@ import (
 	"time"
 
 	"github.com/kycflow/kycflow/check"
+	"github.com/kycflow/kycflow/engines/namematch"
 	"github.com/kycflow/kycflow/providers/idin"
-	"github.com/kycflow/kycflow/providers/namematch"
 	"github.com/kycflow/kycflow/store"
 )
 
-// idinProvider names the iDIN broker in recorded errors.
-var idinProvider = check.IDIN.Spec().Provider
+// check.ProviderIDIN names the iDIN broker in recorded errors.
 
 // IDINVerify asks the broker how the person's bank transaction ended and
 // decides the check: validated when the bank-confirmed name (and birthdate,
@@ -23,7 +22,7 @@ var idinProvider = check.IDIN.Spec().Provider
 // birthdate and address go onto the customer. A regular activity: the
 // broker is a network provider.
 func (a *Activities) IDINVerify(ctx context.Context, in LinkInput) (_ CheckResult, err error) {
-	defer lastAnswer(ctx, idinProvider, &err)
+	defer lastAnswer(ctx, check.ProviderIDIN, &err)
 	if a.IDIN == nil {
 		return CheckResult{}, NotConfigured("iDIN", check.IDIN)
 	}
@@ -41,17 +40,24 @@ func (a *Activities) IDINVerify(ctx context.Context, in LinkInput) (_ CheckResul
 			return CheckResult{}, wrap(err, "read submission")
 		}
 	}
-	if sub.Result == nil {
+	var res idin.Result
+	if sub.Result != nil {
+		if err := json.Unmarshal(sub.Result, &res); err != nil {
+			return CheckResult{}, wrap(err, "read bank result")
+		}
+	} else {
 		defer heartbeat(ctx)()
-		res, err := a.IDIN.Status(ctx, sub.TransactionID)
+		res, err = a.IDIN.Status(ctx, sub.TransactionID)
 		if err != nil {
 			return CheckResult{}, idinError(ctx, err)
 		}
 		if !res.Status.Final() {
 			// The person is back but the bank has not settled yet: ask again.
-			return CheckResult{}, ProviderError(idinProvider, "PENDING", "The bank has not confirmed the transaction yet.", false, 2*time.Second, nil)
+			return CheckResult{}, ProviderError(check.ProviderIDIN, "PENDING", "The bank has not confirmed the transaction yet.", false, 2*time.Second, nil)
 		}
-		sub.Result = &res
+		if sub.Result, err = json.Marshal(res); err != nil {
+			return CheckResult{}, err
+		}
 		raw, err := json.Marshal(sub)
 		if err != nil {
 			return CheckResult{}, err
@@ -61,7 +67,7 @@ func (a *Activities) IDINVerify(ctx context.Context, in LinkInput) (_ CheckResul
 			return CheckResult{}, wrap(err, "keep bank result")
 		}
 	}
-	d, id, addr := decideIDIN(*sub.Result, cs.Customer)
+	d, id, addr := decideIDIN(res, cs.Customer)
 	validated := d.Reason == nil
 	return a.completeWith(ctx, in.Check, &validated, d, addr, id)
 }
@@ -175,7 +181,7 @@ func idinError(ctx context.Context, err error) error {
 	}
 	var ie *idin.Error
 	if !errors.As(err, &ie) {
-		return ProviderError(idinProvider, "UNKNOWN", "The iDIN broker call failed.", false, 0, err)
+		return ProviderError(check.ProviderIDIN, "UNKNOWN", "The iDIN broker call failed.", false, 0, err)
 	}
 	msg := "The iDIN broker could not be reached or gave an unusable answer."
 	if !ie.Retryable {
@@ -185,5 +191,5 @@ func idinError(ctx context.Context, err error) error {
 	if code == "" {
 		code = "HTTP_" + strconv.Itoa(ie.Status)
 	}
-	return ProviderError(idinProvider, code, msg, !ie.Retryable, ie.RetryAfter, err)
+	return ProviderError(check.ProviderIDIN, code, msg, !ie.Retryable, ie.RetryAfter, err)
 }

@@ -13,8 +13,8 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/kycflow/kycflow/check"
-	"github.com/kycflow/kycflow/providers/mrz"
-	"github.com/kycflow/kycflow/providers/namematch"
+	"github.com/kycflow/kycflow/engines/mrz"
+	"github.com/kycflow/kycflow/engines/namematch"
 	"github.com/kycflow/kycflow/store"
 )
 
@@ -46,7 +46,7 @@ func (a *Activities) IDScanVerify(ctx context.Context, in LinkInput) (CheckResul
 // verifyMRZ decides an idscan check; the identity is what the document says
 // (nil when the MRZ cannot be trusted).
 func verifyMRZ(text string, c *store.Customer, now time.Time) (check.IDScanData, *store.Identity) {
-	d := check.IDScanData{Outcome: check.OutcomeChecked, Errors: []check.IDScanError{}, Corrections: []mrz.Correction{}}
+	d := check.IDScanData{Outcome: check.OutcomeChecked, Errors: []check.IDScanError{}, Corrections: []check.MRZCorrection{}}
 	fail := func(reason, msg string) {
 		if d.Reason == nil {
 			d.Reason, d.Message = &reason, &msg
@@ -57,8 +57,8 @@ func verifyMRZ(text string, c *store.Customer, now time.Time) (check.IDScanData,
 		fail(check.ReasonUnreadable, "The submitted text is not a machine-readable zone.")
 		return d, nil
 	}
-	if doc.Corrections != nil {
-		d.Corrections = doc.Corrections
+	for _, c := range doc.Corrections {
+		d.Corrections = append(d.Corrections, check.MRZCorrection{Field: string(c.Field), Line: c.Line, Pos: c.Pos, From: c.From, To: c.To})
 	}
 	typ := documentType(doc.DocumentCode)
 	d.Format, d.DocumentCode, d.DocumentType = ptr(string(doc.Format)), nonEmpty(doc.DocumentCode), &typ

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/kycflow/kycflow/check"
 	"github.com/kycflow/kycflow/store"
 )
 
@@ -69,7 +70,7 @@ func (l *Limits) KvK(ctx context.Context) error {
 	if l == nil || l.kvkSpacing == 0 {
 		return nil
 	}
-	return l.turn(ctx, "kvk", "", l.kvkSpacing, time.Hour)
+	return l.turn(ctx, check.ProviderKvK, "", l.kvkSpacing, time.Hour)
 }
 
 // VIES waits for a consultation's turn at member state cc; release frees its
@@ -80,12 +81,12 @@ func (l *Limits) VIES(ctx context.Context, cc string) (release func(), err error
 		return release, nil
 	}
 	if l.viesSlots > 0 {
-		if release, err = l.slot(ctx, "vies", cc); err != nil {
+		if release, err = l.slot(ctx, check.ProviderVIES, cc); err != nil {
 			return nil, err
 		}
 	}
 	if l.viesSpacing > 0 {
-		if err := l.turn(ctx, "vies", cc, l.viesSpacing, l.turnWait); err != nil {
+		if err := l.turn(ctx, check.ProviderVIES, cc, l.viesSpacing, l.turnWait); err != nil {
 			release()
 			return nil, err
 		}

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/kycflow/kycflow/check"
-	"github.com/kycflow/kycflow/providers/eu"
+	"github.com/kycflow/kycflow/engines/eu"
 	"github.com/kycflow/kycflow/providers/mail"
 	"github.com/kycflow/kycflow/store"
 )
@@ -34,7 +34,7 @@ type LinkResult struct {
 // token, so only the link in the last mail works. Runs as a regular
 // activity: the mail server is a provider like any other.
 func (a *Activities) PrepareLink(ctx context.Context, in LinkInput) (_ LinkResult, err error) {
-	defer lastAnswer(ctx, "mail", &err)
+	defer lastAnswer(ctx, check.ProviderMail, &err)
 	if in.Check.Type == check.IDIN && a.IDIN == nil {
 		return LinkResult{}, NotConfigured("iDIN", check.IDIN)
 	}
@@ -74,7 +74,7 @@ func (a *Activities) PrepareLink(ctx context.Context, in LinkInput) (_ LinkResul
 		if !mail.IsPermanent(err) {
 			msg = "The mail server could not be reached or refused the mail for now."
 		}
-		return LinkResult{}, ProviderError("mail", "SMTP", msg, mail.IsPermanent(err), 0, err)
+		return LinkResult{}, ProviderError(check.ProviderMail, "SMTP", msg, mail.IsPermanent(err), 0, err)
 	}
 	return LinkResult{ExpiresAt: l.ExpiresAt}, nil
 }

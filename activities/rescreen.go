@@ -14,8 +14,8 @@ import (
 	"go.temporal.io/sdk/activity"
 
 	"github.com/kycflow/kycflow/check"
-	"github.com/kycflow/kycflow/providers/sanctions"
-	"github.com/kycflow/kycflow/providers/watchlist"
+	"github.com/kycflow/kycflow/engines/sanctions"
+	"github.com/kycflow/kycflow/engines/watchlist"
 	"github.com/kycflow/kycflow/store"
 )
 

@@ -5,9 +5,9 @@ import (
 	"errors"
 
 	"github.com/kycflow/kycflow/check"
-	"github.com/kycflow/kycflow/providers/eu"
-	"github.com/kycflow/kycflow/providers/namematch"
-	"github.com/kycflow/kycflow/providers/vatnum"
+	"github.com/kycflow/kycflow/engines/eu"
+	"github.com/kycflow/kycflow/engines/namematch"
+	"github.com/kycflow/kycflow/engines/vatnum"
 	"github.com/kycflow/kycflow/providers/vies"
 	"github.com/kycflow/kycflow/store"
 )
@@ -15,13 +15,6 @@ import (
 // VATInput names the vat check to run.
 type VATInput struct {
 	Check check.Ref
-}
-
-// OfflineResult tells the workflow whether an offline step already finished
-// the check (Done, with its verdict) or the provider must be asked.
-type OfflineResult struct {
-	Done   bool
-	Result CheckResult
 }
 
 // vatNumber splits the business's VAT number for VIES. test is true for
@@ -80,7 +73,7 @@ func (a *Activities) vatRejected(ctx context.Context, ref check.Ref, n vatnum.Nu
 // name VIES returns (many member states withhold it) is scored against the
 // business name; it informs, it does not decide.
 func (a *Activities) VATCheck(ctx context.Context, in VATInput) (_ CheckResult, err error) {
-	defer lastAnswer(ctx, "vies", &err)
+	defer lastAnswer(ctx, check.ProviderVIES, &err)
 	if a.VIES == nil {
 		return CheckResult{}, NotConfigured("VIES", check.VAT)
 	}
@@ -150,11 +143,11 @@ func viesError(ctx context.Context, err error) error {
 	}
 	var ve *vies.Error
 	if !errors.As(err, &ve) {
-		return ProviderError("vies", "UNKNOWN", "The VIES call failed.", false, 0, err)
+		return ProviderError(check.ProviderVIES, "UNKNOWN", "The VIES call failed.", false, 0, err)
 	}
 	msg, ok := viesMessages[ve.Code]
 	if !ok {
 		msg = "VIES could not be reached or gave an unusable answer (" + ve.Code + ")."
 	}
-	return ProviderError("vies", ve.Code, msg, !ve.Retryable(), ve.RetryAfter, err)
+	return ProviderError(check.ProviderVIES, ve.Code, msg, !ve.Retryable(), ve.RetryAfter, err)
 }

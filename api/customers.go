@@ -9,7 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/kycflow/kycflow/check"
-	"github.com/kycflow/kycflow/providers/eu"
+	"github.com/kycflow/kycflow/engines/eu"
 	"github.com/kycflow/kycflow/store"
 )
 

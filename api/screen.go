@@ -15,7 +15,7 @@ import (
 	"golang.org/x/text/language"
 
 	"github.com/kycflow/kycflow/check"
-	"github.com/kycflow/kycflow/providers/sanctions"
+	"github.com/kycflow/kycflow/engines/sanctions"
 	"github.com/kycflow/kycflow/screening"
 	"github.com/kycflow/kycflow/store"
 )
@@ -112,7 +112,7 @@ func (s *Server) screen(c echo.Context) error {
 	if len(versions[0]) == 0 {
 		return newError(http.StatusServiceUnavailable, "No watchlist is loaded yet: an operator imports one with kycflow watchlist import.")
 	}
-	out.Lists = screening.Lists(versions[0])
+	out.Lists = screening.ListsUsed(versions[0])
 	counts := store.ScreeningCounts{Queries: len(queries)}
 	for _, r := range out.Results {
 		counts.Hits += len(r.Hits)

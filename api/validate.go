@@ -13,7 +13,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/nyaruka/phonenumbers"
 
-	"github.com/kycflow/kycflow/providers/eu"
+	"github.com/kycflow/kycflow/engines/eu"
 	"github.com/kycflow/kycflow/providers/kvk"
 )
 

@@ -46,13 +46,23 @@ type Spec struct {
 	Requires string
 }
 
+// The outside systems, as recorded errors (error.provider), provider limits
+// and the last-answer details name them.
+const (
+	ProviderKvK  = "kvk"
+	ProviderVIES = "vies"
+	ProviderIDIN = "idin"
+	// ProviderMail is the SMTP relay that carries link mails.
+	ProviderMail = "mail"
+)
+
 // specs in the order the API lists a subject's checks.
 var specs = []Spec{
-	{Type: CoC, Subjects: []Kind{Business}, Provider: "kvk"},
-	{Type: VAT, Subjects: []Kind{Business}, Provider: "vies", Requires: "vat_number"},
+	{Type: CoC, Subjects: []Kind{Business}, Provider: ProviderKvK},
+	{Type: VAT, Subjects: []Kind{Business}, Provider: ProviderVIES, Requires: "vat_number"},
 	{Type: IBAN, Subjects: []Kind{Business, Customer}, Requires: "iban_number"},
 	{Type: AML, Subjects: []Kind{Customer}},
-	{Type: IDIN, Subjects: []Kind{Customer}, Link: true, Provider: "idin"},
+	{Type: IDIN, Subjects: []Kind{Customer}, Link: true, Provider: ProviderIDIN},
 	{Type: IDScan, Subjects: []Kind{Customer}, Link: true},
 }
 

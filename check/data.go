@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"math"
 	"slices"
-
-	"github.com/kycflow/kycflow/providers/mrz"
 )
 
 // The public `data` of each check type, as the API returns it and
@@ -267,25 +265,35 @@ const (
 
 // IDScanData is the `data` of an idscan check.
 type IDScanData struct {
-	Outcome        string           `json:"outcome"`
-	Reason         *string          `json:"reason"`
-	Message        *string          `json:"message"`
-	Errors         []IDScanError    `json:"errors"`
-	Format         *string          `json:"format"`
-	DocumentCode   *string          `json:"document_code"`
-	DocumentType   *int             `json:"document_type"`
-	IssuingState   *string          `json:"issuing_state"`
-	DocumentNumber *string          `json:"document_number"`
-	Surname        *string          `json:"surname"`
-	GivenNames     *string          `json:"given_names"`
-	Nationality    *string          `json:"nationality"`
-	BirthDate      *string          `json:"birth_date"`
-	Sex            *string          `json:"sex"`
-	ExpiryDate     *string          `json:"expiry_date"`
-	Expired        *bool            `json:"expired"`
-	NameMatchScore *float64         `json:"name_match_score"`
-	BirthdateMatch *bool            `json:"birthdate_match"`
-	Corrections    []mrz.Correction `json:"corrections"`
+	Outcome        string          `json:"outcome"`
+	Reason         *string         `json:"reason"`
+	Message        *string         `json:"message"`
+	Errors         []IDScanError   `json:"errors"`
+	Format         *string         `json:"format"`
+	DocumentCode   *string         `json:"document_code"`
+	DocumentType   *int            `json:"document_type"`
+	IssuingState   *string         `json:"issuing_state"`
+	DocumentNumber *string         `json:"document_number"`
+	Surname        *string         `json:"surname"`
+	GivenNames     *string         `json:"given_names"`
+	Nationality    *string         `json:"nationality"`
+	BirthDate      *string         `json:"birth_date"`
+	Sex            *string         `json:"sex"`
+	ExpiryDate     *string         `json:"expiry_date"`
+	Expired        *bool           `json:"expired"`
+	NameMatchScore *float64        `json:"name_match_score"`
+	BirthdateMatch *bool           `json:"birthdate_match"`
+	Corrections    []MRZCorrection `json:"corrections"`
+}
+
+// MRZCorrection is an OCR confusion corrected in an MRZ (engines/mrz's
+// Correction; keys as that type has always been written).
+type MRZCorrection struct {
+	Field string `json:"Field"`
+	Line  int    `json:"Line"`
+	Pos   int    `json:"Pos"`
+	From  rune   `json:"From"`
+	To    rune   `json:"To"`
 }
 
 // IDScanError is one problem found in the MRZ.

@@ -1,6 +1,6 @@
 package check
 
-import "github.com/kycflow/kycflow/providers/idin"
+import "encoding/json"
 
 // What a person submits on a verification link: the page stores it on the
 // link, the check's verify step reads it.
@@ -9,10 +9,12 @@ import "github.com/kycflow/kycflow/providers/idin"
 // person returned from, then (kept by IDINVerify, as the broker discloses
 // the data only once) the broker's result.
 type IDINSubmission struct {
-	TransactionID string       `json:"transaction_id"`
-	EntranceCode  string       `json:"entrance_code,omitempty"`
-	Returned      bool         `json:"returned,omitempty"`
-	Result        *idin.Result `json:"result,omitempty"`
+	TransactionID string `json:"transaction_id"`
+	EntranceCode  string `json:"entrance_code,omitempty"`
+	Returned      bool   `json:"returned,omitempty"`
+	// Result is the broker's answer (providers/idin.Result) as the
+	// activity kept it.
+	Result json.RawMessage `json:"result,omitempty"`
 }
 
 // IDScanSubmission is what the verification page stores for an idscan link.

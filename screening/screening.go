@@ -8,12 +8,12 @@ import (
 	"time"
 
 	"github.com/kycflow/kycflow/check"
-	"github.com/kycflow/kycflow/providers/sanctions"
+	"github.com/kycflow/kycflow/engines/sanctions"
 	"github.com/kycflow/kycflow/store"
 )
 
 // Screener answers watchlist queries from the lists a process holds in
-// memory (worker.Watchlists).
+// memory (Lists).
 type Screener interface {
 	// Screen searches the loaded lists named in lists (all when nil);
 	// versions are the list versions that answered (none: no list of
@@ -42,8 +42,8 @@ func Hits(hs []sanctions.Hit, threshold float64) []check.AMLHit {
 	return out
 }
 
-// Lists are the list versions a screening used.
-func Lists(vs []store.WatchlistVersion) []check.AMLList {
+// ListsUsed are the list versions a screening used, as reported.
+func ListsUsed(vs []store.WatchlistVersion) []check.AMLList {
 	out := make([]check.AMLList, 0, len(vs))
 	for _, v := range vs {
 		out = append(out, check.AMLList{List: v.List, Version: v.ID, ContentHash: hex.EncodeToString(v.ContentHash),

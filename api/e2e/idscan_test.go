@@ -14,7 +14,7 @@ import (
 	"go.temporal.io/api/enums/v1"
 
 	"github.com/kycflow/kycflow/providers/mail/sink"
-	"github.com/kycflow/kycflow/providers/mrz"
+	"github.com/kycflow/kycflow/engines/mrz"
 	"github.com/kycflow/kycflow/workflows"
 )
 

@@ -39,6 +39,7 @@ import (
 	"github.com/kycflow/kycflow/providers/mail/sink"
 	"github.com/kycflow/kycflow/providers/vies"
 	viessandbox "github.com/kycflow/kycflow/providers/vies/sandbox"
+	"github.com/kycflow/kycflow/screening"
 	"github.com/kycflow/kycflow/store"
 	"github.com/kycflow/kycflow/store/pgcluster"
 	"github.com/kycflow/kycflow/webhook"
@@ -72,7 +73,7 @@ var env struct {
 	mail            *sink.Sink // the SMTP server link mails go to
 	idin            *idinsandbox.Server
 	broker          idin.Broker
-	lists           *worker.Watchlists // the worker's loaded watchlists
+	lists           *screening.Lists // the worker's loaded watchlists
 	// publicURL is the API's base URL, as links carry it; apiURL is where
 	// the suite's requests go. Both are the in-process API's, but while
 	// processes_test.go runs, the proxy in front of its api processes
@@ -277,14 +278,14 @@ func run(m *testing.M) int {
 		return fail("housekeeping schedule", err)
 	}
 	env.acts.Webhooks.Signaler = env.client
-	env.lists = &worker.Watchlists{Store: env.workerStore, Logger: quiet, MarkLoaded: true}
+	env.lists = &screening.Lists{Store: env.workerStore, Logger: quiet, MarkLoaded: true}
 	env.acts.Screener, env.acts.Metrics = env.lists, env.metrics
 	worker.Observe(env.metrics, env.workerStore, env.lists)
 	env.metrics.Creates(env.app.CreateStats)
 	env.ops = httptest.NewServer(ops.Handler(ops.Probes{Lists: env.lists.Versions, MaxListAge: 48 * time.Hour,
 		Deps: []ops.Dep{ops.Database(env.workerStore), ops.Temporal(env.client)}}, env.metrics))
 	defer env.ops.Close()
-	go env.lists.Run(ctx, env.client, 200*time.Millisecond)
+	go env.lists.Run(ctx, 200*time.Millisecond, worker.StartRescreens(env.lists, env.client))
 	if err := startWorker(); err != nil {
 		return fail("worker", err)
 	}

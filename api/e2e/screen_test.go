@@ -13,7 +13,7 @@ import (
 
 	"github.com/kycflow/kycflow/api"
 	"github.com/kycflow/kycflow/ops"
-	"github.com/kycflow/kycflow/providers/sanctions"
+	"github.com/kycflow/kycflow/engines/sanctions"
 	"github.com/kycflow/kycflow/store"
 )
 

@@ -19,7 +19,7 @@ import (
 // by given and family name, and in Arabic script, alerts; a stranger does
 // not.
 func TestUNListImportAndScreening(t *testing.T) {
-	file := filepath.Join("..", "..", "providers", "watchlist", "testdata", "real", "un-consolidated-2026-02.xml")
+	file := filepath.Join("..", "..", "engines", "watchlist", "testdata", "real", "un-consolidated-2026-02.xml")
 	out := importList(t, "un-xml", "--list", "un_e2e", file)
 	if !strings.Contains(out, "imported un_e2e version") && !strings.Contains(out, "unchanged") {
 		t.Fatalf("import: %s", out)

@@ -45,7 +45,7 @@ func listsLoaded(t *testing.T) bool {
 }
 
 func fixture(name string) string {
-	return filepath.Join("..", "..", "providers", "watchlist", "testdata", name)
+	return filepath.Join("..", "..", "engines", "watchlist", "testdata", name)
 }
 
 // newAMLCustomer creates a customer and queues an aml check on it, through

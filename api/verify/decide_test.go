@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kycflow/kycflow/providers/eu"
+	"github.com/kycflow/kycflow/engines/eu"
 	"github.com/kycflow/kycflow/store"
 )
 

@@ -3,7 +3,7 @@ package verify
 import (
 	"fmt"
 
-	"github.com/kycflow/kycflow/providers/mrz"
+	"github.com/kycflow/kycflow/engines/mrz"
 )
 
 // texts are a page's words in one language.

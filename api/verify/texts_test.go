@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kycflow/kycflow/providers/mrz"
+	"github.com/kycflow/kycflow/engines/mrz"
 )
 
 // Every problem reads as a sentence in both languages: no missing text, no

@@ -20,9 +20,9 @@ import (
 	"time"
 
 	"github.com/kycflow/kycflow/check"
-	"github.com/kycflow/kycflow/providers/eu"
+	"github.com/kycflow/kycflow/engines/eu"
 	"github.com/kycflow/kycflow/providers/idin"
-	"github.com/kycflow/kycflow/providers/mrz"
+	"github.com/kycflow/kycflow/engines/mrz"
 	"github.com/kycflow/kycflow/store"
 )
 

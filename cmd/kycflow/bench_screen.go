@@ -13,7 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/kycflow/kycflow/providers/sanctions"
+	"github.com/kycflow/kycflow/engines/sanctions"
 )
 
 // screen measures POST /screen with batches of queries drawn like the

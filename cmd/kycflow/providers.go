@@ -10,7 +10,7 @@ import (
 	"github.com/kycflow/kycflow/providers/idin"
 	"github.com/kycflow/kycflow/providers/kvk"
 	"github.com/kycflow/kycflow/providers/mail"
-	"github.com/kycflow/kycflow/providers/vatnum"
+	"github.com/kycflow/kycflow/engines/vatnum"
 	"github.com/kycflow/kycflow/providers/vies"
 	"github.com/kycflow/kycflow/store"
 	"github.com/kycflow/kycflow/webhook"

@@ -19,6 +19,7 @@ import (
 	"github.com/kycflow/kycflow/api"
 	"github.com/kycflow/kycflow/metrics"
 	"github.com/kycflow/kycflow/ops"
+	"github.com/kycflow/kycflow/screening"
 	"github.com/kycflow/kycflow/store"
 	"github.com/kycflow/kycflow/worker"
 )
@@ -71,10 +72,10 @@ func runAPI(ctx context.Context, cfg config) error {
 		return err
 	}
 	defer c.Close()
-	var lists *worker.Watchlists
+	var lists *screening.Lists
 	if cfg.APIWatchlists { // for POST /api/v1/screen; the workers rescreen
 		lists = newWatchlists(s, log, false)
-		go lists.Run(ctx, nil, cfg.WatchlistRefresh)
+		go lists.Run(ctx, cfg.WatchlistRefresh, nil)
 		m.Lists(lists.Versions)
 	}
 	p := probes(cfg, s, c, lists)
@@ -84,7 +85,7 @@ func runAPI(ctx context.Context, cfg config) error {
 
 // probes are a process's /healthz and /readyz: its lists, its database and
 // Temporal.
-func probes(cfg config, s *store.Store, c client.Client, lists *worker.Watchlists) ops.Probes {
+func probes(cfg config, s *store.Store, c client.Client, lists *screening.Lists) ops.Probes {
 	p := ops.Probes{MaxListAge: cfg.WatchlistMaxAge, Deps: []ops.Dep{ops.Database(s), ops.Temporal(c)}}
 	if lists != nil {
 		p.Lists = lists.Versions
@@ -94,8 +95,8 @@ func probes(cfg config, s *store.Store, c client.Client, lists *worker.Watchlist
 
 // newWatchlists is a process's watchlist index; a worker's records which
 // versions it loaded.
-func newWatchlists(s *store.Store, log *slog.Logger, isWorker bool) *worker.Watchlists {
-	return &worker.Watchlists{Store: s, Logger: log.With("component", "watchlists"), MarkLoaded: isWorker}
+func newWatchlists(s *store.Store, log *slog.Logger, isWorker bool) *screening.Lists {
+	return &screening.Lists{Store: s, Logger: log.With("component", "watchlists"), MarkLoaded: isWorker}
 }
 
 var pprofOnce sync.Once
@@ -113,7 +114,7 @@ func startPprof(cfg config, log *slog.Logger) {
 
 // serveAPI serves the API; lists, when not nil, answer synchronous
 // screenings.
-func serveAPI(ctx context.Context, cfg config, s *store.Store, c client.Client, lists *worker.Watchlists, log *slog.Logger, dev bool, m *metrics.Metrics, p ops.Probes) error {
+func serveAPI(ctx context.Context, cfg config, s *store.Store, c client.Client, lists *screening.Lists, log *slog.Logger, dev bool, m *metrics.Metrics, p ops.Probes) error {
 	startPprof(cfg, log)
 	hooks, err := cfg.webhooks()
 	if err != nil {
@@ -206,7 +207,7 @@ func dialTemporal(ctx context.Context, cfg config, log *slog.Logger, m *metrics.
 
 // serveWorker runs the Temporal worker and the outbox relay until ctx ends;
 // lists is the watchlist index it screens with and keeps fresh.
-func serveWorker(ctx context.Context, cfg config, s *store.Store, c client.Client, lists *worker.Watchlists, log *slog.Logger, m *metrics.Metrics) error {
+func serveWorker(ctx context.Context, cfg config, s *store.Store, c client.Client, lists *screening.Lists, log *slog.Logger, m *metrics.Metrics) error {
 	startPprof(cfg, log)
 	// Registered in the background until it works: Temporal may be down now.
 	// (The search attributes, and the Schedule that prunes expired data.)
@@ -247,7 +248,7 @@ func serveWorker(ctx context.Context, cfg config, s *store.Store, c client.Clien
 		Concurrency: cfg.RelayConcurrency, Sweep: cfg.RelaySweep, Retry: cfg.Retry, Metrics: m}
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return relay.Run(gctx) })
-	g.Go(func() error { lists.Run(gctx, c, cfg.WatchlistRefresh); return nil })
+	g.Go(func() error { lists.Run(gctx, cfg.WatchlistRefresh, worker.StartRescreens(lists, c)); return nil })
 	log.Info("worker running", "task_queue", "kycflow-checks", "temporal", cfg.TemporalAddress, "providers", cfg.providerSummary())
 	return g.Wait()
 }

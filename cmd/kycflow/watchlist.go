@@ -21,8 +21,8 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/kycflow/kycflow/providers/sanctions"
-	"github.com/kycflow/kycflow/providers/watchlist"
+	"github.com/kycflow/kycflow/engines/sanctions"
+	"github.com/kycflow/kycflow/engines/watchlist"
 	"github.com/kycflow/kycflow/store"
 )
 

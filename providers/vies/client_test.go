@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kycflow/kycflow/providers/vatnum"
+	"github.com/kycflow/kycflow/engines/vatnum"
 	"github.com/kycflow/kycflow/providers/vies"
 	"github.com/kycflow/kycflow/providers/vies/sandbox"
 )

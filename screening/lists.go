@@ -1,8 +1,7 @@
-package worker
+package screening
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"runtime"
@@ -11,40 +10,34 @@ import (
 	"sync/atomic"
 	"time"
 
-	"go.temporal.io/api/enums/v1"
-	"go.temporal.io/api/serviceerror"
-	"go.temporal.io/sdk/client"
-
-	"github.com/kycflow/kycflow/activities"
-	"github.com/kycflow/kycflow/providers/sanctions"
-	"github.com/kycflow/kycflow/providers/watchlist"
-	"github.com/kycflow/kycflow/screening"
+	"github.com/kycflow/kycflow/engines/sanctions"
+	"github.com/kycflow/kycflow/engines/watchlist"
 	"github.com/kycflow/kycflow/store"
-	"github.com/kycflow/kycflow/workflows"
 )
 
-// Watchlists holds the sanctions index built from the newest version of
-// every imported list. A new version is loaded in the background and
-// swapped in atomically: screenings never wait for a rebuild.
-type Watchlists struct {
+// Lists holds the sanctions index built from the newest version of every
+// imported list: the Screener of api and worker processes. A new version
+// is loaded in the background and swapped in atomically: screenings never
+// wait for a rebuild.
+type Lists struct {
 	Store  *store.Store
 	Logger *slog.Logger
 	// MarkLoaded records in the database when a version is first loaded
 	// (what GET /api/v1/watchlists shows): a worker's, not an api's.
 	MarkLoaded bool
-	cur        atomic.Pointer[watchlistSnapshot]
+	cur        atomic.Pointer[snapshot]
 }
 
-type watchlistSnapshot struct {
+type snapshot struct {
 	index    *sanctions.Index
 	versions []store.WatchlistVersion
 }
 
-var _ screening.Screener = (*Watchlists)(nil)
+var _ Screener = (*Lists)(nil)
 
-// Screen implements screening.Screener. One index holds every list; a
+// Screen implements Screener. One index holds every list; a
 // tenant screening against some of them searches those alone.
-func (w *Watchlists) Screen(q sanctions.Query, limit int, lists []string) ([]sanctions.Hit, []store.WatchlistVersion) {
+func (w *Lists) Screen(q sanctions.Query, limit int, lists []string) ([]sanctions.Hit, []store.WatchlistVersion) {
 	s := w.cur.Load()
 	if s == nil {
 		return nil, nil
@@ -68,8 +61,8 @@ func (w *Watchlists) Screen(q sanctions.Query, limit int, lists []string) ([]san
 	return s.index.Search(q, limit), versions
 }
 
-// Versions implements screening.Screener.
-func (w *Watchlists) Versions() []store.WatchlistVersion {
+// Versions implements Screener.
+func (w *Lists) Versions() []store.WatchlistVersion {
 	if s := w.cur.Load(); s != nil {
 		return s.versions
 	}
@@ -77,7 +70,7 @@ func (w *Watchlists) Versions() []store.WatchlistVersion {
 }
 
 // Refresh loads the lists when their newest versions changed.
-func (w *Watchlists) Refresh(ctx context.Context) error {
+func (w *Lists) Refresh(ctx context.Context) error {
 	latest, err := w.Store.LatestWatchlists(ctx)
 	if err != nil {
 		return err
@@ -129,27 +122,24 @@ func (w *Watchlists) Refresh(ctx context.Context) error {
 // install builds the index of versions' entities and swaps it in: a
 // screening sees the old snapshot or the new one whole, never a mix, and
 // the versions it reports are those of the index that answered.
-func (w *Watchlists) install(es []watchlist.Entity, versions []store.WatchlistVersion) *sanctions.Index {
+func (w *Lists) install(es []watchlist.Entity, versions []store.WatchlistVersion) *sanctions.Index {
 	ix := sanctions.Build(es, sanctions.Options{})
-	w.cur.Store(&watchlistSnapshot{index: ix, versions: versions})
+	w.cur.Store(&snapshot{index: ix, versions: versions})
 	return ix
 }
 
-// Run refreshes the lists every interval and, given a client (a worker),
-// starts the rescreening of every version not rescreened yet (the import
-// command only stores the version; this loop is what carries it on, so
-// nothing is lost if the worker was down during the import).
-func (w *Watchlists) Run(ctx context.Context, c client.Client, interval time.Duration) {
+// Run refreshes the lists every interval until ctx ends; after each
+// refresh that succeeded, then (a worker's rescreening start) runs.
+func (w *Lists) Run(ctx context.Context, interval time.Duration, then func(context.Context) error) {
 	if interval <= 0 {
 		interval = 10 * time.Second
 	}
 	for {
-		// An api process (no client) only screens; workers rescreen.
 		if err := w.Refresh(ctx); err != nil && ctx.Err() == nil {
 			w.Logger.Warn("watchlists not loaded", "error", err)
-		} else if err == nil && c != nil {
-			if err := w.startRescreens(ctx, c); err != nil && ctx.Err() == nil {
-				w.Logger.Warn("rescreening not started", "error", err)
+		} else if err == nil && then != nil {
+			if err := then(ctx); err != nil && ctx.Err() == nil {
+				w.Logger.Warn("after loading the watchlists", "error", err)
 			}
 		}
 		select {
@@ -158,29 +148,4 @@ func (w *Watchlists) Run(ctx context.Context, c client.Client, interval time.Dur
 		case <-time.After(interval):
 		}
 	}
-}
-
-func (w *Watchlists) startRescreens(ctx context.Context, c client.Client) error {
-	pending, err := w.Store.PendingRescreens(ctx)
-	if err != nil {
-		return err
-	}
-	loaded := w.Versions()
-	for _, v := range pending {
-		if !slices.ContainsFunc(loaded, func(l store.WatchlistVersion) bool { return l.ID == v.ID }) {
-			// Superseded before its turn: the newest version's rescreening
-			// compares with the last rescreened one, so it covers this
-			// version's changes, and marks it done with it.
-			continue
-		}
-		_, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
-			ID: workflows.RescreenWorkflowID(v.ID), TaskQueue: workflows.TaskQueue,
-			WorkflowIDReusePolicy: enums.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE_FAILED_ONLY,
-		}, workflows.RescreenWorkflow, activities.RescreenInput{VersionID: v.ID})
-		var started *serviceerror.WorkflowExecutionAlreadyStarted
-		if err != nil && !errors.As(err, &started) {
-			return err
-		}
-	}
-	return nil
 }

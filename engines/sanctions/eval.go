@@ -7,7 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/kycflow/kycflow/providers/watchlist"
+	"github.com/kycflow/kycflow/engines/watchlist"
 )
 
 // Evaluation case kinds.

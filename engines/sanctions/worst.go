@@ -9,7 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/kycflow/kycflow/providers/watchlist"
+	"github.com/kycflow/kycflow/engines/watchlist"
 )
 
 // WorstQueries are the costliest queries within the caps a caller

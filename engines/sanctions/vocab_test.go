@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kycflow/kycflow/providers/watchlist"
+	"github.com/kycflow/kycflow/engines/watchlist"
 )
 
 func listed(id string, names ...string) watchlist.Entity {

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"unsafe"
 
-	"github.com/kycflow/kycflow/providers/watchlist"
+	"github.com/kycflow/kycflow/engines/watchlist"
 )
 
 // DefaultMinScore is the Options.MinScore used when none is given.

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/kycflow/kycflow/providers/watchlist"
+	"github.com/kycflow/kycflow/engines/watchlist"
 )
 
 func tokStrings(n normName) [][]string {

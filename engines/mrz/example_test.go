@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/kycflow/kycflow/providers/mrz"
+	"github.com/kycflow/kycflow/engines/mrz"
 )
 
 func Example() {

@@ -10,7 +10,7 @@ import (
 
 	"golang.org/x/text/unicode/norm"
 
-	"github.com/kycflow/kycflow/providers/watchlist"
+	"github.com/kycflow/kycflow/engines/watchlist"
 )
 
 // GenerateList returns n fictional but realistic listed entities, the same

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kycflow/kycflow/providers/eu"
+	"github.com/kycflow/kycflow/engines/eu"
 )
 
 // vatValid are real numbers published with python-stdnum; want is the

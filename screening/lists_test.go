@@ -1,12 +1,12 @@
-package worker
+package screening
 
 import (
 	"sync"
 	"sync/atomic"
 	"testing"
 
-	"github.com/kycflow/kycflow/providers/sanctions"
-	"github.com/kycflow/kycflow/providers/watchlist"
+	"github.com/kycflow/kycflow/engines/sanctions"
+	"github.com/kycflow/kycflow/engines/watchlist"
 	"github.com/kycflow/kycflow/store"
 )
 
@@ -17,7 +17,7 @@ func TestWatchlistSwapIsWhole(t *testing.T) {
 		return []watchlist.Entity{{ID: id, Schema: "Person", Names: []watchlist.Name{{Full: name, Kind: "primary"}}}}
 	}
 	v1, v2 := entity("one", "Ivan Petrovich Sidorov"), entity("two", "Hamid Karimov Rashidov")
-	w := &Watchlists{}
+	w := &Lists{}
 	if hits, versions := w.Screen(sanctions.Query{Name: "Ivan Sidorov"}, 5, nil); hits != nil || versions != nil {
 		t.Fatal("no list loaded must mean no answer")
 	}
@@ -72,7 +72,7 @@ func TestScreenByList(t *testing.T) {
 		es = append(es, watchlist.Entity{ID: list + "-" + string(rune('a'+i)), Schema: "Person", List: list,
 			Names: []watchlist.Name{{Full: name, Kind: watchlist.NamePrimary}}})
 	}
-	w := &Watchlists{}
+	w := &Lists{}
 	w.install(es, []store.WatchlistVersion{{ID: 1, List: "ofac"}, {ID: 2, List: "un"}})
 	q := sanctions.Query{Name: "Ivan Sidorov"}
 	hits, versions := w.Screen(q, 1, []string{"un"})

@@ -6,7 +6,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
-	"github.com/kycflow/kycflow/providers/namematch"
+	"github.com/kycflow/kycflow/engines/namematch"
 )
 
 // Token match kinds, for explanations.

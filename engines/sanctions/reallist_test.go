@@ -10,10 +10,10 @@ import (
 	"testing"
 	"unicode"
 
-	"github.com/kycflow/kycflow/providers/watchlist"
+	"github.com/kycflow/kycflow/engines/watchlist"
 )
 
-// Real lists (providers/watchlist/testdata/real): the UN consolidated list
+// Real lists (engines/watchlist/testdata/real): the UN consolidated list
 // of February 2026 and the OFAC SDN list of mid-2021.
 func realUN(t testing.TB) []watchlist.Entity {
 	t.Helper()
