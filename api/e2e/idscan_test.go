@@ -13,8 +13,8 @@ import (
 	"github.com/google/uuid"
 	"go.temporal.io/api/enums/v1"
 
-	"github.com/kycflow/kycflow/providers/mail/sink"
 	"github.com/kycflow/kycflow/engines/mrz"
+	"github.com/kycflow/kycflow/providers/mail/sink"
 	"github.com/kycflow/kycflow/workflows"
 )
 

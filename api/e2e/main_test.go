@@ -25,25 +25,22 @@ import (
 
 	"go.temporal.io/sdk/client"
 	sdklog "go.temporal.io/sdk/log"
-	sdkworker "go.temporal.io/sdk/worker"
 
 	"github.com/kycflow/kycflow/activities"
 	"github.com/kycflow/kycflow/api"
+	"github.com/kycflow/kycflow/app"
 	"github.com/kycflow/kycflow/metrics"
 	"github.com/kycflow/kycflow/ops"
 	"github.com/kycflow/kycflow/providers/idin"
 	idinsandbox "github.com/kycflow/kycflow/providers/idin/sandbox"
-	"github.com/kycflow/kycflow/providers/kvk"
 	kvksandbox "github.com/kycflow/kycflow/providers/kvk/sandbox"
 	"github.com/kycflow/kycflow/providers/mail"
 	"github.com/kycflow/kycflow/providers/mail/sink"
-	"github.com/kycflow/kycflow/providers/vies"
 	viessandbox "github.com/kycflow/kycflow/providers/vies/sandbox"
 	"github.com/kycflow/kycflow/screening"
 	"github.com/kycflow/kycflow/store"
 	"github.com/kycflow/kycflow/store/pgcluster"
 	"github.com/kycflow/kycflow/webhook"
-	"github.com/kycflow/kycflow/worker"
 	"github.com/kycflow/kycflow/worker/devserver"
 	"github.com/kycflow/kycflow/workflows"
 )
@@ -63,8 +60,10 @@ var env struct {
 	pg                          *pgcluster.Cluster // kycflow's database and the Temporal server's
 	logPath                     string             // the services' log (the in-process API's among them)
 	bin                         string             // the kycflow binary, for tests that run or kill it
-	worker                      sdkworker.Worker
-	acts                        *activities.Activities
+	// worker is the in-process worker (polling, relay, watchlists):
+	// tests stop it and start it again as an outage would.
+	worker *app.Worker
+	acts   *activities.Activities
 
 	// The provider sandboxes the real clients talk to over loopback HTTP.
 	kvk             *kvksandbox.Server
@@ -73,14 +72,12 @@ var env struct {
 	mail            *sink.Sink // the SMTP server link mails go to
 	idin            *idinsandbox.Server
 	broker          idin.Broker
-	lists           *screening.Lists // the worker's loaded watchlists
+	lists           *screening.Lists // the worker's loaded watchlists, which the API screens with too
 	// publicURL is the API's base URL, as links carry it; apiURL is where
 	// the suite's requests go. Both are the in-process API's, but while
 	// processes_test.go runs, the proxy in front of its api processes
 	// (and apiURL alone, another server a test starts: see serve).
 	publicURL, apiURL string
-	relay             *worker.Relay
-	stopRelay         func() // stops the in-process relay and waits for it
 
 	// Webhooks: the names the harness's resolver knows, the sealing key,
 	// and receivers' certificates the sender trusts.
@@ -136,21 +133,7 @@ func providerEnv() []string {
 }
 
 // startWorker (re)starts the in-process worker.
-func startWorker() error {
-	env.worker = worker.New(env.client, env.acts, 0)
-	return env.worker.Start()
-}
-
-// startRelay (re)starts the in-process outbox relay.
-func startRelay() {
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		env.relay.Run(ctx)
-	}()
-	env.stopRelay = func() { cancel(); <-done }
-}
+func startWorker() error { return env.worker.Start(context.Background()) }
 
 type tenant struct {
 	id   string
@@ -187,13 +170,6 @@ func run(m *testing.M) int {
 	if env.admin, err = store.Open(ctx, pg.DSN("postgres", "kycflow"), 4); err != nil {
 		return fail("admin store", err)
 	}
-	if env.app, err = store.Open(ctx, pg.DSN(store.AppRole, "kycflow"), 20); err != nil {
-		return fail("app store", err)
-	}
-	env.app.CacheAuthentications(ctx, nil) // as kycflow api does
-	if env.workerStore, err = store.Open(ctx, pg.DSN(store.WorkerRole, "kycflow"), 20); err != nil {
-		return fail("worker store", err)
-	}
 	env.pg, env.logPath = pg, filepath.Join(dir, "services.log")
 	env.adminDSN, env.appDSN, env.workerDSN = pg.DSN("postgres", "kycflow"), pg.DSN(store.AppRole, "kycflow"), pg.DSN(store.WorkerRole, "kycflow")
 	env.bin = filepath.Join(dir, "kycflow")
@@ -218,10 +194,6 @@ func run(m *testing.M) int {
 	defer env.mail.Close()
 	smtpHost, smtpPort, _ := net.SplitHostPort(env.mail.Addr())
 	port, _ := strconv.Atoi(smtpPort)
-	mailer, err := mail.New(mail.Config{Host: smtpHost, Port: port, From: "kycflow <no-reply@kycflow.test>", TLS: mail.TLSStartTLS, RootCAs: mailCAs})
-	if err != nil {
-		return fail("mailer", err)
-	}
 	// The API's address is known before it serves, so links (made by the
 	// API and by the worker's mails) point at it, as PUBLIC_URL would.
 	apiListener, err := net.Listen("tcp", "127.0.0.1:0")
@@ -233,11 +205,9 @@ func run(m *testing.M) int {
 	idinSrv := httptest.NewServer(env.idin.Handler())
 	defer idinSrv.Close()
 	env.idin.SetPublicURL(idinSrv.URL)
-	env.broker = &idin.Client{BaseURL: idinSrv.URL + idinsandbox.BasePath, MerchantToken: idinsandbox.TestMerchantToken}
 	// Webhooks: every lookup is the harness's, and every dial must be to
 	// loopback (anything else is recorded and fails the run).
 	env.dns = newFakeDNS()
-	guard := &webhook.Guard{Allow: []netip.Prefix{netip.MustParsePrefix(receiverIP + "/32")}, Resolve: env.dns.lookup, Dial: loopbackOnly}
 	if env.hookCipher, err = webhook.NewCipher(hookKey); err != nil {
 		return fail("webhook cipher", err)
 	}
@@ -246,13 +216,6 @@ func run(m *testing.M) int {
 		return fail("receiver certificate", err)
 	}
 	env.hookTLS = &tls.Config{RootCAs: rt.pool}
-	env.acts = &activities.Activities{Store: env.workerStore, Mailer: mailer, PublicURL: env.publicURL, IDIN: env.broker,
-		Webhooks:      &activities.Webhooks{Sender: &webhook.Sender{Guard: guard, TLS: env.hookTLS, Timeout: senderTimeout}, Cipher: env.hookCipher},
-		KvK:           &kvk.Client{BaseURL: kvkSrv.URL, APIKey: kvksandbox.TestAPIKey},
-		VIES:          &vies.Client{BaseURL: viesSrv.URL},
-		VIESRequester: &vies.Requester{MemberStateCode: "NL", Number: requester[2:]},
-		Limits:        activities.NewLimits(env.workerStore, 100, 10, 2)}
-
 	// The production Temporal server on the suite's PostgreSQL (the outage
 	// tests stop and restart it on its data).
 	env.temporalOpts = &devserver.ClusterOptions{HostPort: "127.0.0.1:" + strconv.Itoa(pgcluster.FreePort()),
@@ -271,36 +234,41 @@ func run(m *testing.M) int {
 		return fail("temporal client", err)
 	}
 	defer env.client.Close()
-	if err := worker.EnsureSearchAttributes(ctx, env.client, "default"); err != nil {
-		return fail("search attributes", err)
+	// The api and the worker as kycflow builds them (app), on the suite's
+	// services: the harness only puts its resolver, dialer, certificates
+	// and shorter schedules in place of the outside world's.
+	cfg := app.Config{TemporalAddress: env.temporalOpts.HostPort, TemporalNS: "default", DBMaxConns: 20,
+		PublicURL: env.publicURL, Limits: harnessLimits, Retry: retry, RelaySweep: 200 * time.Millisecond,
+		KvKBaseURL: kvkSrv.URL, KvKAPIKey: kvksandbox.TestAPIKey, KvKRate: 100,
+		VIESBaseURL: viesSrv.URL, VIESRequester: requester, VIESTimeout: 30 * time.Second, VIESRate: 10, VIESConcurrency: 2,
+		SMTPHost: smtpHost, SMTPPort: port, SMTPFrom: "kycflow <no-reply@kycflow.test>", SMTPTLS: mail.TLSStartTLS,
+		IDINBaseURL: idinSrv.URL + idinsandbox.BasePath, IDINMerchantToken: idinsandbox.TestMerchantToken,
+		WatchlistRefresh: 200 * time.Millisecond, WatchlistMaxAge: 48 * time.Hour,
+		WebhookKey: hookKey, WebhookAllow: []netip.Prefix{netip.MustParsePrefix(receiverIP + "/32")},
+		Harness: app.Harness{RoleURLs: map[string]string{store.AppRole: env.appDSN, store.WorkerRole: env.workerDSN},
+			WebhookResolve: env.dns.lookup, WebhookDial: loopbackOnly, WebhookTLS: env.hookTLS, WebhookTimeout: senderTimeout,
+			DeliverySchedule: &deliverySchedule, MailRootCAs: mailCAs, RelayCallTimeout: 2 * time.Second}}
+	if env.worker, err = app.NewWorker(ctx, cfg, app.Shared{Logger: quiet, Metrics: env.metrics, Temporal: env.client}); err != nil {
+		return fail("worker", err)
 	}
-	if err := worker.EnsureHousekeeping(ctx, env.client); err != nil {
-		return fail("housekeeping schedule", err)
+	defer env.worker.Close()
+	if err := env.worker.Register(ctx); err != nil {
+		return fail("search attributes and housekeeping", err)
 	}
-	env.acts.Webhooks.Signaler = env.client
-	env.lists = &screening.Lists{Store: env.workerStore, Logger: quiet, MarkLoaded: true}
-	env.acts.Screener, env.acts.Metrics = env.lists, env.metrics
-	worker.Observe(env.metrics, env.workerStore, env.lists)
-	env.metrics.Creates(env.app.CreateStats)
-	env.ops = httptest.NewServer(ops.Handler(ops.Probes{Lists: env.lists.Versions, MaxListAge: 48 * time.Hour,
-		Deps: []ops.Dep{ops.Database(env.workerStore), ops.Temporal(env.client)}}, env.metrics))
+	env.workerStore, env.acts, env.lists = env.worker.Store, env.worker.Activities, env.worker.Lists
+	env.ops = httptest.NewServer(ops.Handler(env.worker.Probes, env.metrics))
 	defer env.ops.Close()
-	go env.lists.Run(ctx, 200*time.Millisecond, worker.StartRescreens(env.lists, env.client))
 	if err := startWorker(); err != nil {
 		return fail("worker", err)
 	}
 	defer func() { env.worker.Stop() }()
-	env.relay = &worker.Relay{Store: env.workerStore, Client: env.client, Logger: quiet, Sweep: 200 * time.Millisecond, CallTimeout: 2 * time.Second, Retry: retry,
-		DeliverySchedule: &deliverySchedule, Metrics: env.metrics}
-	startRelay()
-	defer func() { env.stopRelay() }()
-
-	// Limits on, as in production, but far above what the suite sends from
-	// its one address (limits_test.go tries them tight).
-	env.server = httptest.NewUnstartedServer(api.New(api.Config{Store: env.app, Logger: slog.New(slog.NewTextHandler(logs, nil)), PublicURL: env.publicURL, IDIN: env.broker,
-		Limits: harnessLimits, Webhooks: api.Webhooks{Cipher: env.hookCipher, Guard: guard}, Reviews: worker.Reviews{Client: env.client}, Screener: env.lists,
-		Probes:  ops.Probes{Lists: env.lists.Versions, MaxListAge: 48 * time.Hour, Deps: []ops.Dep{ops.Database(env.app), ops.Temporal(env.client)}},
-		Metrics: env.metrics}))
+	proc, err := app.NewAPI(ctx, cfg, app.Shared{Logger: slog.New(slog.NewTextHandler(logs, nil)), Metrics: env.metrics, Temporal: env.client, Lists: env.lists})
+	if err != nil {
+		return fail("api", err)
+	}
+	defer proc.Close()
+	env.app = proc.Store
+	env.server = httptest.NewUnstartedServer(proc.Handler)
 	env.server.Listener.Close()
 	env.server.Listener = apiListener
 	apiAddrs.Store(apiListener.Addr().String(), true)

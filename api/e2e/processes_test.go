@@ -34,9 +34,7 @@ func TestCoreFlowsAcrossProcesses(t *testing.T) {
 	}
 
 	env.worker.Stop()
-	env.stopRelay()
 	defer startWorker()
-	defer startRelay()
 
 	proxy := "127.0.0.1:" + strconv.Itoa(pgcluster.FreePort())
 	public := "http://" + proxy

@@ -24,9 +24,7 @@ func TestProviderLimitsAcrossWorkers(t *testing.T) {
 	// The workers' own relays start the workflows, with their retry window
 	// (a burst queued behind the rate may wait longer than the suite's 25 s).
 	env.worker.Stop()
-	env.stopRelay()
 	defer startWorker()
-	defer startRelay()
 	var workers []*exec.Cmd
 	for range 3 {
 		proc := exec.Command(env.bin, "worker")

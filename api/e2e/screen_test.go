@@ -12,8 +12,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/kycflow/kycflow/api"
-	"github.com/kycflow/kycflow/ops"
 	"github.com/kycflow/kycflow/engines/sanctions"
+	"github.com/kycflow/kycflow/ops"
 	"github.com/kycflow/kycflow/store"
 )
 

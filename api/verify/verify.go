@@ -21,8 +21,8 @@ import (
 
 	"github.com/kycflow/kycflow/check"
 	"github.com/kycflow/kycflow/engines/eu"
-	"github.com/kycflow/kycflow/providers/idin"
 	"github.com/kycflow/kycflow/engines/mrz"
+	"github.com/kycflow/kycflow/providers/idin"
 	"github.com/kycflow/kycflow/store"
 )
 

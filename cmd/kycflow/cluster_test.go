@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kycflow/kycflow/devstack"
 	"github.com/kycflow/kycflow/store/pgcluster"
 )
 
@@ -76,7 +77,7 @@ func TestClusterWalkthrough(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan error, 1)
-	go func() { done <- runCluster(ctx, cfg) }()
+	go func() { done <- devstack.RunCluster(ctx, cfg) }()
 
 	dir := filepath.Join(data, "cluster")
 	var key string
@@ -139,7 +140,7 @@ func TestClusterWalkthrough(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 	}
 	// Every process is ready and counts its work; the proxy used both apis.
-	for _, p := range clusterProcesses(base, clusterAPIs, clusterWorkers) {
+	for _, p := range devstack.ClusterProcesses(base, devstack.ClusterAPIs, devstack.ClusterWorkers) {
 		for _, path := range []string{"/readyz", "/metrics"} {
 			res, err := http.Get("http://" + p.OpsAddr + path)
 			if err != nil {

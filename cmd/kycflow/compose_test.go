@@ -6,6 +6,7 @@ package main
 // instead of silently breaking `docker compose up`.
 
 import (
+	"net/netip"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -16,6 +17,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/kycflow/kycflow/app"
+	"github.com/kycflow/kycflow/devstack"
 	"github.com/kycflow/kycflow/store"
 	"github.com/kycflow/kycflow/store/pgcluster"
 	"github.com/kycflow/kycflow/worker/devserver"
@@ -157,7 +160,7 @@ func TestComposeCommandsExist(t *testing.T) {
 			t.Errorf("%s: command %v, want [%s]", name, cmd, want)
 			continue
 		}
-		if !strings.Contains(usage, "kycflow "+cmd[0]+" ") {
+		if c, _ := lookupCommand(cmd[:1]); c == nil {
 			t.Errorf("%s: %q is not a subcommand in the usage text", name, cmd[0])
 		}
 	}
@@ -237,7 +240,7 @@ func TestComposePorts(t *testing.T) {
 func TestClusterMatchesCompose(t *testing.T) {
 	f := loadCompose(t)
 	count := map[string]int{}
-	for _, p := range clusterProcesses(18080, clusterAPIs, clusterWorkers) {
+	for _, p := range devstack.ClusterProcesses(18080, devstack.ClusterAPIs, devstack.ClusterWorkers) {
 		count[p.Role]++
 	}
 	for role, n := range count {
@@ -248,13 +251,13 @@ func TestClusterMatchesCompose(t *testing.T) {
 	if up := service(t, f, "proxy").Environment["PROXY_UPSTREAMS"]; up != "api:8080" {
 		t.Errorf("compose proxy upstreams %q, want the api service's port", up)
 	}
-	if !strings.HasSuffix(config{}.httpAddr(true), ":8080") {
+	if !strings.HasSuffix(app.Config{}.HTTPAddrFor(true), ":8080") {
 		t.Error("the cluster's proxy is not on 8080, the port compose publishes")
 	}
-	cfg := config{WebhookAllow: loopbackNets}
-	for _, p := range clusterProcesses(18080, clusterAPIs, clusterWorkers) {
-		env := clusterOwnEnv(p, &pgcluster.Cluster{})
-		for k := range clusterEnv(cfg) {
+	cfg := app.Config{WebhookAllow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}}
+	for _, p := range devstack.ClusterProcesses(18080, devstack.ClusterAPIs, devstack.ClusterWorkers) {
+		env := devstack.ClusterOwnEnv(p, &pgcluster.Cluster{})
+		for k := range devstack.ClusterEnv(cfg) {
 			env[k] = ""
 		}
 		svc := service(t, f, p.Role)

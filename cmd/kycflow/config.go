@@ -2,93 +2,21 @@ package main
 
 import (
 	"fmt"
-	"log/slog"
 	"math"
 	"net/netip"
-	"net/url"
-	"os"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/kycflow/kycflow/api"
+	"github.com/kycflow/kycflow/app"
 	"github.com/kycflow/kycflow/store"
 	"github.com/kycflow/kycflow/workflows"
 )
 
-// config is read from the environment; see the README's configuration table.
-type config struct {
-	// DatabaseURL is the api's or the worker's connection; unset, each
-	// command connects as its own role (databaseURL).
-	DatabaseURL      string
-	DatabaseAdminURL string
-	DBPasswords      store.RolePasswords
-	DBMaxConns       int
-	TemporalAddress  string
-	TemporalNS       string
-	HTTPAddr         string
-	Limits           api.Limits
-	RelayConcurrency int
-	RelaySweep       time.Duration
-	DataDir          string
-	DevPGPort        int
-	LogLevel         slog.Level
-	PprofAddr        string
-	WorkflowPollers  int
-	// DevTemporalPragmas: nil keeps devserver.DefaultPragmas.
-	DevTemporalPragmas []string
-
-	// Providers (see providers.go). An empty base URL under `kycflow dev`
-	// means: start the provider's sandbox and use it.
-	KvKBaseURL, KvKAPIKey, KvKRootCA string
-	KvKTimeout                       time.Duration
-	KvKRate                          float64
-	VIESBaseURL, VIESRequester       string
-	VIESTimeout                      time.Duration
-	VIESRate                         float64
-	VIESConcurrency                  int
-	Retry                            workflows.ProviderRetry
-	// Where `kycflow dev` and `kycflow sandbox` serve the sandboxes.
-	SandboxKvKAddr, SandboxVIESAddr string
-
-	// PublicURL is where people open verification links.
-	PublicURL          string
-	PublicURLAllowHTTP bool
-	// SMTP for link mails; no host: link checks of customers who get mails
-	// fail provider_not_configured (`kycflow dev` runs a mail catcher).
-	SMTPHost, SMTPUsername, SMTPPassword, SMTPFrom, SMTPTLS string
-	SMTPPort                                                int
-	// Where `kycflow dev` catches mail (SMTP) and shows it (web).
-	DevSMTPAddr, DevMailUIAddr string
-	// iDIN broker (CM.com's API); no token: idin is not configured.
-	IDINBaseURL, IDINMerchantToken string
-	SandboxIDINAddr                string
-	// WatchlistRefresh is how often the worker looks for new list versions.
-	WatchlistRefresh time.Duration
-	// WatchlistMaxAge: a loaded list older than this makes /healthz degraded.
-	WatchlistMaxAge time.Duration
-	// APIWatchlists: kycflow api loads the lists for POST /api/v1/screen.
-	APIWatchlists bool
-	// HealthAddr is where a process serves /healthz, /readyz and /metrics
-	// (see healthAddr; "off": nowhere).
-	HealthAddr string
-	// Webhooks: the key that seals signing secrets, the private networks
-	// deliveries may reach, and whether live tenants may use http://.
-	WebhookKey       string
-	WebhookAllow     []netip.Prefix
-	WebhookAllowHTTP bool
-	// Where `kycflow dev` serves its webhook catcher.
-	DevWebhookAddr string
-	// The api processes `kycflow proxy` spreads requests over.
-	ProxyUpstreams []string
-	// Where `kycflow dev --cluster` lays out its processes' ports.
-	ClusterPortBase int
-}
-
 // loadConfig reads the settings (settings.go has every name, default and
 // meaning).
-func loadConfig() (config, error) {
-	c := config{
+func loadConfig() (app.Config, error) {
+	c := app.Config{
 		DatabaseURL:        lookup("DATABASE_URL"),
 		DatabaseAdminURL:   lookup("DATABASE_ADMIN_URL"),
 		DBPasswords:        store.RolePasswords{App: lookup("KYCFLOW_APP_DB_PASSWORD"), Worker: lookup("KYCFLOW_WORKER_DB_PASSWORD")},
@@ -180,6 +108,7 @@ func loadConfig() (config, error) {
 	c.Limits.TrustedProxies = nets("TRUSTED_PROXIES")
 	c.ProxyUpstreams = strings.FieldsFunc(lookup("PROXY_UPSTREAMS"), func(r rune) bool { return r == ',' || r == ' ' })
 	c.WebhookAllow = nets("WEBHOOK_ALLOW_NETS")
+	_, c.WebhookAllowSet = lookupSet("WEBHOOK_ALLOW_NETS")
 	c.RelayConcurrency = num("RELAY_CONCURRENCY")
 	c.WorkflowPollers = num("WORKFLOW_POLLERS")
 	c.DevPGPort = num("DEV_PG_PORT")
@@ -213,69 +142,4 @@ func loadConfig() (config, error) {
 		return c, fmt.Errorf("LOG_LEVEL: %w", err)
 	}
 	return c, nil
-}
-
-// databaseURL is DATABASE_URL, or the local database as role (the api's
-// kycflow_app, the worker's kycflow_worker: each process holds only its
-// own privileges).
-func (c config) databaseURL(role string) string {
-	if c.DatabaseURL != "" {
-		return c.DatabaseURL
-	}
-	return "postgres://" + role + "@127.0.0.1:55432/kycflow?sslmode=disable"
-}
-
-// healthAddr is where a process serves its operations endpoints:
-// HEALTH_ADDR, else a port of its own per role, so that an api and a
-// worker on one machine do not collide (dev: loopback only).
-func (c config) healthAddr(role string) string {
-	if c.HealthAddr != "" {
-		return c.HealthAddr
-	}
-	switch role {
-	case "api":
-		return ":8082"
-	case "dev":
-		return "127.0.0.1:8081"
-	}
-	return ":8081"
-}
-
-// httpAddr is where the API listens: HTTP_ADDR, else every interface for
-// `kycflow api` (a container's port) and loopback only for `kycflow dev`.
-func (c config) httpAddr(dev bool) string {
-	switch {
-	case c.HTTPAddr != "":
-		return c.HTTPAddr
-	case dev:
-		return "127.0.0.1:8080"
-	}
-	return ":8080"
-}
-
-// checkPublicURL refuses a PUBLIC_URL that would send verification links
-// (credentials, single use) over plain HTTP to another machine: http:// is
-// for loopback, or when PUBLIC_URL_ALLOW_HTTP=1 says a TLS proxy sits in
-// front on the same host.
-func (c config) checkPublicURL() error {
-	u, err := url.Parse(c.PublicURL)
-	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
-		return fmt.Errorf("PUBLIC_URL %q is not an http(s) URL", c.PublicURL)
-	}
-	if u.Scheme == "https" || c.PublicURLAllowHTTP || isLoopbackHost(u.Hostname()) {
-		return nil
-	}
-	return fmt.Errorf("PUBLIC_URL %q: verification links must use https:// (http:// only for localhost, or with PUBLIC_URL_ALLOW_HTTP=1)", c.PublicURL)
-}
-
-func isLoopbackHost(h string) bool {
-	if strings.EqualFold(h, "localhost") || strings.HasSuffix(strings.ToLower(h), ".localhost") {
-		return true
-	}
-	a, err := netip.ParseAddr(h)
-	return err == nil && a.IsLoopback()
-}
-
-func (c config) logger() *slog.Logger {
-	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: c.LogLevel}))
 }

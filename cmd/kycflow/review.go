@@ -7,53 +7,61 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/google/uuid"
+	"go.temporal.io/sdk/client"
+	sdklog "go.temporal.io/sdk/log"
 
+	"github.com/kycflow/kycflow/app"
 	"github.com/kycflow/kycflow/check"
 	"github.com/kycflow/kycflow/store"
 	"github.com/kycflow/kycflow/worker"
 )
 
-// runReview decides one alerting hit of an aml check awaiting review, as
-// POST /api/v1/checks/{id}/review does.
-func runReview(ctx context.Context, cfg config, s *store.Store, tenant, id uuid.UUID, args []string) error {
-	fs := flag.NewFlagSet("check review", flag.ContinueOnError)
+// checkReview decides one alerting hit of an aml check awaiting review, as
+// POST /api/v1/checks/{id}/review does (the four-eyes rules included: the
+// check's workflow decides).
+func checkReview(fs *flag.FlagSet) runFunc {
 	reviewer := fs.String("reviewer", "", "who decides (required)")
 	entity := fs.String("entity", "", "the listed entity's id, as the hit shows it")
 	decision := fs.String("decision", "", "false_positive or true_match")
 	note := fs.String("note", "", "why (required for a false positive, 10 characters or more)")
-	if err := fs.Parse(args); err != nil || fs.NArg() != 0 {
-		return errUsage
-	}
-	req := check.ReviewRequest{Reviewer: strings.TrimSpace(*reviewer), Decisions: []check.ReviewDecision{
-		{EntityID: strings.TrimSpace(*entity), Decision: check.Decision(*decision), Note: strings.TrimSpace(*note)}}}
-	if ps := req.Problems(); len(ps) > 0 {
-		return cliProblems(ps)
-	}
-	chk, err := s.GetCheck(ctx, tenant, id)
-	if err != nil {
-		return fmt.Errorf("check %s: %w", id, err)
-	}
-	if chk.Type != check.AML || chk.Status != check.AwaitingReview {
-		return fmt.Errorf("check %s is %s, %s: only an aml check awaiting review can be reviewed", id, chk.Type, chk.Status)
-	}
-	c, err := dialTemporal(ctx, cfg, cfg.logger(), nil)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	if err := (worker.Reviews{Client: c}).Review(ctx, id, req); err != nil {
-		var ps check.ReviewProblems
-		if errors.As(err, &ps) {
+	return func(ctx context.Context, cfg app.Config, args []string) error {
+		req := check.ReviewRequest{Reviewer: strings.TrimSpace(*reviewer), Decisions: []check.ReviewDecision{
+			{EntityID: strings.TrimSpace(*entity), Decision: check.Decision(*decision), Note: strings.TrimSpace(*note)}}}
+		if ps := req.Problems(); len(ps) > 0 {
 			return cliProblems(ps)
 		}
-		return fmt.Errorf("check %s: %w", id, err)
+		return withAdmin(ctx, cfg, func(s *store.Store) error {
+			id, tenant, err := checkArg(ctx, s, args)
+			if err != nil {
+				return err
+			}
+			chk, err := s.GetCheck(ctx, tenant, id)
+			if err != nil {
+				return fmt.Errorf("check %s: %w", id, err)
+			}
+			if chk.Type != check.AML || chk.Status != check.AwaitingReview {
+				return fmt.Errorf("check %s is %s, %s: only an aml check awaiting review can be reviewed", id, chk.Type, chk.Status)
+			}
+			c, err := client.NewLazyClient(client.Options{HostPort: cfg.TemporalAddress, Namespace: cfg.TemporalNS,
+				Logger: sdklog.NewStructuredLogger(cfg.Logger())})
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			if err := (worker.Reviews{Client: c}).Review(ctx, id, req); err != nil {
+				var ps check.ReviewProblems
+				if errors.As(err, &ps) {
+					return cliProblems(ps)
+				}
+				return fmt.Errorf("check %s: %w", id, err)
+			}
+			if chk, err = s.GetCheck(ctx, tenant, id); err != nil {
+				return err
+			}
+			fmt.Printf("review of %s on check %s recorded; the check is %s\n", req.Decisions[0].EntityID, id, chk.Status)
+			return nil
+		})
 	}
-	if chk, err = s.GetCheck(ctx, tenant, id); err != nil {
-		return err
-	}
-	fmt.Printf("review of %s on check %s recorded; the check is %s\n", req.Decisions[0].EntityID, id, chk.Status)
-	return nil
 }
 
 // cliProblems says a review's problems, with the flags for its fields.

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"errors"
+	"flag"
 	"os"
 	"regexp"
 	"slices"
@@ -44,8 +46,29 @@ func TestSettingsDocumented(t *testing.T) {
 	}
 }
 
-// Every command's --help names what it reads.
+// Every command's --help lists its flags with their defaults, and names
+// the environment it reads.
 func TestCommandHelp(t *testing.T) {
+	for _, c := range commands {
+		var b bytes.Buffer
+		if err := commandHelp(&b, strings.Fields(c.name)); err != nil {
+			t.Fatalf("kycflow %s --help: %v", c.name, err)
+		}
+		help := b.String()
+		fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
+		c.setup(fs)
+		fs.VisitAll(func(f *flag.Flag) {
+			if !strings.Contains(help, "-"+f.Name) {
+				t.Errorf("kycflow %s --help does not list -%s:\n%s", c.name, f.Name, help)
+			}
+			if d := f.DefValue; d != "" && d != "0" && d != "false" && d != "0s" && f.Name != "seed" && !strings.Contains(help, "(default "+d) && !strings.Contains(help, "(default \""+d) {
+				t.Errorf("kycflow %s --help does not give -%s's default %s:\n%s", c.name, f.Name, d, help)
+			}
+		})
+		if !strings.Contains(help, "Environment (kycflow ") {
+			t.Errorf("kycflow %s --help lists no settings:\n%s", c.name, help)
+		}
+	}
 	for _, cmd := range []string{"dev", "api", "worker", "migrate", "tenant", "check", "watchlist", "sandbox"} {
 		var b bytes.Buffer
 		printSettings(&b, cmd)
@@ -57,5 +80,14 @@ func TestCommandHelp(t *testing.T) {
 	printSettings(&b, "api")
 	if !strings.Contains(b.String(), "RATE_LIMIT") || strings.Contains(b.String(), "SMTP_HOST") {
 		t.Errorf("the api's settings:\n%s", b.String())
+	}
+	// A command's help is found by its first words too, and an unknown
+	// one is a usage error.
+	var b2 bytes.Buffer
+	if err := commandHelp(&b2, []string{"tenant"}); err != nil || !strings.Contains(b2.String(), "kycflow tenant update [flags]") || !strings.Contains(b2.String(), "-aml-threshold") {
+		t.Errorf("kycflow tenant --help: %v\n%s", err, b2.String())
+	}
+	if err := commandHelp(&b2, []string{"nosuch"}); !errors.Is(err, errUsage) {
+		t.Errorf("kycflow nosuch --help: %v", err)
 	}
 }

@@ -2,121 +2,65 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
-	"net/netip"
 	"os"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/google/uuid"
 
-	"github.com/kycflow/kycflow/api"
+	"github.com/kycflow/kycflow/app"
 	"github.com/kycflow/kycflow/check"
+	"github.com/kycflow/kycflow/devstack"
 	"github.com/kycflow/kycflow/store"
 	"github.com/kycflow/kycflow/webhook"
-	"github.com/kycflow/kycflow/webhook/catcher"
 )
 
-// webhooks is the webhook configuration every process shares: the cipher
-// (nil without WEBHOOK_SECRET_KEY) and the guard.
-func (c config) webhooks() (api.Webhooks, error) {
-	w := api.Webhooks{Guard: &webhook.Guard{Allow: c.WebhookAllow}, AllowHTTP: c.WebhookAllowHTTP}
-	if c.WebhookKey == "" {
-		return w, nil
-	}
-	ci, err := webhook.NewCipher(c.WebhookKey)
-	if err != nil {
-		return w, fmt.Errorf("WEBHOOK_SECRET_KEY: %w", err)
-	}
-	w.Cipher = ci
-	return w, nil
-}
-
-// devKeyFile is where `kycflow dev` keeps its sealing key.
-const devKeyFile = "webhook-secret-key"
-
-// devWebhooks gives `kycflow dev` a sealing key kept in the data dir and
-// lets deliveries reach loopback (the catcher, a developer's receiver),
-// unless the environment says otherwise.
-func devWebhooks(cfg *config, dir string) error {
-	if _, set := lookupSet("WEBHOOK_ALLOW_NETS"); !set {
-		cfg.WebhookAllow = loopbackNets
-	}
-	if cfg.WebhookKey != "" || useDevKey(cfg, dir) {
-		return nil
-	}
-	file := filepath.Join(dir, devKeyFile)
-	k := make([]byte, 32)
-	rand.Read(k)
-	cfg.WebhookKey = hex.EncodeToString(k)
-	return os.WriteFile(file, []byte(cfg.WebhookKey+"\n"), 0o600)
-}
-
-// useDevKey, without WEBHOOK_SECRET_KEY, takes the key `kycflow dev` keeps
-// in dir (so `kycflow webhook` works against `make run` as is) and, as dev
-// does, lets deliveries reach loopback unless WEBHOOK_ALLOW_NETS says.
-func useDevKey(cfg *config, dir string) bool {
-	if cfg.WebhookKey != "" {
-		return false
-	}
-	b, err := os.ReadFile(filepath.Join(dir, devKeyFile))
-	if err != nil {
-		return false
-	}
-	cfg.WebhookKey = strings.TrimSpace(string(b))
-	if _, set := lookupSet("WEBHOOK_ALLOW_NETS"); !set {
-		cfg.WebhookAllow = loopbackNets
-	}
-	return true
-}
-
-// loopbackNets are what `kycflow dev` lets deliveries reach.
-var loopbackNets = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}
-
-// runWebhook manages a tenant's webhook endpoints as the operator (the
-// tenant's own way is the API).
-func runWebhook(ctx context.Context, cfg config, args []string) error {
-	if len(args) == 0 {
-		return errUsage
-	}
-	fs := flag.NewFlagSet("webhook "+args[0], flag.ContinueOnError)
-	tenant := fs.String("tenant", "", "tenant id")
-	url := fs.String("url", "", "endpoint URL")
-	desc := fs.String("description", "", "what the endpoint is for")
-	endpoint := fs.String("endpoint", "", "endpoint id (redeliver: only to this one)")
-	var events hostList
-	fs.Var(&events, "event", "event type, check.* or * (repeatable; default *)")
-	if err := fs.Parse(args[1:]); err != nil {
-		return errUsage
-	}
-	tid, err := uuid.Parse(*tenant)
-	if err != nil {
-		return fmt.Errorf("--tenant must be a tenant id (see kycflow tenant list)")
-	}
-	arg := func(what string) (uuid.UUID, error) {
-		if fs.NArg() != 1 {
-			return uuid.Nil, fmt.Errorf("webhook %s needs the %s id", args[0], what)
+// webhookCmd is `webhook create|list|delete|rotate-secret|deliveries|
+// redeliver`: a tenant's webhook endpoints, as the operator manages them
+// (the tenant's own way is the API).
+func webhookCmd(sub string) func(*flag.FlagSet) runFunc {
+	return func(fs *flag.FlagSet) runFunc {
+		tenant := fs.String("tenant", "", "tenant id")
+		var url, desc, endpoint *string
+		var events hostList
+		switch sub {
+		case "create":
+			url = fs.String("url", "", "endpoint URL")
+			desc = fs.String("description", "", "what the endpoint is for")
+			fs.Var(&events, "event", "event type, check.* or * (repeatable; default *)")
+		case "redeliver":
+			endpoint = fs.String("endpoint", "", "endpoint id: deliver to this one only (default: every endpoint taking the event)")
 		}
-		return uuid.Parse(fs.Arg(0))
+		return func(ctx context.Context, cfg app.Config, args []string) error {
+			tid, err := uuid.Parse(*tenant)
+			if err != nil {
+				return fmt.Errorf("--tenant must be a tenant id (see kycflow tenant list)")
+			}
+			return withAdmin(ctx, cfg, func(s *store.Store) error {
+				return manageWebhooks(ctx, cfg, s, sub, tid, args, url, desc, endpoint, events)
+			})
+		}
 	}
-	useDevKey(&cfg, cfg.DataDir)
-	hooks, err := cfg.webhooks()
+}
+
+func manageWebhooks(ctx context.Context, cfg app.Config, s *store.Store, sub string, tid uuid.UUID, args []string, url, desc, endpoint *string, events hostList) error {
+	arg := func(what string) (uuid.UUID, error) {
+		if len(args) != 1 {
+			return uuid.Nil, fmt.Errorf("webhook %s needs the %s id", sub, what)
+		}
+		return uuid.Parse(args[0])
+	}
+	devstack.UseDevKey(&cfg, cfg.DataDir)
+	hooks, err := cfg.Webhooks()
 	if err != nil {
 		return err
 	}
-	s, err := store.Open(ctx, cfg.DatabaseAdminURL, 2)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
 	w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
 	defer w.Flush()
-	switch args[0] {
+	switch sub {
 	case "create":
 		if hooks.Cipher == nil {
 			return errors.New("set WEBHOOK_SECRET_KEY (the key the api and worker use) to create endpoints")
@@ -225,59 +169,6 @@ func runWebhook(ctx context.Context, cfg config, args []string) error {
 		for _, d := range ds {
 			fmt.Printf("redelivery %s to endpoint %s queued\n", d.ID, d.EndpointID)
 		}
-	default:
-		return errUsage
 	}
 	return nil
-}
-
-// webhookCatcher serves `kycflow dev`'s webhook catcher and registers it,
-// once, as an endpoint of the demo tenant for every event; the signing
-// secret is kept in the data dir so the catcher verifies across restarts.
-// It returns the line dev prints.
-func (sb *sandboxes) webhookCatcher(ctx context.Context, cfg config, adminDSN, dir string) (string, error) {
-	c := catcher.New()
-	base, err := sb.serve("webhook catcher", cfg.DevWebhookAddr, c.Handler())
-	if err != nil {
-		return "", err
-	}
-	hooks, err := cfg.webhooks()
-	if err != nil {
-		return "", err
-	}
-	s, err := store.Open(ctx, adminDSN, 2)
-	if err != nil {
-		return "", err
-	}
-	defer s.Close()
-	tenant, err := s.TenantByHost(ctx, "localhost")
-	if err != nil {
-		return "", err
-	}
-	url := base + "/hooks/demo"
-	file := filepath.Join(dir, "demo-webhook")
-	var secret string
-	if b, err := os.ReadFile(file); err == nil {
-		if id, sec, ok := strings.Cut(strings.TrimSpace(string(b)), " "); ok {
-			if eid, err := uuid.Parse(id); err == nil {
-				if e, err := s.GetEndpoint(ctx, tenant, eid); err == nil && e.URL == url {
-					secret = sec
-				}
-			}
-		}
-	}
-	if secret == "" {
-		secret = webhook.NewSecret()
-		desc := "kycflow dev's webhook catcher"
-		e := store.Endpoint{ID: store.NewID(), TenantID: tenant, URL: url, Events: []string{check.AllEvents}, Description: &desc}
-		e.Secret = hooks.Cipher.Seal(secret, e.ID.String())
-		if _, err := s.CreateEndpoint(ctx, e); err != nil {
-			return "", fmt.Errorf("register the demo webhook endpoint: %w", err)
-		}
-		if err := os.WriteFile(file, []byte(e.ID.String()+" "+secret+"\n"), 0o600); err != nil {
-			return "", err
-		}
-	}
-	c.AddSecret("demo endpoint", secret)
-	return fmt.Sprintf("%s   (every event of the demo tenant, signature checked; secret %s)", base, secret), nil
 }

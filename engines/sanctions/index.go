@@ -560,7 +560,9 @@ func (ix *Index) search(q Query, limit int, minScore float64, blocked bool) []Hi
 // filter is which schemas and lists a query searches, by number (Index.schema, Index.list).
 type filter struct{ schema, list [256]bool }
 
-func (f *filter) has(ix *Index, id uint32) bool { return f.schema[ix.schema[id]] && f.list[ix.list[id]] }
+func (f *filter) has(ix *Index, id uint32) bool {
+	return f.schema[ix.schema[id]] && f.list[ix.list[id]]
+}
 
 // allowed is the filter of a query of schema on lists (nil: all).
 func (ix *Index) allowed(schema string, lists []string) *filter {

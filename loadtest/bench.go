@@ -1,4 +1,6 @@
-package main
+// Package loadtest is `kycflow bench`: load against a running API over
+// HTTP, as any client sends it, for the figures in docs/BENCHMARKS.md.
+package loadtest
 
 import (
 	"bytes"
@@ -22,7 +24,7 @@ import (
 	"github.com/kycflow/kycflow/store"
 )
 
-// runBench is the load command behind docs/BENCHMARKS.md. It talks to a
+// Run is the load command behind docs/BENCHMARKS.md (`kycflow bench`). It talks to a
 // running API over HTTP like any client:
 //
 //	create: POST /businesses/create with a --check check, for --duration at --concurrency;
@@ -34,30 +36,10 @@ import (
 //	screen: --n requests of --batch queries against a generated list;
 //	screen-fairness: another tenant's (--other-key) creates, idle and while
 //	  this tenant sends the costliest screenings its budget allows.
-func runBench(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	base := fs.String("url", "http://127.0.0.1:8080", "API base URL")
-	key := fs.String("key", os.Getenv("KYCFLOW_API_KEY"), "API key (or KYCFLOW_API_KEY)")
-	host := fs.String("host", "", "Host header: the tenant's hostname, when not the URL's")
-	mode := fs.String("mode", "create", "create, floor, e2e, list, create-webhook, webhook-latency, webhook-drain, screen or screen-fairness")
-	otherKey := fs.String("other-key", "", "screen-fairness: the API key of the tenant whose creates are measured")
-	otherHost := fs.String("other-host", "", "screen-fairness: that tenant's Host header, when not the URL's")
-	dsn := fs.String("dsn", os.Getenv("DATABASE_URL"), "floor: PostgreSQL URL of a role that may create a table (or DATABASE_URL)")
-	conc := fs.Int("concurrency", 16, "requests in flight")
-	dur := fs.Duration("duration", 10*time.Second, "how long to run (create, e2e)")
-	deep := fs.Int("deep", 0, "list: pages to walk before measuring (0: first page)")
-	n := fs.Int("n", 500, "list: requests to measure")
-	checkName := fs.String("check", string(check.IBAN), "create, e2e: the check each business gets: iban, coc or vat")
-	events := fs.Int("events", 10000, "webhook-drain: events to queue (4 per business)")
-	outage := fs.Duration("outage", 10*time.Minute, "webhook-drain: how long the endpoint is down")
-	rounds := fs.Int("rounds", 3, "create-webhook: alternating rounds without and with the endpoint")
-	subscribe := fs.String("subscribe", "*", "create-webhook: the events the endpoint takes, comma-separated")
-	batch := fs.Int("batch", 100, "screen: queries per request")
-	entities := fs.Int("entities", 50000, "screen: entities of the generated list imported (kycflow watchlist generate)")
-	seed := fs.Int64("seed", 1, "screen: the seed that list was generated with")
-	if err := fs.Parse(args); err != nil {
-		return errUsage
-	}
+func Run(ctx context.Context, o Options) error {
+	base, key, host, mode, otherKey, otherHost, dsn, conc, dur, deep, n, checkName, events, outage, rounds, subscribe, batch, entities, seed :=
+		&o.URL, &o.Key, &o.Host, &o.Mode, &o.OtherKey, &o.OtherHost, &o.DSN, &o.Concurrency, &o.Duration, &o.Deep, &o.N, &o.Check,
+		&o.Events, &o.Outage, &o.Rounds, &o.Subscribe, &o.Batch, &o.Entities, &o.Seed
 	if *mode == "floor" {
 		return insertFloor(ctx, *dsn, *conc, *dur)
 	}
@@ -66,7 +48,7 @@ func runBench(ctx context.Context, args []string) error {
 	}
 	typ, ok := check.Parse(*checkName)
 	if !ok || !typ.AppliesTo(check.Business) {
-		return errUsage
+		return fmt.Errorf("--check %q: want iban, coc or vat", *checkName)
 	}
 	b := &bencher{base: *base + "/api/v1", key: *key, host: *host, check: typ,
 		http: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: *conc * 2}}}
@@ -97,7 +79,38 @@ func runBench(ctx context.Context, args []string) error {
 		other.key, other.host = *otherKey, *otherHost
 		return b.screenFairness(ctx, &other, *conc, *batch, *entities, *seed, *dur)
 	}
-	return errUsage
+	return fmt.Errorf("--mode %q: unknown", *mode)
+}
+
+// Options are a run's settings (Flags declares them as flags).
+type Options struct {
+	URL, Key, Host, Mode, OtherKey, OtherHost, DSN, Check, Subscribe string
+	Concurrency, Deep, N, Events, Rounds, Batch, Entities            int
+	Duration, Outage                                                 time.Duration
+	Seed                                                             int64
+}
+
+// Flags declares o's fields on fs, with their defaults.
+func (o *Options) Flags(fs *flag.FlagSet) {
+	fs.StringVar(&o.URL, "url", "http://127.0.0.1:8080", "API base URL")
+	fs.StringVar(&o.Key, "key", os.Getenv("KYCFLOW_API_KEY"), "API key (default: KYCFLOW_API_KEY)")
+	fs.StringVar(&o.Host, "host", "", "Host header: the tenant's hostname, when not the URL's")
+	fs.StringVar(&o.Mode, "mode", "create", "create, floor, e2e, list, create-webhook, webhook-latency, webhook-drain, screen or screen-fairness")
+	fs.StringVar(&o.OtherKey, "other-key", "", "screen-fairness: the API key of the tenant whose creates are measured")
+	fs.StringVar(&o.OtherHost, "other-host", "", "screen-fairness: that tenant's Host header, when not the URL's")
+	fs.StringVar(&o.DSN, "dsn", os.Getenv("DATABASE_URL"), "floor: PostgreSQL URL of a role that may create a table (default: DATABASE_URL)")
+	fs.IntVar(&o.Concurrency, "concurrency", 16, "requests in flight")
+	fs.DurationVar(&o.Duration, "duration", 10*time.Second, "how long to run (create, e2e, screen-fairness)")
+	fs.IntVar(&o.Deep, "deep", 0, "list: pages to walk before measuring (0: first page)")
+	fs.IntVar(&o.N, "n", 500, "list, webhook-latency, screen: requests to measure")
+	fs.StringVar(&o.Check, "check", string(check.IBAN), "create, e2e: the check each business gets: iban, coc or vat")
+	fs.IntVar(&o.Events, "events", 10000, "webhook-drain: events to queue (4 per business)")
+	fs.DurationVar(&o.Outage, "outage", 10*time.Minute, "webhook-drain: how long the endpoint is down")
+	fs.IntVar(&o.Rounds, "rounds", 3, "create-webhook: alternating rounds without and with the endpoint")
+	fs.StringVar(&o.Subscribe, "subscribe", "*", "create-webhook: the events the endpoint takes, comma-separated")
+	fs.IntVar(&o.Batch, "batch", 100, "screen: queries per request")
+	fs.IntVar(&o.Entities, "entities", 50000, "screen: entities of the generated list imported (kycflow watchlist generate)")
+	fs.Int64Var(&o.Seed, "seed", 1, "screen: the seed that list was generated with")
 }
 
 type bencher struct {

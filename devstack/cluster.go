@@ -1,4 +1,4 @@
-package main
+package devstack
 
 import (
 	"context"
@@ -9,48 +9,49 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kycflow/kycflow/app"
 	"github.com/kycflow/kycflow/check"
 	"github.com/kycflow/kycflow/store"
 	"github.com/kycflow/kycflow/store/pgcluster"
 	"github.com/kycflow/kycflow/worker/devserver"
 )
 
-// process is one kycflow process of the production topology.
-type process struct {
+// Process is one kycflow Process of the production Topology.
+type Process struct {
 	Role     string // the kycflow command: api or worker
 	Name     string // api-1, worker-2, …
 	HTTPAddr string // api only
 	OpsAddr  string // HEALTH_ADDR
 }
 
-// clusterAPIs and clusterWorkers are how many of each `kycflow dev
+// ClusterAPIs and ClusterWorkers are how many of each `kycflow dev
 // --cluster` runs; docker-compose.yml's replicas say the same (a test
 // keeps them together).
-const clusterAPIs, clusterWorkers = 2, 3
+const ClusterAPIs, ClusterWorkers = 2, 3
 
-// temporalPortOffset: see clusterProcesses.
+// temporalPortOffset: see ClusterProcesses.
 const temporalPortOffset = 150
 
-// clusterProcesses lays the processes out on loopback ports from base
+// ClusterProcesses lays the processes out on loopback ports from base
 // (CLUSTER_PORT_BASE, 18080): apis on base+1…, their operations endpoints
 // on base+101…, the workers' on base+111…; the Temporal server's services
 // other than its frontend take base+150…157 (temporalPortOffset).
-func clusterProcesses(base, apis, workers int) []process {
-	var ps []process
+func ClusterProcesses(base, apis, workers int) []Process {
+	var ps []Process
 	for i := 1; i <= apis; i++ {
-		ps = append(ps, process{Role: "api", Name: fmt.Sprintf("api-%d", i),
+		ps = append(ps, Process{Role: "api", Name: fmt.Sprintf("api-%d", i),
 			HTTPAddr: fmt.Sprintf("127.0.0.1:%d", base+i), OpsAddr: fmt.Sprintf("127.0.0.1:%d", base+100+i)})
 	}
 	for i := 1; i <= workers; i++ {
-		ps = append(ps, process{Role: "worker", Name: fmt.Sprintf("worker-%d", i), OpsAddr: fmt.Sprintf("127.0.0.1:%d", base+110+i)})
+		ps = append(ps, Process{Role: "worker", Name: fmt.Sprintf("worker-%d", i), OpsAddr: fmt.Sprintf("127.0.0.1:%d", base+110+i)})
 	}
 	return ps
 }
 
-// clusterEnv is what every process of the cluster is told, besides its own
-// database role and addresses (clusterOwnEnv): the shared services, as
+// ClusterEnv is what every Process of the cluster is told, besides its own
+// database role and addresses (ClusterOwnEnv): the shared services, as
 // `kycflow dev` configured them (sandboxes, mail catcher, webhook key).
-func clusterEnv(cfg config) map[string]string {
+func ClusterEnv(cfg app.Config) map[string]string {
 	env := map[string]string{
 		"TEMPORAL_ADDRESS": cfg.TemporalAddress, "TEMPORAL_NAMESPACE": cfg.TemporalNS, "PUBLIC_URL": cfg.PublicURL,
 		"KVK_BASE_URL": cfg.KvKBaseURL, "KVK_API_KEY": cfg.KvKAPIKey, "VIES_BASE_URL": cfg.VIESBaseURL,
@@ -66,8 +67,8 @@ func clusterEnv(cfg config) map[string]string {
 	return env
 }
 
-// clusterOwnEnv is a process's own part: its role's database, its addresses.
-func clusterOwnEnv(p process, pg *pgcluster.Cluster) map[string]string {
+// ClusterOwnEnv is a Process's own part: its role's database, its addresses.
+func ClusterOwnEnv(p Process, pg *pgcluster.Cluster) map[string]string {
 	env := map[string]string{"HEALTH_ADDR": p.OpsAddr, "DATABASE_URL": pg.DSN(store.WorkerRole, "kycflow")}
 	if p.Role == "api" {
 		env["HTTP_ADDR"], env["DATABASE_URL"] = p.HTTPAddr, pg.DSN(store.AppRole, "kycflow")
@@ -75,24 +76,24 @@ func clusterOwnEnv(p process, pg *pgcluster.Cluster) map[string]string {
 	return env
 }
 
-// runCluster starts the production topology on this machine, without
+// RunCluster starts the production Topology on this machine, without
 // Docker: PostgreSQL, the Temporal server (v1.29.1) with PostgreSQL
 // persistence and visibility, the provider sandboxes, then 2 `kycflow api`
 // and 3 `kycflow worker` processes (this binary) behind a round-robin proxy
 // on the API's port, and the Temporal UI server when it is installed. Its
 // data is under KYCFLOW_DATA_DIR/cluster. Ctrl-C stops everything.
-func runCluster(ctx context.Context, cfg config) error {
+func RunCluster(ctx context.Context, cfg app.Config) error {
 	uiBin, withUI := devserver.FindUI()
 	var busy []string
 	if withUI {
 		busy = append(busy, "127.0.0.1:"+temporalUIPort)
 	}
-	st, err := startStack(ctx, cfg, clusterTopology, "cluster", busy...)
+	st, err := Start(ctx, cfg, ClusterTopology, "cluster", busy...)
 	if err != nil {
 		return err
 	}
-	defer st.stop()
-	cfg, dir, procs := st.cfg, st.dir, st.procs
+	defer st.Stop()
+	cfg, dir, procs := st.Cfg, st.Dir, st.Procs
 	ui := "not installed: `make cluster` installs it; meanwhile `temporal workflow list --address " + cfg.TemporalAddress + "`"
 	if withUI {
 		uiLog, err := logFile(dir, "temporal-ui")
@@ -108,10 +109,10 @@ func runCluster(ctx context.Context, cfg config) error {
 		ui = "http://localhost:" + temporalUIPort + "/namespaces/default/workflows"
 	}
 
-	port := cfg.httpAddr(true)[strings.LastIndex(cfg.httpAddr(true), ":")+1:]
+	port := cfg.HTTPAddrFor(true)[strings.LastIndex(cfg.HTTPAddrFor(true), ":")+1:]
 	var table []string
 	for _, p := range procs {
-		line := fmt.Sprintf("  %-9s pid %-7d /metrics http://%s/metrics", p.Name, st.pid(p.Name), p.OpsAddr)
+		line := fmt.Sprintf("  %-9s pid %-7d /metrics http://%s/metrics", p.Name, st.Pid(p.Name), p.OpsAddr)
 		if p.HTTPAddr != "" {
 			line += "   API http://" + p.HTTPAddr
 		}
@@ -135,7 +136,7 @@ Checks by status, from the CLI:
   temporal workflow list --address %[4]s --query 'CheckStatus="completed"'
 
 Kill a worker (kill -9 on its pid) and the others take its checks over. Ctrl-C stops everything.
-`, port, clusterAPIs, st.key, cfg.TemporalAddress, devserver.ServerVersion, dir, ui, st.hooks,
+`, port, ClusterAPIs, st.Key, cfg.TemporalAddress, devserver.ServerVersion, dir, ui, st.hooks,
 		strings.Join(table, "\n"), st.sb.describe(), checksJSON(check.Types(check.Business)...))
 	select {
 	case <-ctx.Done():
@@ -145,8 +146,8 @@ Kill a worker (kill -9 on its pid) and the others take its checks over. Ctrl-C s
 	return err
 }
 
-// waitReady waits until every process's /readyz answers 200.
-func waitReady(ctx context.Context, procs []process) error {
+// waitReady waits until every Process's /readyz answers 200.
+func waitReady(ctx context.Context, procs []Process) error {
 	deadline := time.Now().Add(90 * time.Second)
 	for _, p := range procs {
 		// An api is ready once its own port answers too: its operations

@@ -1,4 +1,6 @@
-package main
+// Package proxy is `kycflow proxy`: a round-robin reverse proxy in front of
+// several api processes.
+package proxy
 
 import (
 	"context"
@@ -18,12 +20,12 @@ import (
 	"time"
 )
 
-// balancer spreads requests over the api processes, round robin: the one
+// Balancer spreads requests over the api processes, round robin: the one
 // public port in front of several `kycflow api` (in `kycflow dev --cluster`
 // and as docker-compose's `proxy` service). An upstream named by host is
 // looked up again every second, so `api:8080` reaches every replica the
 // DNS names.
-type balancer struct {
+type Balancer struct {
 	upstreams []string // host:port
 	next      atomic.Uint64
 
@@ -32,7 +34,7 @@ type balancer struct {
 	at       time.Time
 }
 
-func newBalancer(upstreams []string) (*balancer, error) {
+func NewBalancer(upstreams []string) (*Balancer, error) {
 	for _, u := range upstreams {
 		if _, _, err := net.SplitHostPort(u); err != nil {
 			return nil, fmt.Errorf("upstream %q: want host:port", u)
@@ -41,12 +43,12 @@ func newBalancer(upstreams []string) (*balancer, error) {
 	if len(upstreams) == 0 {
 		return nil, errors.New("no upstreams: set PROXY_UPSTREAMS")
 	}
-	return &balancer{upstreams: upstreams}, nil
+	return &Balancer{upstreams: upstreams}, nil
 }
 
 // addrs are the upstreams' current addresses (names resolved; a name that
 // does not resolve is kept as is, for the dialer to report).
-func (b *balancer) addrs(ctx context.Context) []string {
+func (b *Balancer) addrs(ctx context.Context) []string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.resolved != nil && time.Since(b.at) < time.Second {
@@ -77,7 +79,7 @@ func (b *balancer) addrs(ctx context.Context) []string {
 // Nothing of it was sent, so any api may take it, a POST too. Only a
 // refused connection is retried: any later failure may have reached the api.
 type passOver struct {
-	b    *balancer
+	b    *Balancer
 	next http.RoundTripper
 }
 
@@ -117,7 +119,7 @@ func (b *keptBody) Close() error { return nil }
 // handler proxies each request to the next upstream, keeping the Host
 // (tenants are told apart by it) and adding X-Forwarded-For (the apis
 // trust it from the proxy: TRUSTED_PROXIES).
-func (b *balancer) handler() http.Handler {
+func (b *Balancer) Handler() http.Handler {
 	return &httputil.ReverseProxy{
 		// Idle connections are closed before the apis close them (their
 		// idle timeout is 30 s): a request is never sent on a connection
@@ -141,17 +143,9 @@ func (b *balancer) handler() http.Handler {
 	}
 }
 
-// runProxy serves the balancer on HTTP_ADDR until ctx ends.
-func runProxy(ctx context.Context, cfg config) error {
-	b, err := newBalancer(cfg.ProxyUpstreams)
-	if err != nil {
-		return err
-	}
-	return serveProxy(ctx, cfg.httpAddr(false), b)
-}
-
-func serveProxy(ctx context.Context, addr string, b *balancer) error {
-	srv := &http.Server{Addr: addr, Handler: b.handler(), ReadHeaderTimeout: 10 * time.Second}
+// Serve serves b on addr until ctx ends.
+func Serve(ctx context.Context, addr string, b *Balancer) error {
+	srv := &http.Server{Addr: addr, Handler: b.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		<-ctx.Done()
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -1,4 +1,4 @@
-package main
+package devstack
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kycflow/kycflow/app"
 	idinsandbox "github.com/kycflow/kycflow/providers/idin/sandbox"
 	kvksandbox "github.com/kycflow/kycflow/providers/kvk/sandbox"
 	"github.com/kycflow/kycflow/providers/mail/sink"
@@ -20,7 +21,7 @@ import (
 // sandbox hands out consultation numbers.
 const devRequester = "NL862042173B01"
 
-// sandboxes are provider sandboxes served by this process.
+// sandboxes are provider sandboxes served by this Process.
 type sandboxes struct {
 	servers []*http.Server
 	sinks   []*sink.Sink
@@ -68,7 +69,7 @@ func (sb *sandboxes) vies(addr string) (string, error) {
 // startSandboxes serves, for `kycflow dev`, the sandbox of every provider
 // whose base URL is not set (and a mail catcher when SMTP_HOST is not),
 // and points cfg's clients at them.
-func startSandboxes(cfg *config) (*sandboxes, error) {
+func startSandboxes(cfg *app.Config) (*sandboxes, error) {
 	sb := &sandboxes{}
 	if cfg.KvKBaseURL == "" {
 		url, err := sb.kvk(cfg.SandboxKvKAddr)
@@ -136,9 +137,9 @@ func (sb *sandboxes) mailCatcher(smtpAddr, uiAddr string) (host string, port int
 	return h, port, nil
 }
 
-// runSandbox serves both sandboxes until ctx ends (docker-compose's
+// RunSandbox serves both sandboxes until ctx ends (docker-compose's
 // `sandboxes` service; a tester's own setup).
-func runSandbox(ctx context.Context, cfg config) error {
+func RunSandbox(ctx context.Context, cfg app.Config, _ []string) error {
 	sb := &sandboxes{}
 	defer sb.close()
 	if _, err := sb.kvk(cfg.SandboxKvKAddr); err != nil {

@@ -1,4 +1,4 @@
-package main
+package proxy
 
 import (
 	"io"
@@ -33,11 +33,11 @@ func TestProxyPassesOverARefusingUpstream(t *testing.T) {
 	}
 	refusing := l.Addr().String()
 	l.Close()
-	b, err := newBalancer([]string{refusing, strings.TrimPrefix(live.URL, "http://")})
+	b, err := NewBalancer([]string{refusing, strings.TrimPrefix(live.URL, "http://")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	proxy := httptest.NewServer(b.handler())
+	proxy := httptest.NewServer(b.Handler())
 	defer proxy.Close()
 	for i := range 6 {
 		req, _ := http.NewRequest(http.MethodPost, proxy.URL+"/api/v1/businesses/create", strings.NewReader(`{"n":1}`))

@@ -1,4 +1,4 @@
-package main
+package devstack
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/kycflow/kycflow/app"
 	"github.com/kycflow/kycflow/check"
 	"github.com/kycflow/kycflow/metrics"
 	"github.com/kycflow/kycflow/store"
@@ -22,12 +23,11 @@ import (
 	"github.com/kycflow/kycflow/worker/devserver"
 )
 
-// runDev starts the embedded stack: PostgreSQL and the Temporal dev server as
+// RunDev starts the embedded stack: PostgreSQL and the Temporal dev server as
 // child processes with their data under KYCFLOW_DATA_DIR, then the API and
 // the worker in this process. Ctrl-C stops everything.
-func runDev(ctx context.Context, cfg config) error {
-	collectAt(gcAPI)
-	log := cfg.logger()
+func RunDev(ctx context.Context, cfg app.Config) error {
+	app.CollectAt(app.GCAPI)
 	dir, err := devPrepare(&cfg, "", "127.0.0.1:"+temporalUIPort)
 	if err != nil {
 		return err
@@ -66,25 +66,27 @@ func runDev(ctx context.Context, cfg config) error {
 		return err
 	}
 	// The API and the worker share this process but not a role: each has
-	// its own pool, as when they run apart.
-	s, err := store.Open(ctx, pg.DSN(store.AppRole, "kycflow"), cfg.DBMaxConns)
+	// its own pool, as when they run apart. One watchlist index (the
+	// worker's) serves the worker's checks and the API's screening.
+	cfg.Harness.RoleURLs = map[string]string{store.AppRole: pg.DSN(store.AppRole, "kycflow"), store.WorkerRole: pg.DSN(store.WorkerRole, "kycflow")}
+	sh := app.Shared{Logger: cfg.Logger(), Metrics: metrics.New("dev")}
+	w, err := app.NewWorker(ctx, cfg, sh)
 	if err != nil {
 		return err
 	}
-	defer s.Close()
-	ws, err := store.Open(ctx, pg.DSN(store.WorkerRole, "kycflow"), cfg.DBMaxConns)
+	defer w.Close()
+	sh.Temporal, sh.Lists = w.Temporal, w.Lists
+	a, err := app.NewAPI(ctx, cfg, sh)
 	if err != nil {
 		return err
 	}
-	defer ws.Close()
-	m := metrics.New("dev")
-	c, err := dialTemporal(ctx, cfg, log, m)
+	defer a.Close()
+	ln, err := net.Listen("tcp", cfg.HTTPAddrFor(true))
 	if err != nil {
-		return err
+		return fmt.Errorf("api: %w", err)
 	}
-	defer c.Close()
 
-	port := cfg.httpAddr(true)[strings.LastIndex(cfg.httpAddr(true), ":")+1:]
+	port := cfg.HTTPAddrFor(true)[strings.LastIndex(cfg.HTTPAddrFor(true), ":")+1:]
 	fmt.Printf(`
 kycflow is running.
   API            http://localhost:%[1]s/api/v1   (tenant "Demo", hosts localhost and 127.0.0.1)
@@ -108,13 +110,10 @@ Ctrl-C stops everything.
 `, port, key, dir, sandboxes.describe(),
 		checksJSON(check.Types(check.Business)...), checksJSON(check.IDScan), hooks, temporalUIPort)
 
-	// One watchlist index serves the worker's checks and the API's screening.
-	lists := newWatchlists(ws, log, true)
 	g, gctx := errgroup.WithContext(ctx)
-	p := probes(cfg, ws, c, lists)
-	g.Go(func() error { return serveAPI(gctx, cfg, s, c, lists, log, true, m, p) })
-	g.Go(func() error { return serveWorker(gctx, cfg, ws, c, lists, log, m) })
-	go serveOps(gctx, cfg.healthAddr("dev"), p, m, log)
+	g.Go(func() error { return a.Serve(gctx, ln) })
+	g.Go(func() error { return w.Run(gctx) })
+	go app.ServeOps(gctx, cfg.HealthAddrFor("dev"), w.Probes, w.Metrics, sh.Logger)
 	err = g.Wait()
 	fmt.Println("\nstopping…")
 	return err
@@ -122,7 +121,7 @@ Ctrl-C stops everything.
 
 // devTemporal starts the Temporal dev server (SQLite in dir/temporal.db),
 // with its UI on uiPort ("": none).
-func devTemporal(ctx context.Context, cfg config, dir string, log io.Writer, uiPort string) (*testsuite.DevServer, error) {
+func devTemporal(ctx context.Context, cfg app.Config, dir string, log io.Writer, uiPort string) (*testsuite.DevServer, error) {
 	if uiPort != "" {
 		fmt.Println("starting Temporal dev server on", cfg.TemporalAddress, "with its UI on http://localhost:"+uiPort)
 	} else {
@@ -136,9 +135,9 @@ func devTemporal(ctx context.Context, cfg config, dir string, log io.Writer, uiP
 const temporalUIPort = "8233"
 
 // devPrepare makes the data directory (sub under KYCFLOW_DATA_DIR), sets up
-// the webhook key, and checks that the ports the stack takes are free: the
+// the webhook key, and checks that the ports the Stack takes are free: the
 // database's, Temporal's, the API's, the webhook catcher's and extra.
-func devPrepare(cfg *config, sub string, extra ...string) (string, error) {
+func devPrepare(cfg *app.Config, sub string, extra ...string) (string, error) {
 	dir, err := filepath.Abs(filepath.Join(cfg.DataDir, sub))
 	if err != nil {
 		return "", err
@@ -150,7 +149,7 @@ func devPrepare(cfg *config, sub string, extra ...string) (string, error) {
 		return "", err
 	}
 	_, temporalPort, _ := net.SplitHostPort(cfg.TemporalAddress)
-	for _, addr := range append([]string{fmt.Sprintf("127.0.0.1:%d", cfg.DevPGPort), "127.0.0.1:" + temporalPort, cfg.httpAddr(true), cfg.DevWebhookAddr}, extra...) {
+	for _, addr := range append([]string{fmt.Sprintf("127.0.0.1:%d", cfg.DevPGPort), "127.0.0.1:" + temporalPort, cfg.HTTPAddrFor(true), cfg.DevWebhookAddr}, extra...) {
 		if err := portFree(addr); err != nil {
 			return "", err
 		}
@@ -165,7 +164,7 @@ func logFile(dir, name string) (*os.File, error) {
 
 // devPostgres starts PostgreSQL with its data in dir/pg (its log in
 // dir/postgres.log) and brings the schema up to date.
-func devPostgres(ctx context.Context, cfg config, dir string) (*pgcluster.Cluster, error) {
+func devPostgres(ctx context.Context, cfg app.Config, dir string) (*pgcluster.Cluster, error) {
 	pgLog, err := logFile(dir, "postgres")
 	if err != nil {
 		return nil, err
@@ -246,11 +245,4 @@ func portFree(addr string) error {
 		return fmt.Errorf("%s is already in use: is another kycflow dev (or Temporal/PostgreSQL) running?", addr)
 	}
 	return nil
-}
-
-func fmtTime(t *time.Time) string {
-	if t == nil {
-		return "-"
-	}
-	return t.Format("2006-01-02 15:04")
 }

@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"strings"
@@ -24,7 +24,7 @@ func TestPublicURLMustBeHTTPS(t *testing.T) {
 		{"ftp://kyc.example.com", "1", false},
 		{"kyc.example.com", "", false},
 	} {
-		err := config{PublicURL: tc.url, PublicURLAllowHTTP: tc.allow == "1"}.checkPublicURL()
+		err := Config{PublicURL: tc.url, PublicURLAllowHTTP: tc.allow == "1"}.CheckPublicURL()
 		if (err == nil) != tc.ok {
 			t.Errorf("%q (allow %q): %v", tc.url, tc.allow, err)
 		}
@@ -37,13 +37,13 @@ func TestPublicURLMustBeHTTPS(t *testing.T) {
 // kycflow dev listens on loopback unless told otherwise; kycflow api on
 // every interface (a container's port).
 func TestHTTPAddr(t *testing.T) {
-	if got := (config{}).httpAddr(true); got != "127.0.0.1:8080" {
+	if got := (Config{}).HTTPAddrFor(true); got != "127.0.0.1:8080" {
 		t.Errorf("dev: %s", got)
 	}
-	if got := (config{}).httpAddr(false); got != ":8080" {
+	if got := (Config{}).HTTPAddrFor(false); got != ":8080" {
 		t.Errorf("api: %s", got)
 	}
-	if got := (config{HTTPAddr: "0.0.0.0:9000"}).httpAddr(true); got != "0.0.0.0:9000" {
+	if got := (Config{HTTPAddr: "0.0.0.0:9000"}).HTTPAddrFor(true); got != "0.0.0.0:9000" {
 		t.Errorf("dev with HTTP_ADDR: %s", got)
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package screening
 
 import (
 	"context"
@@ -46,7 +46,7 @@ func TestWatchlistDownloadBounds(t *testing.T) {
 	}))
 	defer srv.Close()
 	defer close(release)
-	d := download{maxBytes: 1000, timeout: 500 * time.Millisecond, dial: loopbackOnly}
+	d := Download{MaxBytes: 1000, Timeout: 500 * time.Millisecond, Dial: loopbackOnly}
 	ctx := context.Background()
 
 	paths, cleanup, err := d.fetchAll(ctx, []string{srv.URL + "/small.json", "local.json"})

@@ -1,4 +1,6 @@
-package main
+// Package chaos is `kycflow chaos`: a fault campaign against a stack of
+// its own (devstack), verified afterwards (docs/RELIABILITY.md).
+package chaos
 
 import (
 	"bytes"
@@ -22,11 +24,37 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/kycflow/kycflow/app"
 	"github.com/kycflow/kycflow/check"
+	"github.com/kycflow/kycflow/devstack"
 	"github.com/kycflow/kycflow/store"
 )
 
-// runChaos is `kycflow chaos`: a fault campaign. It starts a topology of
+// Options are a campaign's settings (Flags declares them as flags).
+type Options struct {
+	Topology                           string
+	Duration, Pause, Outage, Settle    time.Duration
+	Rate                               float64
+	Kills, Pauses, PGRestarts, Outages int
+	Seed                               uint64
+}
+
+// Flags declares o's fields on fs, with their defaults.
+func (o *Options) Flags(fs *flag.FlagSet) {
+	fs.StringVar(&o.Topology, "topology", "cluster", "cluster (Temporal server on PostgreSQL, 2 api, 3 workers) or dev (Temporal dev server on SQLite, 1 api, 1 worker)")
+	fs.DurationVar(&o.Duration, "duration", 60*time.Second, "how long the load and the faults run")
+	fs.Float64Var(&o.Rate, "rate", 8, "businesses created per second (each with coc, vat and iban checks)")
+	fs.IntVar(&o.Kills, "kills", 4, "workers killed with SIGKILL")
+	fs.IntVar(&o.Pauses, "pauses", 2, "pauses of the Temporal server (SIGSTOP, then SIGCONT)")
+	fs.DurationVar(&o.Pause, "pause", 5*time.Second, "how long each pause lasts")
+	fs.IntVar(&o.PGRestarts, "pg-restarts", 1, "PostgreSQL restarts")
+	fs.IntVar(&o.Outages, "outages", 1, "provider outages (KvK and VIES at once)")
+	fs.DurationVar(&o.Outage, "outage", 10*time.Second, "how long each outage lasts")
+	fs.DurationVar(&o.Settle, "settle", 5*time.Minute, "how long to wait, after the faults, for every check to be final")
+	fs.Uint64Var(&o.Seed, "seed", uint64(time.Now().UnixNano()), "the fault schedule's random seed (default: the time)")
+}
+
+// Run is `kycflow chaos`: a fault campaign. It starts a topology of
 // its own (fresh data under KYCFLOW_DATA_DIR/chaos-<topology>), creates
 // businesses with coc, vat and iban checks at a steady rate through the
 // proxy while it SIGKILLs workers (restarting each after a second, as a
@@ -36,40 +64,27 @@ import (
 // business answered 201 exists with its three checks, every check is
 // final, no check's result was written twice (a trigger counts result
 // writes), and no request was answered 500.
-func runChaos(ctx context.Context, cfg config, args []string) error {
-	fs := flag.NewFlagSet("chaos", flag.ContinueOnError)
-	topoName := fs.String("topology", "cluster", "cluster (Temporal server on PostgreSQL, 2 api, 3 workers) or dev (Temporal dev server on SQLite, 1 api, 1 worker)")
-	dur := fs.Duration("duration", 60*time.Second, "how long the load and the faults run")
-	rate := fs.Float64("rate", 8, "businesses created per second (each with coc, vat and iban checks)")
-	kills := fs.Int("kills", 4, "workers killed with SIGKILL")
-	pauses := fs.Int("pauses", 2, "pauses of the Temporal server (SIGSTOP, then SIGCONT)")
-	pause := fs.Duration("pause", 5*time.Second, "how long each pause lasts")
-	restarts := fs.Int("pg-restarts", 1, "PostgreSQL restarts")
-	outages := fs.Int("outages", 1, "provider outages (KvK and VIES at once)")
-	outage := fs.Duration("outage", 10*time.Second, "how long each outage lasts")
-	settle := fs.Duration("settle", 5*time.Minute, "how long to wait, after the faults, for every check to be final")
-	seed := fs.Uint64("seed", uint64(time.Now().UnixNano()), "the fault schedule's random seed")
-	if err := fs.Parse(args); err != nil {
-		return errUsage
-	}
-	topo := clusterTopology
+func Run(ctx context.Context, cfg app.Config, o Options) error {
+	topoName, dur, rate, kills, pauses, pause, restarts, outages, outage, settle, seed :=
+		&o.Topology, &o.Duration, &o.Rate, &o.Kills, &o.Pauses, &o.Pause, &o.PGRestarts, &o.Outages, &o.Outage, &o.Settle, &o.Seed
+	topo := devstack.ClusterTopology
 	switch *topoName {
 	case "cluster":
 	case "dev":
-		topo = devTopology
+		topo = devstack.DevTopology
 	default:
-		return errUsage
+		return fmt.Errorf("--topology %q: want cluster or dev", *topoName)
 	}
-	sub := "chaos-" + topo.name
+	sub := "chaos-" + topo.Name
 	if err := os.RemoveAll(filepath.Join(cfg.DataDir, sub)); err != nil {
 		return err
 	}
-	st, err := startStack(ctx, cfg, topo, sub)
+	st, err := devstack.Start(ctx, cfg, topo, sub)
 	if err != nil {
 		return err
 	}
-	defer st.stop()
-	admin, err := store.Open(ctx, st.pg.DSN("postgres", "kycflow"), 2)
+	defer st.Stop()
+	admin, err := store.Open(ctx, st.PG.DSN("postgres", "kycflow"), 2)
 	if err != nil {
 		return err
 	}
@@ -77,10 +92,10 @@ func runChaos(ctx context.Context, cfg config, args []string) error {
 	if err := admin.CountResultWrites(ctx); err != nil {
 		return err
 	}
-	plan := chaosPlan(*dur, *kills, *pauses, *restarts, *outages, *pause, *outage, topo.workers, *seed)
-	fmt.Printf("\nchaos on the %s topology: %s of load at %.0f businesses/s, %d faults (seed %d)\n", topo.name, *dur, *rate, len(plan), *seed)
+	plan := chaosPlan(*dur, *kills, *pauses, *restarts, *outages, *pause, *outage, topo.Workers, *seed)
+	fmt.Printf("\nchaos on the %s topology: %s of load at %.0f businesses/s, %d faults (seed %d)\n", topo.Name, *dur, *rate, len(plan), *seed)
 
-	load := &chaosLoad{base: "http://" + st.cfg.httpAddr(true) + "/api/v1", key: st.key,
+	load := &chaosLoad{base: "http://" + st.Cfg.HTTPAddrFor(true) + "/api/v1", key: st.Key,
 		http: &http.Client{Timeout: 15 * time.Second}, statuses: map[int]int{}}
 	lctx, stopLoad := context.WithTimeout(ctx, *dur)
 	defer stopLoad()
@@ -94,7 +109,7 @@ func runChaos(ctx context.Context, cfg config, args []string) error {
 			return ctx.Err()
 		case <-time.After(time.Until(start.Add(f.at))):
 		}
-		if err := st.inject(ctx, f, &tally); err != nil {
+		if err := inject(ctx, st, f, &tally); err != nil {
 			return fmt.Errorf("%s: %w", f, err)
 		}
 	}
@@ -104,7 +119,7 @@ func runChaos(ctx context.Context, cfg config, args []string) error {
 	if err != nil {
 		return err
 	}
-	res.tally, res.topology, res.duration = tally, topo.name, *dur
+	res.tally, res.topology, res.duration = tally, topo.Name, *dur
 	fmt.Print(res.report())
 	if !res.ok() {
 		return errors.New("the fault campaign found losses, duplicates or server errors")
@@ -166,22 +181,22 @@ type faultTally struct {
 // inject carries out one fault and returns once it is over (a killed
 // worker restarted, the server resumed, PostgreSQL back; an outage runs on
 // its own clock in the sandbox).
-func (st *stack) inject(ctx context.Context, f fault, t *faultTally) error {
+func inject(ctx context.Context, st *devstack.Stack, f fault, t *faultTally) error {
 	fmt.Println(f)
 	switch f.kind {
 	case "kill":
-		if !st.kill(f.target) {
+		if !st.Kill(f.target) {
 			return errors.New("not running")
 		}
 		t.kills++
 		time.Sleep(time.Second)
-		for _, p := range st.procs {
+		for _, p := range st.Procs {
 			if p.Name == f.target {
-				return st.start(p)
+				return st.StartProcess(p)
 			}
 		}
 	case "pause":
-		pid, err := listenerPid(st.cfg.TemporalAddress)
+		pid, err := listenerPid(st.Cfg.TemporalAddress)
 		if err != nil {
 			return err
 		}
@@ -196,7 +211,7 @@ func (st *stack) inject(ctx context.Context, f fault, t *faultTally) error {
 		t.pausedFor += f.length
 	case "pg-restart":
 		began := time.Now()
-		if err := st.restartPostgres(ctx); err != nil {
+		if err := st.RestartPostgres(ctx); err != nil {
 			return err
 		}
 		t.pgRestarts++
@@ -204,8 +219,8 @@ func (st *stack) inject(ctx context.Context, f fault, t *faultTally) error {
 	case "outage":
 		secs := strconv.Itoa(int(f.length.Seconds()))
 		for url, body := range map[string]string{
-			st.cfg.KvKBaseURL + "/sandbox/outage":  `{"status":503,"seconds":` + secs + `}`,
-			st.cfg.VIESBaseURL + "/sandbox/outage": `{"error":"MS_UNAVAILABLE","seconds":` + secs + `}`,
+			st.Cfg.KvKBaseURL + "/sandbox/outage":  `{"status":503,"seconds":` + secs + `}`,
+			st.Cfg.VIESBaseURL + "/sandbox/outage": `{"error":"MS_UNAVAILABLE","seconds":` + secs + `}`,
 		} {
 			res, err := http.Post(url, "application/json", strings.NewReader(body))
 			if err != nil {
