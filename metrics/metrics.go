@@ -224,7 +224,7 @@ func (l *listAges) Collect(ch chan<- prometheus.Metric) {
 	}
 }
 
-// Creates registers the api's create writers' counters (store/batch.go),
+// Creates registers the api's create writers' counters (store/batch),
 // read at scrape time from stats: statements written, the creates they
 // carried (the two give the statements' mean size), and the statements
 // that ran 100 ms or longer.

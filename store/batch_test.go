@@ -14,6 +14,7 @@ import (
 
 	"github.com/kycflow/kycflow/check"
 	"github.com/kycflow/kycflow/store"
+	"github.com/kycflow/kycflow/store/batch"
 )
 
 // Creates that queued together share a statement, and each is still whole:
@@ -274,8 +275,8 @@ func TestSlowStatementDoesNotHoldOthers(t *testing.T) {
 	}
 	first := heldOnes(1)
 	waitOnLock(t, admin, 1)
-	time.Sleep(2 * store.SlowStatement) // the statement is now held up
-	crowd := heldOnes(2 * store.Crowd)
+	time.Sleep(2 * batch.HeldUp) // the statement is now held up
+	crowd := heldOnes(2 * batch.Crowd)
 	othersWrite(t, app, others)
 	select {
 	case err := <-first:
@@ -290,7 +291,7 @@ func TestSlowStatementDoesNotHoldOthers(t *testing.T) {
 	if err := <-first; err != nil {
 		t.Fatal(err)
 	}
-	for range 2 * store.Crowd {
+	for range 2 * batch.Crowd {
 		if err := <-crowd; err != nil {
 			t.Fatal(err)
 		}
@@ -307,7 +308,7 @@ func TestHeldStatementsDoNotHoldOthers(t *testing.T) {
 	slow := newTenant(t, admin, "held-two.example")
 	others := []store.Tenant{newTenant(t, admin, "held-a.example"), newTenant(t, admin, "held-b.example"), newTenant(t, admin, "held-c.example")}
 	lock := lockRow(t, admin, "tenants", slow.ID)
-	held := make(chan error, 1+store.Crowd)
+	held := make(chan error, 1+batch.Crowd)
 	create := func(kind check.Kind, i int) {
 		var err error
 		if kind == check.Business {
@@ -320,11 +321,11 @@ func TestHeldStatementsDoNotHoldOthers(t *testing.T) {
 	go create(check.Business, 0)
 	waitOnLock(t, admin, 1)
 	// A crowd of its customers takes the second writer, and waits too.
-	for i := range store.Crowd {
+	for i := range batch.Crowd {
 		go create(check.Customer, i)
 	}
 	waitOnLock(t, admin, 2)
-	time.Sleep(2 * store.SlowStatement) // both are now held up
+	time.Sleep(2 * batch.HeldUp) // both are now held up
 	othersWrite(t, app, others)
 	select {
 	case err := <-held:
@@ -334,7 +335,7 @@ func TestHeldStatementsDoNotHoldOthers(t *testing.T) {
 	if err := lock.Rollback(); err != nil {
 		t.Fatal(err)
 	}
-	for range 1 + store.Crowd {
+	for range 1 + batch.Crowd {
 		if err := <-held; err != nil {
 			t.Fatal(err)
 		}
@@ -342,7 +343,7 @@ func TestHeldStatementsDoNotHoldOthers(t *testing.T) {
 	// What /metrics reports of it: every create in a statement, and the
 	// two held-up statements as slow.
 	st := app.CreateStats()
-	if want := uint64(1 + store.Crowd + 3 + 2*store.Crowd); st.Creates != want || st.Statements == 0 || st.Statements > st.Creates || st.Slow < 2 {
+	if want := uint64(1 + batch.Crowd + 3 + 2*batch.Crowd); st.Creates != want || st.Statements == 0 || st.Statements > st.Creates || st.Slow < 2 {
 		t.Errorf("create stats %+v, want %d creates and at least 2 slow", st, want)
 	}
 }
@@ -387,8 +388,8 @@ func waitOnLock(t *testing.T, admin *store.Store, n int) {
 func othersWrite(t *testing.T, app *store.Store, others []store.Tenant) {
 	t.Helper()
 	var wg sync.WaitGroup
-	errs := make(chan error, 3+2*store.Crowd)
-	for i := range 3 + 2*store.Crowd {
+	errs := make(chan error, 3+2*batch.Crowd)
+	for i := range 3 + 2*batch.Crowd {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

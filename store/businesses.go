@@ -20,7 +20,7 @@ type BusinessWithChecks struct {
 }
 
 // CreateBusiness stores a business and queues its checks in one statement
-// (shared with concurrent creates, batch.go). b.ID, timestamps and TenantID
+// (shared with concurrent creates: create.go, store/batch). b.ID, timestamps and TenantID
 // are set here.
 func (s *Store) CreateBusiness(ctx context.Context, tenantID uuid.UUID, b Business, checkTypes []check.Type) (Business, []Check, error) {
 	b.ID, b.TenantID, b.IsActive = NewID(), tenantID, true

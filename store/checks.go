@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -31,134 +30,6 @@ func subjectColumn(kind check.Kind) string {
 		return "customer_id"
 	}
 	return "business_id"
-}
-
-// newSubject is one record's share of a statement that queues checks: the
-// record itself when it is being created (row, its fields set), the checks
-// to queue on it, whether its idin/idscan checks get links, and when.
-type newSubject struct {
-	id        uuid.UUID
-	row       any // Business or Customer; nil when the record exists
-	types     []check.Type
-	withLinks bool
-	at        time.Time
-}
-
-// queued is what a statement queued on one subject: its checks, and the
-// tokens of the links it issued (type → token).
-type queued struct {
-	checks []Check
-	links  map[check.Type]string
-}
-
-// subjectInsert names one of insertSubjects' statements: per kind, with new
-// records or only checks.
-type subjectInsert struct {
-	kind        check.Kind
-	withRecords bool
-}
-
-// subjectInserts are insertSubjects' statements, built once.
-var subjectInserts = func() map[subjectInsert]string {
-	m := map[subjectInsert]string{}
-	for _, kind := range []check.Kind{check.Business, check.Customer} {
-		for _, withRecords := range []bool{false, true} {
-			m[subjectInsert{kind, withRecords}] = subjectInsertSQL(kind, withRecords)
-		}
-	}
-	return m
-}()
-
-func subjectInsertSQL(kind check.Kind, withRecords bool) string {
-	// Every insert takes its tenant_id from tenant, so set_config has run
-	// before any row meets the row-level security policies.
-	q := `WITH tenant AS MATERIALIZED (SELECT set_config('app.tenant_id', ?, true)::uuid AS id)`
-	gate := ""
-	if withRecords {
-		cols := recordColumns[kind]
-		q += `, subject AS (INSERT INTO ` + subjectTable(kind) + ` (tenant_id, ` + strings.Join(cols, ", ") + `)
-			SELECT tenant.id, r.` + strings.Join(cols, ", r.") + `
-			FROM jsonb_populate_recordset(NULL::` + subjectTable(kind) + `, ?::jsonb) AS r, tenant RETURNING id)`
-		// The records are all written before the first check (counting
-		// them reads the insert to its end), so each record's created event
-		// precedes its checks' events.
-		gate = ` WHERE (SELECT count(*) FROM subject) > 0`
-	}
-	q += `, input AS (SELECT * FROM unnest(?::uuid[], ?::uuid[], ?::text[], ?::jsonb[], ?::bytea[], ?::timestamptz[])
-			AS t(id, subject, type, payload, link_hash, at)),
-		c AS (INSERT INTO checks (id, tenant_id, ` + subjectColumn(kind) + `, type, status, created_at, updated_at)
-		      SELECT input.id, tenant.id, input.subject, input.type, 'queued', input.at, input.at FROM input, tenant` + gate + `
-		      RETURNING id),
-		l AS (INSERT INTO links (check_id, tenant_id, customer_id, type, token_hash, created_at, expires_at)
-		      SELECT input.id, tenant.id, input.subject, input.type, input.link_hash, input.at,
-		             input.at + (SELECT link_ttl FROM tenants WHERE id = tenant.id)
-		      FROM input JOIN c USING (id), tenant WHERE octet_length(input.link_hash) > 0)
-		INSERT INTO outbox (tenant_id, check_id, action, payload) SELECT tenant.id, input.id, 'start', payload FROM input, tenant` + gate
-	return sqlx.Rebind(sqlx.DOLLAR, q)
-}
-
-// insertSubjects queues checks on subjects of one tenant and kind, creating
-// the new records among them first: records, check rows, outbox starts and,
-// with links, the verification links of idin/idscan checks (the expiry is the
-// tenant's link_ttl from at). It is one statement, which sets the tenant
-// itself, so a create needs no transaction and costs one round trip; and
-// one statement serves many creates (batch.go). Its text depends only on the
-// kind and whether records are new, so on the pool it runs prepared
-// (prepared.go). In tx (not nil) it runs unprepared: preparing on the pool
-// would take a second connection while tx holds one, and enough
-// transactions doing so at once would wait on each other.
-func (s *Store) insertSubjects(ctx context.Context, tx *sqlx.Tx, tenantID uuid.UUID, kind check.Kind, subjects []newSubject) ([]queued, error) {
-	out := make([]queued, len(subjects))
-	var ids, subjectIDs, types, payloads, ats []string
-	var hashes [][]byte
-	var rows []any
-	for i, sub := range subjects {
-		if sub.row != nil {
-			rows = append(rows, sub.row)
-		}
-		for _, t := range sub.types {
-			c := Check{ID: NewID(), TenantID: tenantID, Type: t, Status: check.Queued, CreatedAt: sub.at, UpdatedAt: sub.at}
-			if kind == check.Customer {
-				c.CustomerID = &sub.id
-			} else {
-				c.BusinessID = &sub.id
-			}
-			p, err := payload(c.Ref())
-			if err != nil {
-				return nil, err
-			}
-			var hash []byte // none: pq sends nil as empty
-			if sub.withLinks && t.UsesLink() {
-				if out[i].links == nil {
-					out[i].links = map[check.Type]string{}
-				}
-				out[i].links[t], hash = newToken()
-			}
-			out[i].checks = append(out[i].checks, c)
-			ids, subjectIDs, types = append(ids, c.ID.String()), append(subjectIDs, sub.id.String()), append(types, string(t))
-			payloads, hashes, ats = append(payloads, p), append(hashes, hash), append(ats, sub.at.Format(time.RFC3339Nano))
-		}
-	}
-	args := []any{tenantID.String()}
-	if len(rows) > 0 {
-		records, err := recordsJSON(kind, rows)
-		if err != nil {
-			return nil, err
-		}
-		args = append(args, records)
-	}
-	args = append(args, pq.Array(ids), pq.Array(subjectIDs), pq.Array(types), pq.Array(payloads), pq.ByteaArray(hashes), pq.Array(ats))
-	q := subjectInserts[subjectInsert{kind, len(rows) > 0}]
-	var err error
-	if tx != nil {
-		_, err = tx.ExecContext(ctx, q, args...)
-	} else {
-		err = s.prepared(ctx, q, args...)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("queue checks: %w", err)
-	}
-	return out, nil
 }
 
 // cancelUnfinished marks the subject's unfinished checks (of the given types,
@@ -223,7 +94,7 @@ func (s *Store) QueueChecks(ctx context.Context, tenantID uuid.UUID, kind check.
 		if err := cancelUnfinished(ctx, tx, tenantID, kind, subjectID, types, at); err != nil {
 			return err
 		}
-		added, err := s.insertSubjects(ctx, tx, tenantID, kind, []newSubject{{id: subjectID, types: types, withLinks: !mails, at: at}})
+		added, err := s.writeSubjects(ctx, tx, tenantID, kind, []newSubject{{id: subjectID, types: types, withLinks: !mails, at: at}})
 		if err != nil {
 			return err
 		}

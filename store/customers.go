@@ -26,7 +26,7 @@ type CustomerWithChecks struct {
 }
 
 // CreateCustomer stores a customer and queues its checks in one statement
-// (shared with concurrent creates, batch.go); when the customer gets no
+// (shared with concurrent creates: create.go, store/batch); when the customer gets no
 // mails, the idin/idscan links are issued with them and returned (type →
 // token).
 func (s *Store) CreateCustomer(ctx context.Context, tenantID uuid.UUID, c Customer, checkTypes []check.Type) (Customer, []Check, map[check.Type]string, error) {

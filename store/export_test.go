@@ -9,6 +9,7 @@ import (
 	"github.com/lib/pq"
 
 	"github.com/kycflow/kycflow/check"
+	"github.com/kycflow/kycflow/store/batch"
 )
 
 // AuthenticationCached reports whether a cached authentication of the key
@@ -35,25 +36,17 @@ func (s *Store) ListenForTest(t *testing.T, channel string) <-chan *pq.Notificat
 // CreateCustomersTogether creates the customers as creates that queued
 // together: the batcher's statement for them, made deterministic.
 func (s *Store) CreateCustomersTogether(ctx context.Context, tenantID uuid.UUID, cs []Customer, types []check.Type) ([]map[check.Type]string, []error) {
-	jobs := make([]*createJob, len(cs))
+	subs := make([]newSubject, len(cs))
 	for i := range cs {
-		jobs[i] = &createJob{ctx: ctx, group: group{tenantID, check.Customer}, subject: newCustomer(tenantID, &cs[i], types), done: make(chan createResult, 1)}
+		subs[i] = newCustomer(tenantID, &cs[i], types)
 	}
-	s.writeBatch(jobs)
-	links, errs := make([]map[check.Type]string, len(cs)), make([]error, len(cs))
-	for i, j := range jobs {
-		r := <-j.done
-		links[i] = r.links
-		if r.err != nil {
-			errs[i] = customerError(r.err)
+	out, errs := s.creates.WriteTogether(ctx, batch.Group{Tenant: tenantID, Kind: check.Customer}, subs)
+	links := make([]map[check.Type]string, len(cs))
+	for i := range out {
+		links[i] = out[i].links
+		if errs[i] != nil {
+			errs[i] = customerError(errs[i])
 		}
 	}
 	return links, errs
 }
-
-// Crowd is how many creates must wait before a second writer starts, and
-// SlowStatement how long before one starts for a create waiting alone.
-const (
-	Crowd         = crowd
-	SlowStatement = slowStatement
-)

@@ -19,6 +19,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
+
+	"github.com/kycflow/kycflow/store/batch"
 )
 
 var (
@@ -43,8 +45,10 @@ type Store struct {
 	stop, stopped chan struct{}
 	// auth caches authentications when CacheAuthentications runs.
 	auth atomic.Pointer[authCache]
-	// batch queues creates for shared statements (batch.go).
-	batch batcher
+	// creates queues creates for shared statements (create.go, store/batch);
+	// plainCreates writes each alone instead (SetPlainCreates).
+	creates      *batch.Batcher[newSubject, queued]
+	plainCreates atomic.Bool
 	// stmts holds the prepared statements, by text (prepared.go).
 	stmts sync.Map
 }
@@ -69,6 +73,7 @@ func Open(ctx context.Context, dsn string, maxConns int) (*Store, error) {
 		return nil, fmt.Errorf("ping database: %w", classify(err))
 	}
 	s := &Store{db: db, dsn: dsn}
+	s.creates = s.newCreates()
 	s.startNotifier()
 	return s, nil
 }

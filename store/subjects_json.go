@@ -12,9 +12,9 @@ import (
 	"github.com/kycflow/kycflow/check"
 )
 
-// recordColumns are the columns a new record of each kind fills, all but
+// subjectColumns are the columns a new subject of each kind fills, all but
 // tenant_id, which a statement takes from the tenant it set.
-var recordColumns = map[check.Kind][]string{
+var subjectColumns = map[check.Kind][]string{
 	check.Business: columnsBut(businessCols, "tenant_id"),
 	check.Customer: columnsBut(customerCols, "tenant_id"),
 }
@@ -29,12 +29,12 @@ func columnsBut(cols, skip string) []string {
 	return out
 }
 
-// recordFields are, per kind, the field index paths of recordColumns in its
-// type, found by their db tags as sqlx does, once: recordsJSON runs on
+// subjectFields are, per kind, the field index paths of subjectColumns in its
+// type, found by their db tags as sqlx does, once: subjectsJSON runs on
 // every create.
-var recordFields = map[check.Kind][][]int{
-	check.Business: fieldPaths(reflect.TypeFor[Business](), recordColumns[check.Business]),
-	check.Customer: fieldPaths(reflect.TypeFor[Customer](), recordColumns[check.Customer]),
+var subjectFields = map[check.Kind][][]int{
+	check.Business: fieldPaths(reflect.TypeFor[Business](), subjectColumns[check.Business]),
+	check.Customer: fieldPaths(reflect.TypeFor[Customer](), subjectColumns[check.Customer]),
 }
 
 func fieldPaths(t reflect.Type, cols []string) [][]int {
@@ -50,12 +50,12 @@ func fieldPaths(t reflect.Type, cols []string) [][]int {
 	return paths
 }
 
-// recordsJSON writes new records (Business or Customer values) as one JSON
+// subjectsJSON writes new subjects (Business or Customer values) as one JSON
 // array of objects keyed by column, which jsonb_populate_recordset turns into
 // rows of the kind's table with its column types: so a statement's text is
-// the same for one record or sixty-four.
-func recordsJSON(kind check.Kind, rows []any) (string, error) {
-	cols, paths := recordColumns[kind], recordFields[kind]
+// the same for none, one or sixty-four.
+func subjectsJSON(kind check.Kind, rows []any) (string, error) {
+	cols, paths := subjectColumns[kind], subjectFields[kind]
 	var b bytes.Buffer
 	b.WriteByte('[')
 	for i, row := range rows {
