@@ -9,7 +9,6 @@ import (
 
 	"github.com/kycflow/kycflow/check"
 	"github.com/kycflow/kycflow/engines/eu"
-	"github.com/kycflow/kycflow/providers/kvk"
 	"github.com/kycflow/kycflow/store"
 )
 
@@ -36,8 +35,8 @@ func parseCreateBusiness(body *object) (createBusinessRequest, error) {
 	validateField(&fe, "vat_number", vat, maxLen(255))
 	validateField(&fe, "iban_number", ibanNr, maxLen(255))
 	order := createChecks(body, check.Business, map[string]*string{"vat_number": vat, "iban_number": ibanNr}, &fe)
-	if slices.Contains(order, check.CoC) && country != nil && *country == "NLD" {
-		validateField(&fe, "coc_number", coc, kvkDigits)
+	if st, ok := eu.ByAlpha3(blankIfNil(country)); ok && coc != nil && !fe.has("coc_number") && slices.Contains(order, check.CoC) && !cocNumberFits(st.Numeric, *coc) {
+		fe.add("coc_number", msg("coc_number", "must be "+kvkNumberRule+"."))
 	}
 	if !fe.empty() {
 		return createBusinessRequest{}, validationError(&fe)
@@ -78,21 +77,9 @@ func (s *Server) checkBusiness(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	body, err := readBody(c)
+	types, err := checkRequest(c, check.Business, map[string]*string{"vat_number": b.VATNumber, "iban_number": b.IBAN}, b.CountryID, b.CoCNumber)
 	if err != nil {
 		return err
-	}
-	var fe fieldErrors
-	types := typeList(body, check.Types(check.Business), &fe)
-	missingInput(types, check.Business, map[string]*string{"vat_number": b.VATNumber, "iban_number": b.IBAN}, &fe)
-	for i, t := range types {
-		// The KvK knows Dutch companies by an 8-digit number only.
-		if t == check.CoC && !fe.has("type."+itoa(i)) && b.CountryID == eu.NetherlandsNumeric && !kvk.ValidNumber(b.CoCNumber) {
-			fe.add("type."+itoa(i), "The coc check needs the business's coc_number to be an 8-digit KvK number (country NLD).")
-		}
-	}
-	if !fe.empty() {
-		return validationError(&fe)
 	}
 	checks, _, err := s.store.QueueChecks(ctx, tenant, check.Business, id, types)
 	if err != nil {
@@ -109,30 +96,14 @@ func (s *Server) listBusinesses(c echo.Context) error {
 	return answerPage(c, pageParams(c, &fe), &fe, fetch, toBusinessItem, func(b store.Business) uuid.UUID { return b.ID })
 }
 
-func (s *Server) getBusiness(c echo.Context) error {
-	id, err := pathID(c)
-	if err != nil {
-		return err
-	}
-	b, err := s.store.GetBusiness(c.Request().Context(), principal(c).TenantID, id)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, toBusiness(b))
-}
-
-func (s *Server) deleteBusiness(c echo.Context) error {
-	id, err := pathID(c)
-	if err != nil {
-		return err
-	}
-	if err := s.store.DeleteBusiness(c.Request().Context(), principal(c), id); err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, messageJSON{Message: "ok"})
-}
-
 func isBlank(s *string) bool { return s == nil || *s == "" }
+
+func blankIfNil(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
 
 func blankToNil(s *string) *string {
 	if isBlank(s) {

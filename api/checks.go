@@ -91,22 +91,11 @@ func createChecks(body *object, kind check.Kind, fields map[string]*string, fe *
 	}
 	set, order := checkTypes(body, seedChecks[kind], optional, fe)
 	for _, t := range check.Types(kind) {
-		if f := t.Spec().Requires; set[t] && f != "" && !fe.has(f) && isBlank(fields[f]) {
+		if f := needs(t, fields); set[t] && f != "" && !fe.has(f) {
 			fe.add(f, msg(f, "is required when checks."+string(t)+" is true."))
 		}
 	}
 	return order
-}
-
-// missingInput says which record field each requested type requires and
-// the record lacks ("" when none), as field → message for type.i.
-func missingInput(types []check.Type, kind check.Kind, fields map[string]*string, fe *fieldErrors) {
-	for i, t := range types {
-		field := "type." + itoa(i)
-		if f := t.Spec().Requires; f != "" && !fe.has(field) && isBlank(fields[f]) {
-			fe.add(field, "The "+string(t)+" check needs the "+string(kind)+"'s "+f+", which is not set.")
-		}
-	}
 }
 
 // typeList reads the check endpoint's `type` array: non-empty, known types

@@ -129,15 +129,9 @@ func (s *Server) checkCustomer(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	body, err := readBody(c)
+	types, err := checkRequest(c, check.Customer, map[string]*string{"iban_number": cu.IBAN}, cu.CountryID, "")
 	if err != nil {
 		return err
-	}
-	var fe fieldErrors
-	types := typeList(body, check.Types(check.Customer), &fe)
-	missingInput(types, check.Customer, map[string]*string{"iban_number": cu.IBAN}, &fe)
-	if !fe.empty() {
-		return validationError(&fe)
 	}
 	checks, links, err := s.store.QueueChecks(ctx, tenant, check.Customer, id, types)
 	if err != nil {
@@ -209,27 +203,4 @@ func (s *Server) listCustomers(c echo.Context) error {
 		return s.store.ListCustomers(c.Request().Context(), principal(c).TenantID, businessID, q)
 	}
 	return answerPage(c, q, &fe, fetch, toCustomerItem, func(c store.Customer) uuid.UUID { return c.ID })
-}
-
-func (s *Server) getCustomer(c echo.Context) error {
-	id, err := pathID(c)
-	if err != nil {
-		return err
-	}
-	cu, err := s.store.GetCustomer(c.Request().Context(), principal(c).TenantID, id)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, toCustomer(cu))
-}
-
-func (s *Server) deleteCustomer(c echo.Context) error {
-	id, err := pathID(c)
-	if err != nil {
-		return err
-	}
-	if err := s.store.DeleteCustomer(c.Request().Context(), principal(c), id); err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, messageJSON{Message: "ok"})
 }

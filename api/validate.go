@@ -14,7 +14,6 @@ import (
 	"github.com/nyaruka/phonenumbers"
 
 	"github.com/kycflow/kycflow/engines/eu"
-	"github.com/kycflow/kycflow/providers/kvk"
 )
 
 // Validation messages follow Laravel's wording (the seed API's ecosystem):
@@ -50,15 +49,9 @@ func rule(message string) error {
 }
 
 var (
-	required  = validation.Required.Error("The :attribute field is required.")
-	present   = validation.NotNil.Error("The :attribute field is required.") // for booleans: false is a value
-	cocDigits = validation.Match(regexp.MustCompile(`^[0-9]{6,20}$`)).Error("The :attribute field must be between 6 and 20 digits.")
-	kvkDigits = validation.By(func(v any) error {
-		if s, ok := v.(*string); ok && s != nil && !kvk.ValidNumber(*s) {
-			return rule("The :attribute field must be 8 digits (a KvK number) when checks.coc is true for NLD.")
-		}
-		return nil
-	})
+	required    = validation.Required.Error("The :attribute field is required.")
+	present     = validation.NotNil.Error("The :attribute field is required.") // for booleans: false is a value
+	cocDigits   = validation.Match(regexp.MustCompile(`^[0-9]{6,20}$`)).Error("The :attribute field must be between 6 and 20 digits.")
 	emailFormat = is.EmailFormat.Error("The :attribute field must be a valid email address.")
 )
 

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -15,9 +17,9 @@ import (
 )
 
 // roleMatrix is what each process role may do, table by table (docs/SECURITY.md
-// prints the same matrix). Every table of the schema must be listed: a new
-// table without a line here fails TestRoleMatrix. "U(col)" is an UPDATE
-// granted on that column only.
+// prints the same matrix: TestRoleMatrixAsDocumented). Every table of the
+// schema must be listed: a new table without a line here fails
+// TestRoleMatrix. "U(col)" is an UPDATE granted on that column only.
 var roleMatrix = map[string]map[string][]string{
 	store.AppRole: {
 		"tenants":            {"SELECT"},
@@ -65,6 +67,22 @@ var roleMatrix = map[string]map[string][]string{
 	},
 }
 
+// setDiff is what a holds that b does not, sorted.
+func setDiff(a, b []string) []string {
+	inB := map[string]bool{}
+	for _, x := range b {
+		inB[x] = true
+	}
+	var out []string
+	for _, x := range a {
+		if !inB[x] {
+			out = append(out, x)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
 // definers is who may call each SECURITY DEFINER function.
 var definers = map[string][]string{
 	"authenticate(text,bytea)":                            {store.AppRole},
@@ -108,9 +126,10 @@ const insufficientPrivilege = "42501"
 // Each role has exactly the privileges of the matrix, and every privilege it
 // must not have is refused when tried.
 func TestRoleMatrix(t *testing.T) {
-	admin := open(t, ownerDSN).DB().DB
+	owner := open(t, ownerDSN).DB()
+	admin := owner.DB
 	var tables []string
-	if err := open(t, ownerDSN).DB().Select(&tables, `SELECT relname FROM pg_class
+	if err := owner.Select(&tables, `SELECT relname FROM pg_class
 		WHERE relnamespace = 'public'::regnamespace AND relkind IN ('r', 'p', 'v', 'm') ORDER BY relname`); err != nil {
 		t.Fatal(err)
 	}
@@ -153,15 +172,42 @@ func TestRoleMatrix(t *testing.T) {
 					}
 				}
 			}
-			for _, g := range allowed {
+		}
+		// Column by column, both ways: a column-level grant the matrix does
+		// not list (which has_table_privilege cannot see) fails as surely as
+		// a missing one. A table-level privilege covers every column.
+		var has []string
+		if err := owner.Select(&has, `SELECT c.relname || '.' || a.attname || ' ' || p.priv
+			FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+			CROSS JOIN unnest(ARRAY['SELECT', 'INSERT', 'UPDATE', 'REFERENCES']) AS p(priv)
+			WHERE c.relnamespace = 'public'::regnamespace AND c.relkind IN ('r', 'p', 'v', 'm')
+			AND has_column_privilege($1, c.oid, a.attnum, p.priv)`, role); err != nil {
+			t.Fatal(err)
+		}
+		var want []string
+		for _, table := range tables {
+			var cols []string
+			if err := owner.Select(&cols, `SELECT attname FROM pg_attribute
+				WHERE attrelid = ('public.' || $1)::regclass AND attnum > 0 AND NOT attisdropped`, table); err != nil {
+				t.Fatal(err)
+			}
+			for _, g := range grants[table] {
 				if col, ok := strings.CutPrefix(g, "U("); ok {
-					col = strings.TrimSuffix(col, ")")
-					var has bool
-					if err := admin.QueryRow(`SELECT has_column_privilege($1, 'public.' || $2, $3, 'UPDATE')`, role, table, col).Scan(&has); err != nil || !has {
-						t.Errorf("%s UPDATE (%s) on %s: missing (%v)", role, col, table, err)
+					want = append(want, table+"."+strings.TrimSuffix(col, ")")+" UPDATE")
+					continue
+				}
+				for _, col := range cols {
+					if g != "DELETE" { // DELETE has no column form
+						want = append(want, table+"."+col+" "+g)
 					}
 				}
 			}
+		}
+		for _, d := range setDiff(has, want) {
+			t.Errorf("%s has %s, which the matrix does not grant", role, d)
+		}
+		for _, d := range setDiff(want, has) {
+			t.Errorf("%s lacks %s, which the matrix grants", role, d)
 		}
 	}
 	// Functions: each definer function callable by the roles listed, no other.
@@ -182,6 +228,101 @@ func TestRoleMatrix(t *testing.T) {
 			"CREATE FUNCTION public.shadow() RETURNS int LANGUAGE sql AS 'SELECT 1'", "CREATE SCHEMA shadow"} {
 			if code := attempt(t, admin, role, stmt); code != insufficientPrivilege {
 				t.Errorf("%s as %s: SQLSTATE %q, want permission denied", stmt, role, code)
+			}
+		}
+	}
+}
+
+// docs/SECURITY.md's role matrix says what roleMatrix says, both ways:
+// the same tables, and for each role the same privileges. A cell is read
+// as S, I, U, D and U(col, …) tokens; other parenthesised words are notes,
+// "—" is nothing, and any other word fails the test (so the table stays
+// readable here).
+func TestRoleMatrixAsDocumented(t *testing.T) {
+	doc, err := os.ReadFile("../docs/SECURITY.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(doc), "### The role matrix")
+	if !ok {
+		t.Fatal("docs/SECURITY.md has no section \"The role matrix\"")
+	}
+	backticked := regexp.MustCompile("`([a-z_]+)`")
+	columnGrant := regexp.MustCompile(`\bU\(([a-z_, ]+)\)`)
+	note := regexp.MustCompile(`\([^()]*\)`)
+	letters := map[string]string{"S": "SELECT", "I": "INSERT", "U": "UPDATE", "D": "DELETE"}
+	read := func(cell string) []string {
+		var out []string
+		for _, m := range columnGrant.FindAllStringSubmatch(cell, -1) {
+			for col := range strings.SplitSeq(m[1], ",") {
+				out = append(out, "U("+strings.TrimSpace(col)+")")
+			}
+		}
+		rest := note.ReplaceAllString(columnGrant.ReplaceAllString(cell, ""), "")
+		for _, w := range strings.FieldsFunc(rest, func(r rune) bool { return r == ' ' || r == ',' }) {
+			switch p, ok := letters[w]; {
+			case ok:
+				out = append(out, p)
+			case w == "—" || w == "¹":
+			default:
+				t.Errorf("docs/SECURITY.md role matrix: cannot read %q in %q", w, cell)
+			}
+		}
+		return out
+	}
+	documented := map[string]map[string][]string{} // role → table → grants
+	var roles []string                             // by column
+	for line := range strings.Lines(section) {
+		line = strings.TrimSpace(line)
+		if !strings.HasPrefix(line, "|") {
+			if roles != nil {
+				break // the table's end
+			}
+			continue
+		}
+		cells := strings.Split(strings.Trim(line, "|"), "|")
+		switch {
+		case roles == nil: // the header: which role each column is
+			for _, c := range cells[1:] {
+				m := backticked.FindStringSubmatch(c)
+				if m == nil || roleMatrix[m[1]] == nil {
+					t.Fatalf("role matrix header %q: a column names no role", line)
+				}
+				roles = append(roles, m[1])
+				documented[m[1]] = map[string][]string{}
+			}
+		case strings.HasPrefix(line, "|---"):
+		default:
+			if len(cells) != len(roles)+1 {
+				t.Fatalf("role matrix row %q: %d cells", line, len(cells))
+			}
+			for _, m := range backticked.FindAllStringSubmatch(cells[0], -1) {
+				for i, role := range roles {
+					if _, dup := documented[role][m[1]]; dup {
+						t.Errorf("role matrix: %s twice", m[1])
+					}
+					documented[role][m[1]] = read(cells[i+1])
+				}
+			}
+		}
+	}
+	if len(roles) != len(roleMatrix) {
+		t.Fatalf("role matrix: columns for %v, want every role of roleMatrix", roles)
+	}
+	for role, grants := range roleMatrix {
+		for table, want := range grants {
+			got, ok := documented[role][table]
+			if !ok {
+				t.Errorf("docs/SECURITY.md's role matrix has no row for %s", table)
+				continue
+			}
+			if extra, missing := setDiff(got, want), setDiff(want, got); extra != nil || missing != nil {
+				t.Errorf("%s on %s: the document adds %v and lacks %v", role, table, extra, missing)
+			}
+		}
+		for table := range documented[role] {
+			if _, ok := grants[table]; !ok {
+				t.Errorf("docs/SECURITY.md's role matrix lists %s, which roleMatrix does not", table)
 			}
 		}
 	}

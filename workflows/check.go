@@ -130,21 +130,6 @@ func runProvider(ctx workflow.Context, st *state) (activities.CheckResult, error
 	in := st.in
 	var out activities.CheckResult
 	lctx := workflow.WithLocalActivityOptions(ctx, offlineOptions)
-	// Checks started before coc and vat had providers keep failing the old
-	// way when replayed.
-	if t := in.Check.Type; (t == check.CoC || t == check.VAT) && workflow.GetVersion(ctx, "coc-vat-providers", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
-		return out, activities.NotConfigured("A provider", t)
-	}
-	// Likewise idscan and idin checks started before links existed.
-	if in.Check.Type == check.IDScan && workflow.GetVersion(ctx, "idscan-links", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
-		return out, activities.NotConfigured("A provider", in.Check.Type)
-	}
-	if in.Check.Type == check.IDIN && workflow.GetVersion(ctx, "idin-links", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
-		return out, activities.NotConfigured("A provider", in.Check.Type)
-	}
-	if in.Check.Type == check.AML && workflow.GetVersion(ctx, "aml-screening", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
-		return out, activities.NotConfigured("A provider", in.Check.Type)
-	}
 	switch in.Check.Type {
 	case check.AML:
 		err := workflow.ExecuteLocalActivity(lctx, a.AMLScreen, activities.AMLInput{Check: in.Check}).Get(ctx, &out)

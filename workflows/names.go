@@ -46,21 +46,36 @@ type VerificationResult struct {
 const RetryWindow = 30 * 24 * time.Hour
 
 // Search attributes (Keyword) that operators filter on in the Temporal UI.
-// None holds personal data.
+// None holds personal data. Each is declared once, through keyword, so the
+// names registered on the server are the keys' own.
 var (
-	SATenantID    = temporal.NewSearchAttributeKeyKeyword("TenantId")
-	SASubjectKind = temporal.NewSearchAttributeKeyKeyword("SubjectKind")
-	SASubjectID   = temporal.NewSearchAttributeKeyKeyword("SubjectId")
-	SACheckType   = temporal.NewSearchAttributeKeyKeyword("CheckType")
-	SACheckStatus = temporal.NewSearchAttributeKeyKeyword("CheckStatus")
+	SATenantID    = keyword("TenantId")
+	SASubjectKind = keyword("SubjectKind")
+	SASubjectID   = keyword("SubjectId")
+	SACheckType   = keyword("CheckType")
+	SACheckStatus = keyword("CheckStatus")
 	// Webhook deliveries carry TenantId too.
-	SAWebhookEndpointID = temporal.NewSearchAttributeKeyKeyword("WebhookEndpointId")
-	SADeliveryStatus    = temporal.NewSearchAttributeKeyKeyword("DeliveryStatus")
+	SAWebhookEndpointID = keyword("WebhookEndpointId")
+	SADeliveryStatus    = keyword("DeliveryStatus")
 )
+
+// searchAttributes are the keys declared above, in declaration order (Go
+// initialises a package's variables in that order).
+var searchAttributes []temporal.SearchAttributeKeyKeyword
+
+func keyword(name string) temporal.SearchAttributeKeyKeyword {
+	k := temporal.NewSearchAttributeKeyKeyword(name)
+	searchAttributes = append(searchAttributes, k)
+	return k
+}
 
 // SearchAttributeNames lists the keys to register on the server.
 func SearchAttributeNames() []string {
-	return []string{"TenantId", "SubjectKind", "SubjectId", "CheckType", "CheckStatus", "WebhookEndpointId", "DeliveryStatus"}
+	names := make([]string, len(searchAttributes))
+	for i, k := range searchAttributes {
+		names[i] = k.GetName()
+	}
+	return names
 }
 
 // WorkflowID is the deterministic id of a check's workflow, so a repeated

@@ -116,3 +116,20 @@ func toStrings(v any) []string {
 	}
 	return out
 }
+
+// A customer's delete in its GET and POST forms (docs/openapi.yaml) deletes
+// as DELETE does: then the customer is gone and a second delete is 404.
+func TestCustomerDeleteByGetAndPost(t *testing.T) {
+	for _, method := range []string{http.MethodGet, http.MethodPost} {
+		id := request(t, env.a, http.MethodPost, "/api/v1/customers/create", map[string]any{
+			"name": "Gone By " + method, "email": "gone@example.com", "country_code": "NLD",
+			"checks": map[string]bool{"idin": false, "idscan": false, "iban": false},
+		}).want(t, http.StatusCreated).body["id"].(string)
+		path := "/api/v1/customers/" + id
+		if del := request(t, env.a, method, path+"/delete", nil).want(t, http.StatusOK); strings.TrimSpace(string(del.raw)) != `{"message":"ok"}` {
+			t.Fatalf("%s delete body %s", method, del.raw)
+		}
+		request(t, env.a, http.MethodGet, path, nil).want(t, http.StatusNotFound)
+		request(t, env.a, method, path+"/delete", nil).want(t, http.StatusNotFound)
+	}
+}

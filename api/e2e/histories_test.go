@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -19,7 +20,8 @@ import (
 // recordHistories writes, into dir, one history of each distinct path the
 // suite's workflows took (workflow type, check type, final status and the
 // kinds of events on the way), for the replay tests in workflows
-// (`make histories` refreshes them). Histories hold ids and verdicts only.
+// (`make histories` adds new paths; a path recorded before keeps its
+// file). Histories hold ids and verdicts only.
 func recordHistories(ctx context.Context, dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -74,9 +76,24 @@ func recordHistories(ctx context.Context, dir string) error {
 			if err := os.WriteFile(path, raw, 0o644); err != nil {
 				return err
 			}
+			// Listed with its hash: workflows' TestRecordedHistoriesKept
+			// fails if it is ever deleted or recorded again.
+			if err := appendSum(filepath.Join(dir, "SHA256SUMS"), filepath.Base(path), raw); err != nil {
+				return err
+			}
 		}
 		if token = page.NextPageToken; len(token) == 0 {
 			return nil
 		}
 	}
+}
+
+// appendSum adds a sha256sum line for a new history to the manifest.
+func appendSum(manifest, name string, raw []byte) error {
+	f, err := os.OpenFile(manifest, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(f, "%x  %s\n", sha256.Sum256(raw), name)
+	return errors.Join(err, f.Close())
 }

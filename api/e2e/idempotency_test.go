@@ -33,6 +33,7 @@ func countRows(t *testing.T, query string, args ...any) int {
 // The same create twice under one key makes one record: the repeat gets
 // the first answer again, marked replayed, and queues nothing.
 func TestIdempotentCreate(t *testing.T) {
+	t.Parallel() // its own tenants, or its own records by id: no state another test reads
 	key := fmt.Sprintf("create-%d", time.Now().UnixNano())
 	name := "Idem BV " + key
 	body := map[string]any{"name": name, "country_code": "NLD", "coc_number": "68750110", "iban_number": "NL91ABNA0417164300",
@@ -75,6 +76,7 @@ func TestIdempotentCreate(t *testing.T) {
 // Twenty identical creates at once under one key: one record; every other
 // answer is a replay or a 409 while the first is in flight.
 func TestIdempotentParallelCreates(t *testing.T) {
+	t.Parallel() // its own tenants, or its own records by id: no state another test reads
 	key := fmt.Sprintf("parallel-%d", time.Now().UnixNano())
 	name := "Parallel BV " + key
 	body := map[string]any{"name": name, "country_code": "NLD", "coc_number": "68750110", "checks": map[string]bool{"coc": false, "vat": false, "iban": false}}
@@ -110,6 +112,7 @@ func TestIdempotentParallelCreates(t *testing.T) {
 
 // Keys on the other POSTs, and keys that are not keys.
 func TestIdempotencyKeyOnEveryPost(t *testing.T) {
+	t.Parallel() // its own tenants, or its own records by id: no state another test reads
 	id := newBusiness(t, env.a, map[string]any{"name": "Checks BV", "coc_number": "68750110", "iban_number": "NL91ABNA0417164300"})
 	key := fmt.Sprintf("check-%d", time.Now().UnixNano())
 	first := post(t, env.a, "/api/v1/businesses/"+id+"/check", key, map[string]any{"type": []string{"iban"}}).want(t, http.StatusAccepted)
@@ -173,6 +176,7 @@ func TestHousekeepingPrunesIdempotencyKeys(t *testing.T) {
 // answer is sealed (checked with SQL on idempotency_keys, then in every
 // table, Temporal's histories and the log).
 func TestLinkTokensNotKeptInReplays(t *testing.T) {
+	t.Parallel() // its own tenants, or its own records by id: no state another test reads
 	key := fmt.Sprintf("links-%d", time.Now().UnixNano())
 	body := map[string]any{"name": "Replay Person", "email": "replay@example.com", "country_code": "NLD", "mails": false,
 		"checks": map[string]bool{"idin": true, "idscan": true, "iban": false}}

@@ -37,6 +37,9 @@ type conformance struct {
 	mu         sync.Mutex
 	violations map[string]int // a violation, and how often it happened
 	checked    int
+	// exercised counts the conforming responses per operation of the
+	// document ("GET /api/v1/businesses"), every operation listed.
+	exercised map[string]int
 }
 
 func newConformance(base http.RoundTripper) (*conformance, error) {
@@ -60,7 +63,13 @@ func newConformance(base http.RoundTripper) (*conformance, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &conformance{base: base, router: router, violations: map[string]int{}}, nil
+	exercised := map[string]int{}
+	for path, item := range doc.Paths.Map() {
+		for method := range item.Operations() {
+			exercised[method+" "+path] = 0
+		}
+	}
+	return &conformance{base: base, router: router, violations: map[string]int{}, exercised: exercised}, nil
 }
 
 func (c *conformance) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -109,6 +118,7 @@ func (c *conformance) check(req *http.Request, resp *http.Response, body []byte)
 	}
 	c.mu.Lock()
 	c.checked++
+	c.exercised[route.Method+" "+route.Path]++
 	c.mu.Unlock()
 }
 
@@ -118,15 +128,22 @@ func (c *conformance) record(v string) {
 	c.violations[v]++
 }
 
-// report lists the violations, most frequent first.
-func (c *conformance) report() (checked int, violations []string) {
+// report lists the violations (sorted) and the operations of the document
+// no conforming response answered (sorted).
+func (c *conformance) report() (checked int, violations, unexercised []string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for v, n := range c.violations {
 		violations = append(violations, fmt.Sprintf("%d× %s", n, v))
 	}
 	sort.Strings(violations)
-	return c.checked, violations
+	for op, n := range c.exercised {
+		if n == 0 {
+			unexercised = append(unexercised, op)
+		}
+	}
+	sort.Strings(unexercised)
+	return c.checked, violations, unexercised
 }
 
 // routeOf shortens ids in a path, so one violation is reported once.

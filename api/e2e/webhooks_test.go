@@ -178,6 +178,7 @@ func TestWebhooksDeliverSignedEvents(t *testing.T) {
 // fails the attempt with a clear message. The suite's dialer fails the
 // run on any dial off loopback, so none of this sends a packet anywhere.
 func TestWebhookSSRF(t *testing.T) {
+	t.Parallel() // its own tenants, or its own records by id: no state another test reads
 	live := hookTenant(t, false)
 	env.dns.set("rebind-live.ssrf.test", receiverIP)
 	env.dns.set("internal.ssrf.test", "10.0.0.1")
@@ -445,6 +446,7 @@ func TestWebhookRotationAndRedelivery(t *testing.T) {
 // tenancy, and an idempotent create that replays the same secret without
 // keeping it in the clear.
 func TestWebhookEndpointsAPI(t *testing.T) {
+	t.Parallel() // its own tenants, or its own records by id: no state another test reads
 	tn, other := hookTenant(t, true), hookTenant(t, false)
 	env.dns.set("mgmt.test", receiverIP)
 	url := "https://mgmt.test/hooks"
@@ -538,6 +540,7 @@ func TestWebhookEndpointsAPI(t *testing.T) {
 // GET /events: the tenant's own, newest first, with filters, bad filters
 // a 422 naming the parameter.
 func TestEventsAPI(t *testing.T) {
+	t.Parallel() // its own tenants, or its own records by id: no state another test reads
 	tn, other := hookTenant(t, true), hookTenant(t, true)
 	b := request(t, tn, http.MethodPost, "/api/v1/businesses/create", plainBusiness("Events BV")).want(t, http.StatusCreated)
 	bid := b.body["id"].(string)

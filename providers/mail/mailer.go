@@ -138,7 +138,8 @@ func newMessageID(from string) string {
 
 // client returns a go-mail client for one send. Its dialer ties the
 // connection to ctx, because go-mail itself only watches ctx while dialing;
-// the functions that stop those watches are appended to stops.
+// the functions that stop those watches, and close the connection, are
+// appended to stops.
 func (m *Mailer) client(ctx context.Context, stops *[]func() bool) (*gomail.Client, error) {
 	tlsConfig := m.tlsConfig
 	implicitTLS := m.cfg.TLS == TLSImplicit
@@ -151,7 +152,10 @@ func (m *Mailer) client(ctx context.Context, stops *[]func() bool) (*gomail.Clie
 		if err != nil {
 			return nil, err
 		}
-		*stops = append(*stops, context.AfterFunc(ctx, func() { _ = conn.Close() }))
+		// Closed when the send ends, too: go-mail leaves the connection
+		// open when the session fails after dialing (a server without
+		// STARTTLS, a refused AUTH), which would hold it until GC.
+		*stops = append(*stops, context.AfterFunc(ctx, func() { _ = conn.Close() }), func() bool { _ = conn.Close(); return true })
 		if !implicitTLS {
 			return conn, nil
 		}

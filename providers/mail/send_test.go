@@ -190,6 +190,13 @@ func TestSendLinkStartTLSMandatory(t *testing.T) {
 	if n := len(s.Messages()); n != 0 {
 		t.Fatalf("%d messages caught in plain text, want 0", n)
 	}
+	// The refused attempt hung up when it returned, rather than leave its
+	// connection open until the garbage collector closes it.
+	for deadline := time.Now().Add(5 * time.Second); s.LeftWithoutTLS() != 1; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the refused attempt's session has not ended (%d ended)", s.LeftWithoutTLS())
+		}
+	}
 	// The default mode is the same.
 	if err := mailerFor(t, s.Addr(), kmail.Config{TLS: " "}).SendLink(testCtx(t), linkMail()); err == nil {
 		t.Fatal("the default TLS mode sent without STARTTLS")

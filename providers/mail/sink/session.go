@@ -8,20 +8,26 @@ import (
 	"github.com/emersion/go-smtp"
 )
 
-// backend makes a session per SMTP connection.
-type backend struct{ sink *Sink }
+// backend makes a session per SMTP connection; starttls says whether its
+// server offers STARTTLS.
+type backend struct {
+	sink     *Sink
+	starttls bool
+}
 
 func (b backend) NewSession(c *smtp.Conn) (smtp.Session, error) {
-	return &session{sink: b.sink, conn: c}, nil
+	return &session{sink: b.sink, conn: c, starttls: b.starttls}, nil
 }
 
 // session collects one transaction's envelope and hands the message to the
 // sink on DATA.
 type session struct {
-	sink *Sink
-	conn *smtp.Conn
-	from string
-	to   []string
+	sink     *Sink
+	conn     *smtp.Conn
+	starttls bool // offered on this connection
+	from     string
+	to       []string
+	messages int // accepted in this session
 }
 
 var (
@@ -53,12 +59,20 @@ func (s *session) Data(r io.Reader) error {
 	}
 	_, overTLS := s.conn.TLSConnectionState()
 	s.sink.add(s.from, append([]string(nil), s.to...), buf.Bytes(), overTLS)
+	s.messages++
 	return nil
 }
 
 func (s *session) Reset() { s.from, s.to = "", nil }
 
-func (s *session) Logout() error { return nil }
+// Logout ends the session (go-smtp calls it when the connection closes,
+// and before STARTTLS restarts the session on TLS).
+func (s *session) Logout() error {
+	if !s.starttls && s.messages == 0 {
+		s.sink.leftWithoutTLS.Add(1)
+	}
+	return nil
+}
 
 // AuthMechanisms offers the two mechanisms every client knows.
 func (s *session) AuthMechanisms() []string { return []string{sasl.Plain, sasl.Login} }

@@ -105,6 +105,8 @@ type Sink struct {
 	done          chan struct{} // closed by Close
 	once          sync.Once
 
+	leftWithoutTLS atomic.Int64 // what LeftWithoutTLS counts
+
 	mu       sync.Mutex
 	messages []Message     // oldest first; at most opts.capacity
 	nextID   int           // ID of the next message
@@ -132,8 +134,8 @@ func Start(addr string, opts ...Option) (*Sink, error) {
 		nextID:  1,
 		arrived: make(chan struct{}),
 	}
-	newServer := func() *smtp.Server {
-		srv := smtp.NewServer(backend{s})
+	newServer := func(starttls bool) *smtp.Server {
+		srv := smtp.NewServer(backend{sink: s, starttls: starttls})
 		srv.Domain = "localhost"
 		srv.AllowInsecureAuth = true // credentials are not checked anyway
 		srv.MaxMessageBytes = MaxMessageBytes
@@ -142,7 +144,7 @@ func Start(addr string, opts ...Option) (*Sink, error) {
 		srv.WriteTimeout = o.serverTimeout
 		return srv
 	}
-	s.plain, s.secure = newServer(), newServer()
+	s.plain, s.secure = newServer(false), newServer(true)
 	s.secure.TLSConfig = o.tls
 	s.offerTLS.Store(o.tls != nil)
 	s.toPlain, s.toSecure = newChanListener(ln.Addr()), newChanListener(ln.Addr())
@@ -155,6 +157,11 @@ func Start(addr string, opts ...Option) (*Sink, error) {
 // SetSTARTTLS turns the STARTTLS offer on or off for new connections (on
 // needs WithSTARTTLS).
 func (s *Sink) SetSTARTTLS(on bool) { s.offerTLS.Store(on && s.opts.tls != nil) }
+
+// LeftWithoutTLS counts the SMTP sessions that ended without a message on
+// connections not offered STARTTLS: a client that requires TLS greets the
+// server, finds no offer and hangs up, so each refused attempt is one.
+func (s *Sink) LeftWithoutTLS() int { return int(s.leftWithoutTLS.Load()) }
 
 // accept hands each connection to the server that offers what is asked now;
 // it returns when Close closes the listener.

@@ -2,8 +2,10 @@ package sink_test
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/smtp"
 	"net/textproto"
@@ -308,5 +310,67 @@ func TestAuthAcceptsAnything(t *testing.T) {
 	}
 	if n := len(s.Messages()); n != 2 {
 		t.Errorf("%d messages caught, want 2", n)
+	}
+}
+
+// LeftWithoutTLS counts the sessions that ended without a message where
+// STARTTLS was not offered (a TLS-only client's refused attempt), and no
+// other session.
+func TestLeftWithoutTLS(t *testing.T) {
+	cert, _, err := sink.SelfSigned()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := start(t, sink.WithSTARTTLS(&tls.Config{Certificates: []tls.Certificate{cert}}))
+	// session greets the sink, sends a message or not, quits, and returns
+	// once the sink has closed the connection: it ends the session before
+	// closing, so the count is final then.
+	session := func(message bool) (offered bool) {
+		t.Helper()
+		conn, err := net.DialTimeout("tcp", s.Addr(), 10*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		conn.SetDeadline(time.Now().Add(10 * time.Second))
+		c := textproto.NewConn(conn)
+		cmd := func(want int, line string) string {
+			t.Helper()
+			if err := c.PrintfLine("%s", line); err != nil {
+				t.Fatal(err)
+			}
+			_, msg, err := c.ReadResponse(want)
+			if err != nil {
+				t.Fatalf("%s: %v", line, err)
+			}
+			return msg
+		}
+		if _, _, err := c.ReadResponse(220); err != nil {
+			t.Fatal(err)
+		}
+		offered = strings.Contains(cmd(250, "EHLO client.example"), "STARTTLS")
+		if message {
+			cmd(250, "MAIL FROM:<a@example.com>")
+			cmd(250, "RCPT TO:<b@example.com>")
+			cmd(354, "DATA")
+			cmd(250, strings.TrimSuffix(simple("plain"), "\r\n")+"\r\n.")
+		}
+		cmd(221, "QUIT")
+		if _, err := io.ReadAll(conn); err != nil {
+			t.Fatalf("waiting for the sink to close: %v", err)
+		}
+		return offered
+	}
+	s.SetSTARTTLS(false)
+	if session(true) || s.LeftWithoutTLS() != 0 {
+		t.Fatalf("a plain session with a message: counted %d", s.LeftWithoutTLS())
+	}
+	s.SetSTARTTLS(true)
+	if !session(false) || s.LeftWithoutTLS() != 0 {
+		t.Fatalf("a session offered STARTTLS: counted %d", s.LeftWithoutTLS())
+	}
+	s.SetSTARTTLS(false)
+	if session(false) || s.LeftWithoutTLS() != 1 {
+		t.Fatalf("a session that left without TLS: counted %d, want 1", s.LeftWithoutTLS())
 	}
 }
