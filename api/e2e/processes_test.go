@@ -107,7 +107,7 @@ func TestCoreFlowsAcrossProcesses(t *testing.T) {
 		{"coc outage", TestCoCOutageStaysRunningThenCompletes},
 		{"idscan link", TestIDScanThroughTheLink},
 		{"aml", amlAcrossProcesses},
-		{"retry after exhaustion", TestRetryExhaustedResumesThreeWays},
+		{"retry after exhaustion", retryExhausted},
 		{"delete cancels", TestLinkExpirySupersessionAndDeletion},
 	} {
 		if !t.Run(f.name, f.run) {
