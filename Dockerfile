@@ -15,9 +15,12 @@ RUN --mount=type=cache,target=/go/pkg/mod --mount=type=cache,target=/root/.cache
 # bookworm-slim rather than distroless: it has bash, which the compose
 # healthcheck uses to probe /healthz (the binary has no probe subcommand).
 FROM debian:bookworm-slim
-# CA roots for the providers' HTTPS APIs (KvK, VIES), taken from the build image
-# so the runtime stage needs no package download.
+# CA roots for the providers' HTTPS APIs (KvK, VIES), taken from the build image.
 COPY --from=build /etc/ssl/certs/ca-certificates.crt /etc/ssl/certs/ca-certificates.crt
+# The document reader (workers): Tesseract and the OCR-B typeface, from
+# Debian's packages.
+RUN apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends tesseract-ocr fonts-ocr-b \
+    && rm -rf /var/lib/apt/lists/*
 COPY --from=build /out/kycflow /kycflow
 # Never run as root; 65532 is the conventional "nonroot" id.
 USER 65532:65532

@@ -40,7 +40,7 @@ export GOFLAGS := $(strip $(filter-out $(DWARF_OFF),$(GOFLAGS)) $(DWARF_OFF))
 # run with a spurious "context deadline exceeded" (go.dev/issue/75804).
 FUZZTIME    ?= 20000x
 
-.PHONY: run cluster chaos test integration-build packages static test-race test-integration test-quality deps tools postgres temporal temporal-server build unit lint vulncheck histories fuzz fuzz-parsers bench screenshots clean
+.PHONY: run cluster chaos test integration-build packages static test-race test-integration test-quality deps tools postgres reader temporal temporal-server build unit lint vulncheck histories fuzz fuzz-parsers bench screenshots clean
 
 run: deps build
 	./bin/kycflow dev
@@ -60,13 +60,14 @@ chaos: postgres temporal $(TSERVER) build
 # Every package is tested under the race detector: the unit packages, the
 # store (against its own PostgreSQL), and the integration packages (the CLI
 # and the end-to-end suite, with the kycflow processes they start). Only the
-# matcher's quality gates run without it (single-threaded statistics over
-# thousands of generated names, 10x slower instrumented;
-# TestConcurrentSearch is the matcher's race test). One build mode for all
+# quality gates run without it (single-threaded statistics over thousands
+# of generated names, or over generated document photos, 10x slower
+# instrumented; TestConcurrentSearch and TestConcurrentReads are their
+# race tests). One build mode for all
 # of it, and for staticcheck's reading of the packages: a cold run compiles
 # each dependency once, not once plain and once instrumented.
 INTEGRATION   := ./cmd/kycflow ./api/e2e
-QUALITY_GATES := ^(TestEvalReport|TestBlockingRecall|TestRealListQuality|TestSubsetOfListsQuality)$$
+QUALITY_GATES := ^(TestEvalReport|TestBlockingRecall|TestRealListQuality|TestSubsetOfListsQuality|TestReaderQuality)$$
 RACE          := GOFLAGS="$(GOFLAGS) -race"
 # All of go vet's analyzers, run by go test on each package it tests: a
 # separate go vet ./... would analyse every dependency a second time.
@@ -98,8 +99,8 @@ test-integration: $(TSERVER) packages integration-build
 
 # The parsers' fuzz targets fuzz in make fuzz; their seed inputs run in
 # every make test.
-test-quality:
-	$(LOW) $(GO) test -count=1 -run '$(QUALITY_GATES)' ./engines/sanctions
+test-quality: packages
+	$(LOW) $(GO) test -count=1 -run '$(QUALITY_GATES)' ./engines/sanctions ./engines/mrzeval
 
 # The Go tools make test needs, built side by side on a fresh machine (each
 # build leaves cores idle while it links or waits on a dependency).
@@ -143,10 +144,10 @@ fuzz-parsers:
 # integration ones (the CLI and the e2e suite, which need the Temporal
 # server) and the matcher's quality gates: the service-free tests, and the
 # store's and the handlers' on a PostgreSQL cluster each starts.
-unit: postgres
+unit: postgres reader
 	$(GO) test -count=1 -skip '$(QUALITY_GATES)' $$($(GO) list ./... | grep -v -e /cmd/kycflow$$ -e /api/e2e$$)
 
-deps: postgres temporal
+deps: postgres reader temporal
 
 # PostgreSQL's server from Debian's packages, when missing.
 postgres:
@@ -154,14 +155,24 @@ postgres:
 		echo "installing PostgreSQL (Debian package postgresql)"; \
 		$(SUDO) apt-get update -q && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q postgresql; }
 
+# Tesseract and the OCR-B font, which the document reader needs, when
+# missing.
+reader:
+	@command -v tesseract >/dev/null 2>&1 && [ -f /usr/share/fonts/opentype/ocr-b/OCRB.otf ] || { \
+		echo "installing Tesseract and the OCR-B font (Debian packages tesseract-ocr fonts-ocr-b)"; \
+		$(SUDO) apt-get update -q && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q tesseract-ocr fonts-ocr-b; }
+
 # The Debian packages make test needs, those missing, in one apt-get (two
 # at once would fight over dpkg's lock): PostgreSQL's server, Chromium for
-# the browser test, openssl for the webhook verification example.
+# the browser test, openssl for the webhook verification example,
+# Tesseract and the OCR-B font for reading identity documents.
 packages:
 	@missing=""; \
 	$(HAVE_PG) || missing="$$missing postgresql"; \
 	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
 	command -v openssl >/dev/null 2>&1 || missing="$$missing openssl"; \
+	command -v tesseract >/dev/null 2>&1 || missing="$$missing tesseract-ocr"; \
+	[ -f /usr/share/fonts/opentype/ocr-b/OCRB.otf ] || missing="$$missing fonts-ocr-b"; \
 	if [ -n "$$missing" ]; then \
 		echo "installing Debian packages:$$missing"; \
 		$(SUDO) apt-get update -q && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing; \
@@ -210,7 +221,7 @@ histories: packages $(TSERVER)
 # Screenshots of the verification pages (desktop and phone width), taken by
 # the browser test in real Chromium.
 screenshots: packages $(TSERVER)
-	KYCFLOW_SCREENSHOTS=$(CURDIR)/docs/screenshots $(TSERVER_ENV) $(GO) test -count=1 -run '^TestBrowserJourney$$' ./api/e2e
+	KYCFLOW_SCREENSHOTS=$(CURDIR)/docs/screenshots $(TSERVER_ENV) $(GO) test -count=1 -run '^TestBrowser(Photo)?Journey$$' ./api/e2e
 
 clean:
 	rm -rf bin .data

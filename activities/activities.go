@@ -49,6 +49,9 @@ type Activities struct {
 	Webhooks *Webhooks
 	// Metrics counts status changes and deliveries; nil: none.
 	Metrics *metrics.Metrics
+	// Documents reads idscan photos; nil: uploads wait, failing the check
+	// provider_not_configured.
+	Documents *DocumentReader
 }
 
 // Error types of application errors the workflow acts on.

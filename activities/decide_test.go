@@ -177,24 +177,38 @@ const specimen = "P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<\nL898902C36UTO740
 func TestVerifyMRZ(t *testing.T) {
 	anna := &store.Customer{Name: "Anna Maria Eriksson", FirstName: ptr("Anna Maria"), LastName: ptr("Eriksson"), Birthdate: birthdate("1974-08-12")}
 	before := time.Date(2010, 1, 1, 0, 0, 0, 0, time.UTC)
+	all := store.IDScanSettings{MaxAttempts: 5}
 	for _, tc := range []struct {
 		name     string
 		mrz      string
 		customer *store.Customer
 		now      time.Time
+		settings store.IDScanSettings
 		reason   string
+		sub      func(check.IDScanChecks) *check.SubCheck // the sub-check that fails, with the reason
 	}{
-		{"valid", specimen, anna, before, ""},
-		{"not an MRZ", "hello", anna, before, check.ReasonUnreadable},
-		{"a check digit off", strings.Replace(specimen, "L898902C36", "L898902C37", 1), anna, before, check.ReasonCheckDigit},
-		{"expired", specimen, anna, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), check.ReasonDocumentExpired},
-		{"another person", specimen, &store.Customer{Name: "Jan de Vries", Birthdate: birthdate("1974-08-12")}, before, check.ReasonNameMismatch},
-		{"another birth date", specimen, &store.Customer{Name: "Anna Maria Eriksson", Birthdate: birthdate("1975-08-12")}, before, check.ReasonBirthdateMismatch},
+		{"valid", specimen, anna, before, all, "", nil},
+		{"not an MRZ", "hello", anna, before, all, check.ReasonUnreadable, func(c check.IDScanChecks) *check.SubCheck { return c.CheckDigits }},
+		{"a check digit off", strings.Replace(specimen, "L898902C36", "L898902C37", 1), anna, before, all, check.ReasonCheckDigit, func(c check.IDScanChecks) *check.SubCheck { return c.CheckDigits }},
+		{"expired", specimen, anna, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), all, check.ReasonDocumentExpired, func(c check.IDScanChecks) *check.SubCheck { return c.DocumentExpired }},
+		{"another person", specimen, &store.Customer{Name: "Jan de Vries", Birthdate: birthdate("1974-08-12")}, before, all, check.ReasonNameMismatch, func(c check.IDScanChecks) *check.SubCheck { return c.DataComparison }},
+		{"another birth date", specimen, &store.Customer{Name: "Anna Maria Eriksson", Birthdate: birthdate("1975-08-12")}, before, all, check.ReasonBirthdateMismatch, func(c check.IDScanChecks) *check.SubCheck { return c.DataComparison }},
+		{"identity cards only", specimen, anna, before, store.IDScanSettings{Documents: []string{"I", "ID"}}, check.ReasonDocumentRefused, func(c check.IDScanChecks) *check.SubCheck { return c.DocumentAccepted }},
+		{"Dutch passports only", specimen, anna, before, store.IDScanSettings{Documents: []string{"P:NLD"}}, check.ReasonDocumentRefused, func(c check.IDScanChecks) *check.SubCheck { return c.DocumentAccepted }},
+		{"passports of Utopia", specimen, anna, before, store.IDScanSettings{Documents: []string{"p:uto"}}, "", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			d, id := verifyMRZ(tc.mrz, tc.customer, tc.now)
+			d, id := verifyMRZ(tc.mrz, tc.customer, tc.settings, tc.now)
 			if reasonOf(d.Reason) != tc.reason {
 				t.Fatalf("reason %q, want %q: %+v", reasonOf(d.Reason), tc.reason, d)
+			}
+			if tc.sub != nil {
+				if s := tc.sub(d.Checks); s == nil || s.Result != check.Fail || reasonOf(s.Reason) != tc.reason {
+					t.Errorf("sub-checks %+v: want the failing one with %s", d.Checks, tc.reason)
+				}
+			} else if d.Checks.CheckDigits.Result != check.Clear || d.Checks.DocumentExpired.Result != check.Clear ||
+				d.Checks.DataComparison.Result != check.Clear || d.Checks.DocumentAccepted.Result != check.Clear {
+				t.Errorf("sub-checks of a valid document: %+v", d.Checks)
 			}
 			if (tc.reason == "") != (id != nil) {
 				t.Fatalf("identity %+v for reason %q", id, tc.reason)

@@ -18,10 +18,12 @@ import (
 	"github.com/kycflow/kycflow/store"
 )
 
-// IDScanVerify checks the MRZ the person submitted: every check digit holds,
-// the document has not expired, and its name and date of birth are the
-// customer's. The document's fields are written onto the customer. Runs as
-// a local activity (no network).
+// IDScanVerify checks the MRZ the person typed (or an app sent): every
+// check digit holds, the document has not expired and is one the tenant
+// accepts, and its name and date of birth are the customer's. The
+// document's fields are written onto the customer, and the typed MRZ is
+// dropped from the link: what remains is what data shows. Runs as a local
+// activity (no network).
 func (a *Activities) IDScanVerify(ctx context.Context, in LinkInput) (CheckResult, error) {
 	cs, done, err := a.loadOpen(ctx, in.Check)
 	if err != nil || done {
@@ -37,16 +39,29 @@ func (a *Activities) IDScanVerify(ctx context.Context, in LinkInput) (CheckResul
 			return CheckResult{}, wrap(err, "read submission")
 		}
 	}
-	now := time.Now()
-	d, id := verifyMRZ(sub.MRZ, cs.Customer, now)
+	settings, err := a.Store.IDScanSettings(ctx, in.Check.TenantID)
+	if err != nil {
+		return CheckResult{}, wrap(err, "load idscan settings")
+	}
+	d, id := verifyMRZ(sub.MRZ, cs.Customer, settings, time.Now())
+	d.Source = check.SourceTyped
 	validated := d.Reason == nil
-	return a.completeWith(ctx, in.Check, &validated, d, nil, id)
+	res, err := a.completeWith(ctx, in.Check, &validated, d, nil, id)
+	if err != nil {
+		return res, err
+	}
+	// The MRZ's optional data (a Dutch passport's BSN) is never kept.
+	if err := a.Store.SetLinkSubmission(ctx, in.Check, nil); err != nil {
+		return res, wrap(err, "drop the typed MRZ")
+	}
+	return res, nil
 }
 
-// verifyMRZ decides an idscan check; the identity is what the document says
-// (nil when the MRZ cannot be trusted).
-func verifyMRZ(text string, c *store.Customer, now time.Time) (check.IDScanData, *store.Identity) {
-	d := check.IDScanData{Outcome: check.OutcomeChecked, Errors: []check.IDScanError{}, Corrections: []check.MRZCorrection{}}
+// verifyMRZ decides an idscan check from an MRZ's text; the identity is
+// what the document says (nil when the MRZ cannot be trusted). The caller
+// sets Source, and for a photo the image sub-checks and the attempts.
+func verifyMRZ(text string, c *store.Customer, settings store.IDScanSettings, now time.Time) (check.IDScanData, *store.Identity) {
+	d := check.IDScanData{Outcome: check.OutcomeChecked, Errors: []check.IDScanError{}, Corrections: []check.MRZCorrection{}, Attempts: []check.IDScanAttempt{}}
 	fail := func(reason, msg string) {
 		if d.Reason == nil {
 			d.Reason, d.Message = &reason, &msg
@@ -55,6 +70,7 @@ func verifyMRZ(text string, c *store.Customer, now time.Time) (check.IDScanData,
 	doc, err := mrz.Parse(text)
 	if err != nil {
 		fail(check.ReasonUnreadable, "The submitted text is not a machine-readable zone.")
+		d.Checks.CheckDigits = sub(check.Fail, check.ReasonUnreadable)
 		return d, nil
 	}
 	for _, c := range doc.Corrections {
@@ -76,6 +92,7 @@ func verifyMRZ(text string, c *store.Customer, now time.Time) (check.IDScanData,
 		d.Expired = &exp
 	}
 
+	d.Checks.CheckDigits = sub(check.Clear, "")
 	for _, e := range doc.Validate() {
 		d.Errors = append(d.Errors, check.IDScanError{Field: string(e.Field), Kind: string(e.Kind), Message: e.Error()})
 		if e.Kind == mrz.KindCheckDigit {
@@ -84,20 +101,37 @@ func verifyMRZ(text string, c *store.Customer, now time.Time) (check.IDScanData,
 	}
 	if len(d.Errors) > 0 {
 		fail(check.ReasonInvalidDocument, d.Errors[0].Message)
+		d.Checks.CheckDigits = sub(check.Fail, *d.Reason)
 		return d, nil // nothing from a document that does not verify goes onto the record
 	}
-	if d.Expired != nil && *d.Expired {
+	if accepted(settings.Documents, doc) {
+		d.Checks.DocumentAccepted = sub(check.Clear, "")
+	} else {
+		d.Checks.DocumentAccepted = sub(check.Fail, check.ReasonDocumentRefused)
+		fail(check.ReasonDocumentRefused, "This tenant does not accept this document ("+doc.DocumentCode+" of "+doc.IssuingState+").")
+	}
+	switch {
+	case d.Expired == nil:
+	case *d.Expired:
+		d.Checks.DocumentExpired = sub(check.Fail, check.ReasonDocumentExpired)
 		fail(check.ReasonDocumentExpired, "The document expired on "+*d.ExpiryDate+".")
+	default:
+		d.Checks.DocumentExpired = sub(check.Clear, "")
 	}
 	score := personNameScore(c, doc.Surname, doc.GivenNames)
 	d.NameMatchScore = &score
+	d.Checks.DataComparison = sub(check.Clear, "")
 	if score < namematch.Threshold {
+		d.Checks.DataComparison = sub(check.Fail, check.ReasonNameMismatch)
 		fail(check.ReasonNameMismatch, "The name on the document does not match the customer's name.")
 	}
 	if c.Birthdate != nil && birthOK {
 		same := c.Birthdate.Format(time.DateOnly) == birth.Format(time.DateOnly)
 		d.BirthdateMatch = &same
 		if !same {
+			if d.Checks.DataComparison.Result == check.Clear {
+				d.Checks.DataComparison = sub(check.Fail, check.ReasonBirthdateMismatch)
+			}
 			fail(check.ReasonBirthdateMismatch, "The date of birth on the document is not the customer's.")
 		}
 	}
@@ -113,6 +147,35 @@ func verifyMRZ(text string, c *store.Customer, now time.Time) (check.IDScanData,
 		id.DocumentExpiration = &expiry
 	}
 	return d, id
+}
+
+// sub is a sub-check's verdict; reason "" for none.
+func sub(r check.SubResult, reason string) *check.SubCheck {
+	s := &check.SubCheck{Result: r}
+	if reason != "" {
+		s.Reason = &reason
+	}
+	return s
+}
+
+// accepted reports whether the tenant accepts doc: every document when
+// the list is nil, else one whose entry names its document code ("P",
+// "ID", or "I" for every code starting with I), optionally with its
+// issuing state ("P:NLD").
+func accepted(list []string, doc *mrz.Document) bool {
+	if list == nil {
+		return true
+	}
+	for _, e := range list {
+		code, state, _ := strings.Cut(strings.ToUpper(strings.TrimSpace(e)), ":")
+		if code == "" || !strings.HasPrefix(doc.DocumentCode, code) {
+			continue
+		}
+		if state == "" || state == doc.IssuingState {
+			return true
+		}
+	}
+	return false
 }
 
 func resolveBirth(dt mrz.Date, now time.Time) (time.Time, bool) {

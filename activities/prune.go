@@ -9,9 +9,11 @@ type PruneInput struct{}
 type PruneResult struct {
 	IdempotencyKeys int64
 	Events          int64
+	Images          int64
 }
 
-// Prune deletes every tenant's expired idempotency keys and events.
+// Prune deletes every tenant's expired idempotency keys and events, and
+// the document images past their tenant's retention.
 func (a *Activities) Prune(ctx context.Context, _ PruneInput) (PruneResult, error) {
 	var out PruneResult
 	var err error
@@ -20,6 +22,9 @@ func (a *Activities) Prune(ctx context.Context, _ PruneInput) (PruneResult, erro
 	}
 	if out.Events, err = a.Store.PruneEvents(ctx); err != nil {
 		return out, wrap(err, "prune events")
+	}
+	if out.Images, err = a.Store.EraseDocumentImages(ctx); err != nil {
+		return out, wrap(err, "erase document images")
 	}
 	return out, nil
 }

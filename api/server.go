@@ -17,6 +17,7 @@ import (
 
 	"github.com/kycflow/kycflow/api/verify"
 	"github.com/kycflow/kycflow/docs"
+	"github.com/kycflow/kycflow/documents"
 	"github.com/kycflow/kycflow/metrics"
 	"github.com/kycflow/kycflow/ops"
 	"github.com/kycflow/kycflow/providers/idin"
@@ -49,6 +50,9 @@ type Config struct {
 	Probes ops.Probes
 	// Metrics records every answered request; nil: none.
 	Metrics *metrics.Metrics
+	// Images seal idscan photos; nil: photo uploads answer 503 and the
+	// checks' images cannot be shown.
+	Images *documents.Keys
 }
 
 // Server holds the API's dependencies.
@@ -67,6 +71,7 @@ type Server struct {
 	tenants                 sync.Map // tenant id → *rate.Limiter
 	apiBudget, verifyBudget addressBudget
 	screenBudget            *cpuBudget // nil: off
+	images                  *documents.Keys
 }
 
 const principalKey = "principal"
@@ -77,7 +82,7 @@ func New(cfg Config) *echo.Echo {
 		apiBudget:    addressBudget{all: perSecond(cfg.Limits.IP), fails: perMinute(cfg.Limits.AuthFailures)},
 		verifyBudget: addressBudget{all: perMinute(cfg.Limits.Verify), fails: perMinute(cfg.Limits.VerifyFailures)},
 		screenBudget: newCPUBudget(cfg.Limits.ScreenCPU)}
-	s.hooks, s.reviews, s.screener, s.metrics, s.probes = cfg.Webhooks, cfg.Reviews, cfg.Screener, cfg.Metrics, cfg.Probes
+	s.hooks, s.reviews, s.screener, s.metrics, s.probes, s.images = cfg.Webhooks, cfg.Reviews, cfg.Screener, cfg.Metrics, cfg.Probes, cfg.Images
 	if s.hooks.Guard == nil {
 		s.hooks.Guard = &webhook.Guard{}
 	}
@@ -114,13 +119,16 @@ func New(cfg Config) *echo.Echo {
 
 	// The pages people open from verification links: the token is the only
 	// credential, so no tenant key and no Host-based tenant.
-	vh := verify.New(cfg.Store, s.log, cfg.IDIN, s.publicURL)
+	vh := verify.New(cfg.Store, s.log, cfg.IDIN, s.publicURL, cfg.Images)
 	pages, guard := echo.WrapHandler(vh), s.guardVerify(vh.Busy)
 	e.GET("/verify/:token", pages, guard)
 	e.POST("/verify/:token", pages, guard)
 	e.POST("/verify/:token/mrz", pages, guard)
 	e.POST("/verify/:token/idin", pages, guard)
 	e.GET("/verify/:token/return", pages, guard)
+	e.POST("/verify/:token/document", pages, guard)
+	e.GET("/verify/:token/status", pages, guard)
+	e.GET("/verify/assets/capture.js", pages)
 
 	// Authentication is route middleware, not group middleware: Echo gives a
 	// group with middleware catch-all routes, which would turn 405s into 404s.
@@ -138,6 +146,8 @@ func New(cfg Config) *echo.Echo {
 	v1.Match(anyDelete, "/customers/:id/delete", deleteSubject(s.store.DeleteCustomer))
 	v1.POST("/checks/:id/retry", s.retryCheck)
 	v1.POST("/checks/:id/review", s.reviewCheck)
+	v1.GET("/checks/:id/images", s.listImages)
+	v1.GET("/checks/:id/images/:n", s.getImage)
 	v1.GET("/reviews", s.listReviews)
 	v1.POST("/screen", s.screen)
 	v1.GET("/watchlists", s.listWatchlists)

@@ -40,6 +40,13 @@ func (c Config) activities(s *store.Store) (*activities.Activities, error) {
 		}
 	}
 	a.IDIN = c.IDINBroker()
+	keys, err := c.Images()
+	if err != nil {
+		return nil, err
+	}
+	if keys != nil {
+		a.Documents = &activities.DocumentReader{Keys: keys}
+	}
 	hooks, err := c.Webhooks()
 	if err != nil {
 		return nil, err

@@ -65,8 +65,15 @@ func NewAPI(ctx context.Context, cfg Config, sh Shared) (_ *API, err error) {
 	a.Store.CacheAuthentications(ctx, func(err error) { log.Warn("authentication cache listener", "error", err) })
 	a.Metrics.Creates(a.Store.CreateStats)
 	a.Probes = probes(cfg, a.Store, sh.Temporal, a.Lists)
+	images, err := cfg.Images()
+	if err != nil {
+		return nil, err
+	}
+	if images == nil {
+		log.Warn("idscan photo uploads are off: set IMAGE_KEYS (the workers' too)")
+	}
 	conf := api.Config{Store: a.Store, Logger: log, Limits: cfg.Limits, PublicURL: cfg.PublicURL, IDIN: cfg.IDINBroker(), Webhooks: hooks,
-		Reviews: worker.Reviews{Client: sh.Temporal}, Probes: a.Probes, Metrics: a.Metrics}
+		Reviews: worker.Reviews{Client: sh.Temporal}, Probes: a.Probes, Metrics: a.Metrics, Images: images}
 	if a.Lists != nil {
 		conf.Screener = a.Lists
 	}

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/kycflow/kycflow/api"
+	"github.com/kycflow/kycflow/documents"
 	"github.com/kycflow/kycflow/providers/idin"
 	"github.com/kycflow/kycflow/providers/kvk"
 	"github.com/kycflow/kycflow/providers/vies"
@@ -96,6 +97,11 @@ type Config struct {
 	WebhookAllowHTTP bool
 	// Where `kycflow dev` serves its webhook catcher.
 	DevWebhookAddr string
+	// ImageKeys seal idscan photos at rest (IMAGE_KEYS: ID:KEY pairs, the
+	// first sealing); empty: photo uploads are off.
+	ImageKeys string
+	// DocumentReaders is how many photos one worker reads at once.
+	DocumentReaders int
 	// The api processes `kycflow proxy` spreads requests over.
 	ProxyUpstreams []string
 	// Where `kycflow dev --cluster` lays out its processes' ports.
@@ -216,6 +222,18 @@ func (c Config) Webhooks() (api.Webhooks, error) {
 	}
 	w.Cipher = ci
 	return w, nil
+}
+
+// Images are the keys that seal idscan photos; nil without IMAGE_KEYS.
+func (c Config) Images() (*documents.Keys, error) {
+	if c.ImageKeys == "" {
+		return nil, nil
+	}
+	k, err := documents.ParseKeys(c.ImageKeys)
+	if err != nil {
+		return nil, fmt.Errorf("IMAGE_KEYS: %w", err)
+	}
+	return k, nil
 }
 
 // IDINBroker is the configured iDIN broker, or nil without a merchant token.

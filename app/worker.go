@@ -130,6 +130,12 @@ func (w *Worker) Start(ctx context.Context) error {
 		cancel()
 		return fmt.Errorf("start worker: %w", err)
 	}
+	dw := worker.NewDocuments(w.Temporal, w.Activities, w.cfg.DocumentReaders)
+	if err := dw.Start(); err != nil {
+		cancel()
+		tw.Stop()
+		return fmt.Errorf("start document reader: %w", err)
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return w.Relay.Run(gctx) })
 	g.Go(func() error {
@@ -142,6 +148,7 @@ func (w *Worker) Start(ctx context.Context) error {
 	w.ended = ended
 	w.stop = func() error {
 		cancel()
+		dw.Stop()
 		tw.Stop()
 		<-ended
 		return err

@@ -256,15 +256,19 @@ const (
 // Reasons an idscan check is not validated (data.reason), in the order they
 // are decided; ReasonNameMismatch (above, with coc) comes before the birthdate.
 const (
-	ReasonUnreadable        = "unreadable"         // not an MRZ at all
-	ReasonCheckDigit        = "check_digit"        // a check digit does not hold
-	ReasonInvalidDocument   = "invalid_document"   // a field is malformed (bad date, character)
-	ReasonDocumentExpired   = "document_expired"   // past its expiry date
-	ReasonBirthdateMismatch = "birthdate_mismatch" // the document's date of birth is not the customer's
+	ReasonUnreadable        = "unreadable"            // not an MRZ at all
+	ReasonCheckDigit        = "check_digit"           // a check digit does not hold
+	ReasonInvalidDocument   = "invalid_document"      // a field is malformed (bad date, character)
+	ReasonDocumentExpired   = "document_expired"      // past its expiry date
+	ReasonBirthdateMismatch = "birthdate_mismatch"    // the document's date of birth is not the customer's
+	ReasonImageUnreadable   = "image_unreadable"      // every photo allowed was sent back for a retake
+	ReasonDocumentRefused   = "document_not_accepted" // a document type or issuing state the tenant does not accept
 )
 
 // IDScanData is the `data` of an idscan check.
 type IDScanData struct {
+	// Source is how the MRZ reached kycflow: SourcePhoto or SourceTyped.
+	Source         string          `json:"source"`
 	Outcome        string          `json:"outcome"`
 	Reason         *string         `json:"reason"`
 	Message        *string         `json:"message"`
@@ -284,6 +288,10 @@ type IDScanData struct {
 	NameMatchScore *float64        `json:"name_match_score"`
 	BirthdateMatch *bool           `json:"birthdate_match"`
 	Corrections    []MRZCorrection `json:"corrections"`
+	// Checks are the sub-checks, each clear, consider or fail.
+	Checks IDScanChecks `json:"checks"`
+	// Attempts lists each photo upload's outcome (empty when typed).
+	Attempts []IDScanAttempt `json:"attempts"`
 }
 
 // MRZCorrection is an OCR confusion corrected in an MRZ (engines/mrz's

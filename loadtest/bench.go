@@ -35,7 +35,9 @@ import (
 //	webhook-drain: --events to an endpoint down for --outage, then up;
 //	screen: --n requests of --batch queries against a generated list;
 //	screen-fairness: another tenant's (--other-key) creates, idle and while
-//	  this tenant sends the costliest screenings its budget allows.
+//	  this tenant sends the costliest screenings its budget allows;
+//	upload-fairness: the iban check end to end, idle and while --uploads
+//	  document photos are in flight, and each photo's upload to outcome.
 func Run(ctx context.Context, o Options) error {
 	base, key, host, mode, otherKey, otherHost, dsn, conc, dur, deep, n, checkName, events, outage, rounds, subscribe, batch, entities, seed :=
 		&o.URL, &o.Key, &o.Host, &o.Mode, &o.OtherKey, &o.OtherHost, &o.DSN, &o.Concurrency, &o.Duration, &o.Deep, &o.N, &o.Check,
@@ -71,6 +73,8 @@ func Run(ctx context.Context, o Options) error {
 		return b.webhookDrain(ctx, *events, *conc, *outage)
 	case "screen":
 		return b.screen(ctx, *batch, *n, *entities, *seed)
+	case "upload-fairness":
+		return b.uploadFairness(ctx, o.Uploads, *dur)
 	case "screen-fairness":
 		if *otherKey == "" {
 			return errors.New("screen-fairness needs --other-key")
@@ -85,7 +89,7 @@ func Run(ctx context.Context, o Options) error {
 // Options are a run's settings (Flags declares them as flags).
 type Options struct {
 	URL, Key, Host, Mode, OtherKey, OtherHost, DSN, Check, Subscribe string
-	Concurrency, Deep, N, Events, Rounds, Batch, Entities            int
+	Concurrency, Deep, N, Events, Rounds, Batch, Entities, Uploads   int
 	Duration, Outage                                                 time.Duration
 	Seed                                                             int64
 }
@@ -95,12 +99,12 @@ func (o *Options) Flags(fs *flag.FlagSet) {
 	fs.StringVar(&o.URL, "url", "http://127.0.0.1:8080", "API base URL")
 	fs.StringVar(&o.Key, "key", os.Getenv("KYCFLOW_API_KEY"), "API key (default: KYCFLOW_API_KEY)")
 	fs.StringVar(&o.Host, "host", "", "Host header: the tenant's hostname, when not the URL's")
-	fs.StringVar(&o.Mode, "mode", "create", "create, floor, e2e, list, create-webhook, webhook-latency, webhook-drain, screen or screen-fairness")
+	fs.StringVar(&o.Mode, "mode", "create", "create, floor, e2e, list, create-webhook, webhook-latency, webhook-drain, screen, screen-fairness or upload-fairness")
 	fs.StringVar(&o.OtherKey, "other-key", "", "screen-fairness: the API key of the tenant whose creates are measured")
 	fs.StringVar(&o.OtherHost, "other-host", "", "screen-fairness: that tenant's Host header, when not the URL's")
 	fs.StringVar(&o.DSN, "dsn", os.Getenv("DATABASE_URL"), "floor: PostgreSQL URL of a role that may create a table (default: DATABASE_URL)")
 	fs.IntVar(&o.Concurrency, "concurrency", 16, "requests in flight")
-	fs.DurationVar(&o.Duration, "duration", 10*time.Second, "how long to run (create, e2e, screen-fairness)")
+	fs.DurationVar(&o.Duration, "duration", 10*time.Second, "how long to run (create, e2e, screen-fairness, upload-fairness)")
 	fs.IntVar(&o.Deep, "deep", 0, "list: pages to walk before measuring (0: first page)")
 	fs.IntVar(&o.N, "n", 500, "list, webhook-latency, screen: requests to measure")
 	fs.StringVar(&o.Check, "check", string(check.IBAN), "create, e2e: the check each business gets: iban, coc or vat")
@@ -111,6 +115,7 @@ func (o *Options) Flags(fs *flag.FlagSet) {
 	fs.IntVar(&o.Batch, "batch", 100, "screen: queries per request")
 	fs.IntVar(&o.Entities, "entities", 50000, "screen: entities of the generated list imported (kycflow watchlist generate)")
 	fs.Int64Var(&o.Seed, "seed", 1, "screen: the seed that list was generated with")
+	fs.IntVar(&o.Uploads, "uploads", 20, "upload-fairness: document photos kept in flight")
 }
 
 type bencher struct {

@@ -25,10 +25,13 @@ const (
 	// ActionDeliver starts the workflow of a webhook delivery that failed
 	// its first attempt, to retry it on the schedule (payload: a webhook.Ref).
 	ActionDeliver = "deliver"
+	// ActionDocument tells a check's workflow that the person uploaded a
+	// photo of their document (the images stay in the store).
+	ActionDocument = "document"
 )
 
 // OutboxActions are every outbox action.
-var OutboxActions = []string{ActionStart, ActionCancel, ActionRetry, ActionVerified, ActionDeliver}
+var OutboxActions = []string{ActionStart, ActionCancel, ActionRetry, ActionVerified, ActionDeliver, ActionDocument}
 
 // OutboxNotifyChannel is the channel the store notifies after committing outbox rows.
 const OutboxNotifyChannel = "kycflow_outbox"

@@ -42,6 +42,8 @@ var roleMatrix = map[string]map[string][]string{
 		"aml_reviews":        {"SELECT", "U(note)"},
 		"provider_turns":     nil,
 		"provider_slots":     nil,
+		"document_attempts":  {"SELECT", "INSERT"},
+		"document_images":    {"SELECT", "INSERT"},
 	},
 	store.WorkerRole: {
 		"tenants":            {"SELECT"},
@@ -64,6 +66,8 @@ var roleMatrix = map[string]map[string][]string{
 		"aml_reviews":        {"SELECT", "INSERT"},
 		"provider_turns":     nil,
 		"provider_slots":     nil,
+		"document_attempts":  {"SELECT", "U(status)", "U(reason)", "U(quality)", "U(read_at)"},
+		"document_images":    {"SELECT", "DELETE"},
 	},
 }
 
@@ -96,6 +100,7 @@ var definers = map[string][]string{
 	"provider_turn(text,text,interval,interval)":          {store.WorkerRole},
 	"provider_slot_take(text,text,integer,uuid,interval)": {store.WorkerRole},
 	"provider_slot_keep(text,text,integer,uuid,interval)": {store.WorkerRole},
+	"document_images_erase()":                             {store.WorkerRole},
 }
 
 // attempt runs stmt as role in a transaction that is rolled back, and
@@ -489,6 +494,7 @@ func TestSearchPathAttack(t *testing.T) {
 		"provider_turn(text,text,interval,interval)":          `SELECT public.provider_turn('attack', '', '1 millisecond', '1 second')`,
 		"provider_slot_take(text,text,integer,uuid,interval)": `SELECT public.provider_slot_take('attack', '', 1, gen_random_uuid(), '1 second')`,
 		"provider_slot_keep(text,text,integer,uuid,interval)": `SELECT public.provider_slot_keep('attack', '', 0, gen_random_uuid(), '1 second')`,
+		"document_images_erase()":                             `SELECT public.document_images_erase()`,
 		"attack_control()":                                    `SELECT public.attack_control()`,
 	}
 	type proof struct {

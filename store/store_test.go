@@ -140,6 +140,9 @@ func TestRLSWithoutTenantSeesNothing(t *testing.T) {
 	if err != nil || len(links["idscan"]) != 43 {
 		t.Fatalf("links %v %v", links, err)
 	}
+	if _, err := app.AddDocument(ctx, links["idscan"], sealedImage); err != nil { // document_attempts, document_images
+		t.Fatal(err)
+	}
 	if err := app.DeleteCustomer(ctx, store.Principal{TenantID: tn.ID}, c.ID); err != nil { // audit_log
 		t.Fatal(err)
 	}

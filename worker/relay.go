@@ -224,9 +224,12 @@ func (r *Relay) send(ctx context.Context, it store.OutboxItem) error {
 		opts := webhookOptions(d, d.WorkflowID(), webhook.Retrying)
 		opts.WorkflowIDReusePolicy = enums.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE
 		return r.start(ctx, opts, workflows.DeliveryWorkflow, workflows.DeliveryInput{Delivery: d, Schedule: r.DeliverySchedule})
-	case store.ActionVerified:
-		err := r.Client.SignalWorkflow(ctx, id, "", workflows.SignalVerification,
-			workflows.VerificationResult{ID: fmt.Sprintf("outbox-%d", it.ID)})
+	case store.ActionVerified, store.ActionDocument:
+		signal := workflows.SignalVerification
+		if it.Action == store.ActionDocument {
+			signal = workflows.SignalDocument
+		}
+		err := r.Client.SignalWorkflow(ctx, id, "", signal, workflows.VerificationResult{ID: fmt.Sprintf("outbox-%d", it.ID)})
 		var nf *serviceerror.NotFound
 		if errors.As(err, &nf) {
 			return nil // the check ended meanwhile (expired, cancelled)

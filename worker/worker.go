@@ -9,6 +9,7 @@ import (
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/operatorservice/v1"
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 	sdkworker "go.temporal.io/sdk/worker"
@@ -30,6 +31,19 @@ func New(c client.Client, acts *activities.Activities, pollers int) sdkworker.Wo
 		w.RegisterWorkflow(wf)
 	}
 	w.RegisterActivity(acts)
+	return w
+}
+
+// NewDocuments returns the worker that reads idscan photos, on their own
+// task queue: at most readers at once (0: one), each a core's work for
+// about a second, so a burst of uploads queues there instead of taking
+// the cores other checks need.
+func NewDocuments(c client.Client, acts *activities.Activities, readers int) sdkworker.Worker {
+	w := sdkworker.New(c, workflows.DocumentsTaskQueue, sdkworker.Options{
+		MaxConcurrentActivityExecutionSize: max(1, readers),
+		MaxConcurrentActivityTaskPollers:   2,
+	})
+	w.RegisterActivityWithOptions(acts.IDScanRead, activity.RegisterOptions{Name: "IDScanRead"})
 	return w
 }
 

@@ -25,10 +25,12 @@ type HousekeepingInput struct{}
 type HousekeepingResult struct {
 	IdempotencyKeys int64
 	Events          int64
+	Images          int64
 }
 
 // HousekeepingWorkflow deletes what kycflow keeps for a while only:
-// idempotency keys past their 24 hours, events past their 30 days.
+// idempotency keys past their 24 hours, events past their 30 days,
+// document images past their tenant's retention.
 func HousekeepingWorkflow(ctx workflow.Context, _ HousekeepingInput) (HousekeepingResult, error) {
 	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: 5 * time.Minute,
@@ -36,5 +38,5 @@ func HousekeepingWorkflow(ctx workflow.Context, _ HousekeepingInput) (Housekeepi
 	})
 	var out activities.PruneResult
 	err := workflow.ExecuteActivity(ctx, a.Prune, activities.PruneInput{}).Get(ctx, &out)
-	return HousekeepingResult{IdempotencyKeys: out.IdempotencyKeys, Events: out.Events}, err
+	return HousekeepingResult{IdempotencyKeys: out.IdempotencyKeys, Events: out.Events, Images: out.Images}, err
 }

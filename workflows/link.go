@@ -1,6 +1,8 @@
 package workflows
 
 import (
+	"time"
+
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
@@ -10,9 +12,12 @@ import (
 
 // runLink runs an idin or idscan check: the person gets a link (from the
 // tenant, or by mail), the check waits in awaiting_input for the
-// verification-result signal until the link expires (`expired`), then the
-// submission is verified. The submission never enters the history: the
-// verify step reads it from the store.
+// verification-result signal (a typed MRZ, a bank's return) or, for
+// idscan, the document-uploaded signal, until the link expires
+// (`expired`); then the submission is verified. An upload is read on the
+// documents task queue: a retake leaves the check waiting for the next
+// one. Submissions never enter the history: the steps read them from the
+// store.
 func runLink(ctx workflow.Context, st *state) (activities.CheckResult, error) {
 	in := st.in
 	lin := activities.LinkInput{Check: in.Check}
@@ -29,12 +34,27 @@ func runLink(ctx workflow.Context, st *state) (activities.CheckResult, error) {
 		if !applied {
 			return activities.CheckResult{Status: st.status}, nil
 		}
-		ended, err := awaitSubmission(ctx, in, link)
-		if err != nil {
-			return activities.CheckResult{}, err
-		}
-		if ended != nil {
-			return activities.CheckResult{Status: ended.Status}, nil
+		for {
+			upload, ended, err := awaitSubmission(ctx, in, link)
+			if err != nil {
+				return activities.CheckResult{}, err
+			}
+			if ended != nil {
+				return activities.CheckResult{Status: ended.Status}, nil
+			}
+			if !upload {
+				break
+			}
+			ropts := providerOptions(in.Retry)
+			ropts.TaskQueue, ropts.StartToCloseTimeout = DocumentsTaskQueue, 2*time.Minute
+			var read activities.IDScanReadResult
+			if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, ropts), a.IDScanRead,
+				activities.IDScanReadInput{Check: in.Check}).Get(ctx, &read); err != nil {
+				return activities.CheckResult{}, err
+			}
+			if read.Done {
+				return read.CheckResult, nil
+			}
 		}
 	}
 	var out activities.CheckResult
@@ -50,11 +70,13 @@ func runLink(ctx workflow.Context, st *state) (activities.CheckResult, error) {
 	return out, err
 }
 
-// awaitSubmission waits for the verification-result signal or the link's
+// awaitSubmission waits for a submission — the verification-result
+// signal, or (upload true) the document-uploaded signal — or the link's
 // expiry. A non-nil *ExpireResult means the check ended without a
 // submission (expired, or cancelled meanwhile).
-func awaitSubmission(ctx workflow.Context, in CheckInput, link activities.LinkResult) (*activities.ExpireResult, error) {
+func awaitSubmission(ctx workflow.Context, in CheckInput, link activities.LinkResult) (upload bool, ended *activities.ExpireResult, err error) {
 	ch := workflow.GetSignalChannel(ctx, SignalVerification)
+	docs := workflow.GetSignalChannel(ctx, SignalDocument)
 	timerCtx, cancelTimer := workflow.WithCancel(ctx)
 	defer cancelTimer()
 	timer := workflow.NewTimer(timerCtx, link.ExpiresAt.Sub(workflow.Now(ctx)))
@@ -66,6 +88,11 @@ func awaitSubmission(ctx workflow.Context, in CheckInput, link activities.LinkRe
 			c.Receive(ctx, &v)
 			submitted = true
 		})
+		sel.AddReceive(docs, func(c workflow.ReceiveChannel, _ bool) {
+			var v VerificationResult
+			c.Receive(ctx, &v)
+			submitted, upload = true, true
+		})
 		sel.AddReceive(ctx.Done(), func(workflow.ReceiveChannel, bool) {})
 		if timer != nil {
 			sel.AddFuture(timer, func(workflow.Future) { timedOut = true })
@@ -73,18 +100,18 @@ func awaitSubmission(ctx workflow.Context, in CheckInput, link activities.LinkRe
 		sel.Select(ctx)
 		switch {
 		case ctx.Err() != nil:
-			return nil, temporal.NewCanceledError()
+			return false, nil, temporal.NewCanceledError()
 		case submitted:
-			return nil, nil
+			return upload, nil, nil
 		case timedOut:
 			var res activities.ExpireResult
 			err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, storeOptions), a.ExpireLink,
 				activities.LinkInput{Check: in.Check}).Get(ctx, &res)
 			if err != nil {
-				return nil, err
+				return false, nil, err
 			}
 			if res.Applied || res.Status != check.AwaitingInput {
-				return &res, nil
+				return false, &res, nil
 			}
 			// Submitted just in time: its signal is on the way.
 			timer = nil

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/mock"
+	"go.temporal.io/sdk/activity"
 
 	"github.com/kycflow/kycflow/activities"
 	"github.com/kycflow/kycflow/check"
@@ -37,6 +38,39 @@ func (s *checkSuite) TestLinkSubmittedThenVerified() {
 	s.Equal(check.Completed, r.Status)
 	s.Equal([]check.Status{check.Running, check.AwaitingInput}, s.writtenStatuses())
 	s.Equal([]check.Status{check.Running, check.AwaitingInput, check.Completed}, s.statuses)
+}
+
+// Photos: the first upload is sent back for a retake and the check keeps
+// waiting; the second is read on the documents task queue and completes
+// the check. The read's input carries the check's ids only.
+func (s *checkSuite) TestLinkPhotoRetakeThenRead() {
+	s.storeAccepts()
+	s.linkIssued(7 * 24 * time.Hour)
+	var queues []string
+	reads := 0
+	s.env.OnActivity(a.IDScanRead, mock.Anything, activities.IDScanReadInput{Check: s.in.Check}).Return(
+		func(ctx context.Context, _ activities.IDScanReadInput) (activities.IDScanReadResult, error) {
+			queues = append(queues, activity.GetInfo(ctx).TaskQueue)
+			reads++
+			if reads == 1 {
+				return activities.IDScanReadResult{Attempt: 1, Outcome: check.AttemptRetake, Reason: check.RetakeGlare}, nil
+			}
+			return activities.IDScanReadResult{CheckResult: activities.CheckResult{Applied: true, Status: check.Completed, Validated: &yes},
+				Done: true, Attempt: 2, Outcome: check.AttemptRead}, nil
+		}).Times(2)
+	s.env.RegisterDelayedCallback(func() { s.env.SignalWorkflow(SignalDocument, VerificationResult{ID: "outbox-1"}) }, time.Hour)
+	s.env.RegisterDelayedCallback(func() {
+		v, err := s.env.QueryWorkflow(QueryStatus)
+		s.NoError(err)
+		var status check.Status
+		s.NoError(v.Get(&status))
+		s.Equal(check.AwaitingInput, status) // after the retake, still waiting
+		s.env.SignalWorkflow(SignalDocument, VerificationResult{ID: "outbox-2"})
+	}, 2*time.Hour)
+	s.env.ExecuteWorkflow(CheckWorkflow, s.in)
+	s.Equal(check.Completed, s.result().Status)
+	s.Equal([]string{DocumentsTaskQueue, DocumentsTaskQueue}, queues)
+	s.env.AssertNotCalled(s.T(), "IDScanVerify", mock.Anything, mock.Anything)
 }
 
 // Nobody uses the link: at its expiry the check is `expired`, by a durable

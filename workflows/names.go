@@ -15,8 +15,14 @@ func All() []any {
 	return []any{CheckWorkflow, RescreenWorkflow, HousekeepingWorkflow, DispatchWorkflow, DeliveryWorkflow}
 }
 
-// TaskQueue is the queue every check workflow and activity runs on.
+// TaskQueue is the queue every check workflow and activity runs on, but
+// the reading of document photos.
 const TaskQueue = "kycflow-checks"
+
+// DocumentsTaskQueue is the queue idscan photos are read on: its workers
+// bound how many reads run at once, so a burst of uploads never takes the
+// cores other checks need.
+const DocumentsTaskQueue = "kycflow-documents"
 
 // Signal and query names.
 const (
@@ -25,6 +31,9 @@ const (
 	// SignalVerification tells an idin/idscan check that the person
 	// submitted through its link; the submission itself is in the store.
 	SignalVerification = "verification-result"
+	// SignalDocument tells an idscan check that the person uploaded a
+	// photo of their document; the images stay in the store.
+	SignalDocument = "document-uploaded"
 	// QueryStatus answers the check's current status.
 	QueryStatus = "status"
 )

@@ -1,7 +1,12 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
+	"fmt"
+	"image"
+	"image/color"
+	"image/jpeg"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,12 +18,14 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/kycflow/kycflow/engines/mrz"
 	"github.com/kycflow/kycflow/providers/mail/sink"
 )
 
 // browser starts headless Chromium (Debian's `chromium`, which `make test`
-// installs) and returns a tab's context. A missing browser fails the test.
-func browser(t *testing.T) context.Context {
+// installs), with flags, and returns a tab's context. A missing browser
+// fails the test.
+func browser(t *testing.T, flags ...chromedp.ExecAllocatorOption) context.Context {
 	t.Helper()
 	path, err := exec.LookPath("chromium")
 	if err != nil {
@@ -26,6 +33,7 @@ func browser(t *testing.T) context.Context {
 	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(path), chromedp.NoSandbox, chromedp.DisableGPU, chromedp.Flag("lang", "en-US"))
+	opts = append(opts, flags...)
 	actx, cancelAlloc := chromedp.NewExecAllocator(t.Context(), opts...)
 	ctx, cancel := chromedp.NewContext(actx)
 	t.Cleanup(func() { cancel(); cancelAlloc() })
@@ -162,7 +170,9 @@ func TestBrowserJourney(t *testing.T) {
 	do(t, ctx, chromedp.Navigate(links["MRZ"]+"?lang=en"))
 	waitHeading(t, ctx, "Verify your identity document")
 	shoot(t, ctx, "idscan-form")
-	do(t, ctx, chromedp.SendKeys("#mrz", typo), chromedp.Click("button[type=submit]"), chromedp.WaitVisible("#mrz-errors"))
+	// The typed form, for people who cannot take a photo, is one click away.
+	do(t, ctx, chromedp.Click("details summary"), chromedp.WaitVisible("#mrz"))
+	do(t, ctx, chromedp.SendKeys("#mrz", typo), chromedp.Click(`form[action*="?lang"]:not(#photo-form) button[type=submit]`), chromedp.WaitVisible("#mrz-errors"))
 	if e := text(t, ctx, "#mrz-errors"); !strings.Contains(e, "date of birth") {
 		t.Fatalf("errors shown: %q", e)
 	}
@@ -171,9 +181,9 @@ func TestBrowserJourney(t *testing.T) {
 	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector("#mrz").select() === undefined`)); err != nil {
 		t.Fatal(err)
 	}
-	do(t, ctx, chromedp.SendKeys("#mrz", good), chromedp.Click("button[type=submit]"))
+	do(t, ctx, chromedp.SendKeys("#mrz", good), chromedp.Click(`form[action*="?lang"]:not(#photo-form) button[type=submit]`))
 	waitHeading(t, ctx, "Thank you")
-	shoot(t, ctx, "idscan-done")
+	shoot(t, ctx, "idscan-typed-done")
 
 	var cu map[string]any
 	eventually(t, 15*time.Second, "both checks completed", func() bool {
@@ -191,4 +201,138 @@ func TestBrowserJourney(t *testing.T) {
 	do(t, ctx, chromedp.Navigate(links["MRZ"]+"?lang=nl"))
 	waitHeading(t, ctx, "Deze link is al gebruikt")
 	shoot(t, ctx, "link-used-nl")
+}
+
+// fakeCamera writes photo as a Y4M video (4:2:0, a few frames) for
+// Chromium's fake camera, and returns the flags that make it the camera
+// (permission granted, as a person would tap "allow").
+func fakeCamera(t *testing.T, photo []byte) []chromedp.ExecAllocatorOption {
+	t.Helper()
+	img, err := jpeg.Decode(bytes.NewReader(photo))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := img.Bounds()
+	w, h := b.Dx()&^1, b.Dy()&^1
+	yuv := image.NewYCbCr(image.Rect(0, 0, w, h), image.YCbCrSubsampleRatio420)
+	for y := range h {
+		for x := range w {
+			r, g, bl, _ := img.At(b.Min.X+x, b.Min.Y+y).RGBA()
+			yy, cb, cr := color.RGBToYCbCr(uint8(r>>8), uint8(g>>8), uint8(bl>>8))
+			yuv.Y[yuv.YOffset(x, y)] = yy
+			if x%2 == 0 && y%2 == 0 {
+				yuv.Cb[yuv.COffset(x, y)], yuv.Cr[yuv.COffset(x, y)] = cb, cr
+			}
+		}
+	}
+	var out bytes.Buffer
+	fmt.Fprintf(&out, "YUV4MPEG2 W%d H%d F10:1 Ip A1:1 C420jpeg\n", w, h)
+	for range 3 {
+		out.WriteString("FRAME\n")
+		out.Write(yuv.Y)
+		out.Write(yuv.Cb)
+		out.Write(yuv.Cr)
+	}
+	file := filepath.Join(t.TempDir(), "camera.y4m")
+	if err := os.WriteFile(file, out.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return []chromedp.ExecAllocatorOption{
+		chromedp.Flag("use-fake-device-for-media-stream", true),
+		chromedp.Flag("use-fake-ui-for-media-stream", true),
+		chromedp.Flag("use-file-for-fake-video-capture", file),
+	}
+}
+
+// readMail waits for the mail to addr carrying a verification link, and
+// returns the link.
+func readMail(t *testing.T, addr string) string {
+	t.Helper()
+	linkRE := regexp.MustCompile(regexp.QuoteMeta(env.publicURL) + `/verify/[A-Za-z0-9_-]{43}`)
+	m, err := env.mail.Wait(t.Context(), func(m sink.Message) bool { return slices.Contains(m.To, addr) && linkRE.MatchString(m.Text) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return linkRE.FindString(m.Text)
+}
+
+// A person with a phone, in Dutch, from the mailed link: the page says
+// which side to photograph; the first photo (through the phone's own
+// camera, the file input) has a reflection over the code and the page asks
+// for a retake with the attempt count; the second completes the check.
+// Then in English with the live camera view (Chromium's fake camera fed a
+// generated card): the hints, the photo taken in the page, done. Both
+// checks end validated, read from the photo.
+func TestBrowserPhotoJourney(t *testing.T) {
+	good, id := docPhoto(t, 404, mrz.TD3, sharp)
+	shiny := glarePhoto(t, id)
+	dir := t.TempDir()
+	files := map[string]string{"glare": filepath.Join(dir, "glare.jpg"), "good": filepath.Join(dir, "good.jpg")}
+	for name, b := range map[string][]byte{"glare": shiny, "good": good} {
+		if err := os.WriteFile(files[name], b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	given, surname := strings.ToLower(id.Fields.GivenNames), strings.ToLower(id.Fields.Surname)
+	r := request(t, env.a, "POST", "/api/v1/customers/create", map[string]any{
+		"name": given + " " + surname, "firstname": given, "lastname": surname, "email": "photo.nl@example.nl", "country_code": "NLD",
+		"birthdate": id.Birth.Format(time.DateOnly), "checks": map[string]bool{"idin": false, "idscan": true, "iban": false},
+	}).want(t, 201)
+	cid, link := r.body["id"].(string), readMail(t, "photo.nl@example.nl")
+
+	ctx := browser(t)
+	do(t, ctx, chromedp.EmulateViewport(390, 844))
+	do(t, ctx, chromedp.Navigate(link+"?lang=nl")) // the browser asks for English; the person picks Nederlands
+	waitHeading(t, ctx, "Bevestig uw identiteitsbewijs")
+	if page := text(t, ctx, ".card"); !strings.Contains(page, "Paspoort: de pagina met uw foto") || !strings.Contains(page, "Identiteitskaart: de achterkant") {
+		t.Fatalf("page does not say which side: %q", page)
+	}
+	shoot(t, ctx, "idscan-photo-nl")
+	do(t, ctx, chromedp.SetUploadFiles("#image", []string{files["glare"]}), chromedp.Click(`#photo-form button[type=submit]`))
+	eventually(t, 2*time.Minute, "the retake page", func() bool {
+		s, err := tryText(ctx, "#photo-state")
+		return err == nil && strings.Contains(s, "Maak de foto opnieuw")
+	})
+	if s := text(t, ctx, "#photo-state"); !strings.Contains(s, "Foto 1 van maximaal 5") {
+		t.Fatalf("retake: %q", s)
+	}
+	shoot(t, ctx, "idscan-retake-nl")
+	do(t, ctx, chromedp.SetUploadFiles("#image", []string{files["good"]}), chromedp.Click(`#photo-form button[type=submit]`))
+	eventually(t, 2*time.Minute, "the thank-you page", func() bool {
+		h, err := tryText(ctx, "h1")
+		return err == nil && h == "Dank u wel"
+	})
+	shoot(t, ctx, "idscan-photo-done-nl")
+	chk := waitStatusWithin(t, env.a, cid, "completed", time.Minute)
+	if chk["validated"] != true || obj(chk["data"])["source"] != "photo" || len(obj(chk["data"])["attempts"].([]any)) != 2 {
+		t.Fatalf("check: %v", chk)
+	}
+
+	// The live camera, in English.
+	card, cardID := docPhoto(t, 505, mrz.TD1, sharp)
+	given, surname = strings.ToLower(cardID.Fields.GivenNames), strings.ToLower(cardID.Fields.Surname)
+	r = request(t, env.a, "POST", "/api/v1/customers/create", map[string]any{
+		"name": given + " " + surname, "firstname": given, "lastname": surname, "email": "photo.en@example.com", "country_code": "BEL",
+		"birthdate": cardID.Birth.Format(time.DateOnly), "checks": map[string]bool{"idin": false, "idscan": true, "iban": false},
+	}).want(t, 201)
+	cid, link = r.body["id"].(string), readMail(t, "photo.en@example.com")
+	cam := browser(t, fakeCamera(t, card)...)
+	do(t, cam, chromedp.EmulateViewport(390, 844))
+	do(t, cam, chromedp.Navigate(link+"?lang=en"))
+	waitHeading(t, cam, "Verify your identity document")
+	do(t, cam, chromedp.WaitVisible("#camera-start"), chromedp.Click("#camera-start"), chromedp.WaitVisible("#camera-video"))
+	eventually(t, 30*time.Second, "a hint", func() bool {
+		h, err := tryText(cam, "#camera-hint")
+		return err == nil && h != ""
+	})
+	shoot(t, cam, "idscan-camera")
+	do(t, cam, chromedp.Click("#camera-take"))
+	eventually(t, 2*time.Minute, "the thank-you page", func() bool {
+		h, err := tryText(cam, "h1")
+		return err == nil && h == "Thank you"
+	})
+	chk = waitStatusWithin(t, env.a, cid, "completed", time.Minute)
+	if chk["validated"] != true || obj(chk["data"])["source"] != "photo" {
+		t.Fatalf("camera check: %v", chk)
+	}
 }

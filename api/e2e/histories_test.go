@@ -44,6 +44,11 @@ func recordHistories(ctx context.Context, dir string) error {
 				}
 				h.Events = append(h.Events, e)
 				kinds[strings.TrimPrefix(e.EventType.String(), "EVENT_TYPE_")] = true
+				// A photo's path has the same kinds of events as a typed
+				// MRZ's: its signal tells them apart.
+				if sig := e.GetWorkflowExecutionSignaledEventAttributes(); sig != nil && sig.GetSignalName() == workflows.SignalDocument {
+					kinds["DOCUMENT_UPLOADED"] = true
+				}
 			}
 			checkType, status := "", ""
 			if sa := ex.SearchAttributes.GetIndexedFields(); sa != nil {

@@ -147,6 +147,13 @@ func TestIDScanThroughTheLink(t *testing.T) {
 	if chk["validated"] != true || d["reason"] != nil || d["document_number"] != "SPECI2014" || d["name_match_score"] != float64(1) {
 		t.Fatalf("idscan check: %v", chk)
 	}
+	if d["source"] != "typed" || obj(obj(d["checks"])["check_digits"])["result"] != "clear" || obj(d["checks"])["image_quality"] != nil {
+		t.Fatalf("typed idscan data: %v", d)
+	}
+	// The typed MRZ is dropped once checked: what stays is what data shows.
+	if n := countRows(t, `SELECT count(*) FROM links WHERE check_id = $1 AND submission IS NOT NULL`, chk["id"]); n != 0 {
+		t.Fatalf("the typed MRZ is still kept on the link")
+	}
 	cu := request(t, env.a, http.MethodGet, "/api/v1/customers/"+id, nil).body
 	if cu["document_number"] != "SPECI2014" || cu["document_type"] != float64(1) || cu["gender"] != "male" || cu["nationality_id"] != float64(528) ||
 		!strings.HasPrefix(cu["document_expiration"].(string), time.Now().AddDate(5, 0, 0).Format("2006-01-02")) {

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
+	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -252,6 +253,7 @@ func run(m *testing.M) int {
 		IDINBaseURL: idinSrv.URL + idinsandbox.BasePath, IDINMerchantToken: idinsandbox.TestMerchantToken,
 		WatchlistRefresh: 200 * time.Millisecond, WatchlistMaxAge: 48 * time.Hour,
 		WebhookKey: hookKey, WebhookAllow: []netip.Prefix{netip.MustParsePrefix(receiverIP + "/32")},
+		ImageKeys: "e2e:" + hex.EncodeToString(bytes.Repeat([]byte{0xcd}, 32)), DocumentReaders: 1,
 		Harness: app.Harness{RoleURLs: map[string]string{store.AppRole: env.appDSN, store.WorkerRole: env.workerDSN},
 			WebhookResolve: env.dns.lookup, WebhookDial: loopbackOnly, WebhookTLS: env.hookTLS, WebhookTimeout: senderTimeout,
 			DeliverySchedule: &deliverySchedule, MailRootCAs: mailCAs, RelayCallTimeout: 2 * time.Second}}

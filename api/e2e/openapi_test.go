@@ -51,11 +51,15 @@ func newConformance(base http.RoundTripper) (*conformance, error) {
 	if err := doc.Validate(context.Background()); err != nil {
 		return nil, fmt.Errorf("openapi.yaml is not a valid document: %w", err)
 	}
-	// The hosted verification pages are HTML: a string to the schema.
-	openapi3filter.RegisterBodyDecoder("text/html", func(body io.Reader, _ http.Header, _ *openapi3.SchemaRef, _ openapi3filter.EncodingFn) (any, error) {
+	// The hosted verification pages are HTML, their script JavaScript: a
+	// string to the schema. Images are bytes, a string too.
+	asString := func(body io.Reader, _ http.Header, _ *openapi3.SchemaRef, _ openapi3filter.EncodingFn) (any, error) {
 		b, err := io.ReadAll(body)
 		return string(b), err
-	})
+	}
+	for _, ct := range []string{"text/html", "text/javascript", "image/jpeg", "image/png"} {
+		openapi3filter.RegisterBodyDecoder(ct, asString)
+	}
 	// Match paths whatever the host the suite uses (tenants are told apart
 	// by Host), not the servers the document lists.
 	doc.Servers = nil

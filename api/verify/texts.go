@@ -3,6 +3,7 @@ package verify
 import (
 	"fmt"
 
+	"github.com/kycflow/kycflow/check"
 	"github.com/kycflow/kycflow/engines/mrz"
 )
 
@@ -21,8 +22,19 @@ type texts struct {
 	BusyTitle, BusyBody                               string
 	Unreadable                                        string
 	IDINTitle, IDINIntro, IDINHow, BankLabel          string
-	ChooseBank, ContinueToBank, IDINDoneBody          string
-	BanksUnavailable, ReturnMismatch                  string
+	// The photo page.
+	PhotoHow, PhotoPassport, PhotoCard, PhotoTips              string
+	PhotoLabel, PhotoSend, PhotoCamera, PhotoTake, PhotoCancel string
+	PhotoAwaiting, PhotoReading, PhotoReadingBody, PhotoDone   string
+	RetakeTitle, AttemptOf, QRHint, TypeInstead, TypedOff      string
+	CameraDenied, HintDark, HintSmall, HintBlurred, HintOK     string
+	UploadOff, UploadMultipart, UploadTooLarge, UploadBroken   string
+	UploadTooMany, UploadEmpty, UploadFormat, UploadPixels     string
+	UploadDamaged, UploadMissing, UploadAttemptsUsed           string
+	// retakes phrases each retake reason (check.Retake…).
+	retakes                                  map[string]string
+	ChooseBank, ContinueToBank, IDINDoneBody string
+	BanksUnavailable, ReturnMismatch         string
 	// fields names MRZ fields in sentences.
 	fields map[mrz.Field]string
 	// kinds phrase a problem with a field (%s: the field's name).
@@ -51,6 +63,36 @@ var english = texts{
 	BanksUnavailable: "The list of banks cannot be loaded right now. Please try again in a minute.",
 	ReturnMismatch:   "This return from the bank does not belong to this link. Open the link from your message again.",
 	Unreadable:       "This is not a machine-readable zone: type the 2 lines of 44 characters of a passport, 2 lines of 36, or the 3 lines of 30 of an identity card.",
+	PhotoHow:         "Take a photo of your document, or choose one you took. kycflow reads the code printed at the bottom: the two or three lines of capital letters, digits and < signs.",
+	PhotoPassport:    "Passport: the page with your photo.", PhotoCard: "Identity card: the back, with the three lines of code.",
+	PhotoTips:  "Lay the document flat in good light, fill most of the photo with it, and avoid reflections on the code.",
+	PhotoLabel: "Photo of your document", PhotoSend: "Send photo", PhotoCamera: "Use the camera", PhotoTake: "Take photo", PhotoCancel: "Cancel",
+	PhotoAwaiting: "Waiting for a photo of the document.", PhotoReading: "Reading your photo…", PhotoReadingBody: "This takes a few seconds; the page updates by itself.",
+	PhotoDone:   "The photo was read; the result goes to the requester.",
+	RetakeTitle: "Please take the photo again", AttemptOf: "Photo %d of at most %d.",
+	QRHint:      "On a computer? Scan this code with your phone to continue there.",
+	TypeInstead: "Type the code instead", TypedOff: "Please send a photo of your document; typing the code is not accepted here.",
+	CameraDenied: "The camera is not available; choose a photo instead.",
+	HintDark:     "Too dark: find more light.", HintSmall: "Move closer: the document should fill the frame.", HintBlurred: "Hold still: the picture is blurred.", HintOK: "Good: take the photo.",
+	UploadOff:          "Photo uploads are not available at the moment. Please try again later.",
+	UploadMultipart:    "Send the photo as a multipart/form-data upload with an image field.",
+	UploadTooLarge:     "The photo is larger than 15 MB. Take it again or choose a smaller one.",
+	UploadBroken:       "The upload was cut off. Please send the photo again.",
+	UploadTooMany:      "Send at most two images at once.",
+	UploadEmpty:        "The file is empty. Choose the photo again.",
+	UploadFormat:       "This is not a JPEG or PNG photo. Take a photo, or choose a JPEG or PNG file.",
+	UploadPixels:       "The image has more than 40 megapixels. Choose a smaller photo.",
+	UploadDamaged:      "The photo is damaged and cannot be opened. Take it again.",
+	UploadMissing:      "Choose a photo of your document first.",
+	UploadAttemptsUsed: "Every photo attempt of this link is used.",
+	retakes: map[string]string{
+		check.RetakeNotFound:   "The code at the bottom of the document is not in the photo. Photograph the page with your photo (passport) or the back (identity card), whole.",
+		check.RetakeTooSmall:   "The document is too far away. Hold the camera closer, so the document fills most of the photo.",
+		check.RetakeTooDark:    "The photo is too dark. Find more light.",
+		check.RetakeBlurred:    "The photo is blurred. Hold still, let the camera focus, and take it again.",
+		check.RetakeGlare:      "The code at the bottom is covered by a reflection. Tilt the document a little, or move away from the lamp.",
+		check.RetakeUnreadable: "The code at the bottom could not be read with certainty. Take the photo again, straight on and sharp.",
+	},
 	fields: map[mrz.Field]string{
 		mrz.FieldDocumentCode: "document code", mrz.FieldIssuingState: "issuing country", mrz.FieldName: "name",
 		mrz.FieldDocumentNumber: "document number", mrz.FieldNationality: "nationality", mrz.FieldBirthDate: "date of birth",
@@ -86,6 +128,36 @@ var dutch = texts{
 	BanksUnavailable: "De lijst met banken kan nu niet worden geladen. Probeer het over een minuut opnieuw.",
 	ReturnMismatch:   "Deze terugkeer van de bank hoort niet bij deze link. Open de link uit uw bericht opnieuw.",
 	Unreadable:       "Dit is geen machine-leesbare zone: typ de 2 regels van 44 tekens van een paspoort, 2 regels van 36, of de 3 regels van 30 van een identiteitskaart.",
+	PhotoHow:         "Maak een foto van uw document, of kies een foto die u al maakte. kycflow leest de code onderaan: de twee of drie regels met hoofdletters, cijfers en <-tekens.",
+	PhotoPassport:    "Paspoort: de pagina met uw foto.", PhotoCard: "Identiteitskaart: de achterkant, met de drie regels code.",
+	PhotoTips:  "Leg het document plat in goed licht, laat het het grootste deel van de foto vullen en voorkom weerspiegelingen op de code.",
+	PhotoLabel: "Foto van uw document", PhotoSend: "Foto versturen", PhotoCamera: "Camera gebruiken", PhotoTake: "Foto maken", PhotoCancel: "Annuleren",
+	PhotoAwaiting: "Wacht op een foto van het document.", PhotoReading: "Uw foto wordt gelezen…", PhotoReadingBody: "Dit duurt enkele seconden; de pagina ververst vanzelf.",
+	PhotoDone:   "De foto is gelezen; de uitslag gaat naar de aanvrager.",
+	RetakeTitle: "Maak de foto opnieuw", AttemptOf: "Foto %d van maximaal %d.",
+	QRHint:      "Op een computer? Scan deze code met uw telefoon om daar verder te gaan.",
+	TypeInstead: "De code liever overtypen", TypedOff: "Stuur een foto van uw document; de code overtypen wordt hier niet aangenomen.",
+	CameraDenied: "De camera is niet beschikbaar; kies een foto.",
+	HintDark:     "Te donker: zoek meer licht.", HintSmall: "Dichterbij: het document moet het beeld vullen.", HintBlurred: "Stilhouden: het beeld is onscherp.", HintOK: "Goed zo: maak de foto.",
+	UploadOff:          "Foto's versturen is op dit moment niet mogelijk. Probeer het later opnieuw.",
+	UploadMultipart:    "Stuur de foto als multipart/form-data met een veld image.",
+	UploadTooLarge:     "De foto is groter dan 15 MB. Maak hem opnieuw of kies een kleinere.",
+	UploadBroken:       "Het versturen is afgebroken. Stuur de foto opnieuw.",
+	UploadTooMany:      "Stuur hoogstens twee afbeeldingen tegelijk.",
+	UploadEmpty:        "Het bestand is leeg. Kies de foto opnieuw.",
+	UploadFormat:       "Dit is geen JPEG- of PNG-foto. Maak een foto, of kies een JPEG- of PNG-bestand.",
+	UploadPixels:       "De afbeelding heeft meer dan 40 megapixels. Kies een kleinere foto.",
+	UploadDamaged:      "De foto is beschadigd en kan niet worden geopend. Maak hem opnieuw.",
+	UploadMissing:      "Kies eerst een foto van uw document.",
+	UploadAttemptsUsed: "Alle pogingen van deze link zijn gebruikt.",
+	retakes: map[string]string{
+		check.RetakeNotFound:   "De code onderaan het document staat niet op de foto. Fotografeer de pagina met uw foto (paspoort) of de achterkant (identiteitskaart), helemaal.",
+		check.RetakeTooSmall:   "Het document is te ver weg. Houd de camera dichterbij, zodat het document het grootste deel van de foto vult.",
+		check.RetakeTooDark:    "De foto is te donker. Zoek meer licht.",
+		check.RetakeBlurred:    "De foto is onscherp. Houd stil, laat de camera scherpstellen en maak hem opnieuw.",
+		check.RetakeGlare:      "De code onderaan wordt bedekt door een weerspiegeling. Kantel het document een beetje, of ga weg van de lamp.",
+		check.RetakeUnreadable: "De code onderaan kon niet met zekerheid worden gelezen. Maak de foto opnieuw, recht van voren en scherp.",
+	},
 	fields: map[mrz.Field]string{
 		mrz.FieldDocumentCode: "documentcode", mrz.FieldIssuingState: "land van afgifte", mrz.FieldName: "naam",
 		mrz.FieldDocumentNumber: "documentnummer", mrz.FieldNationality: "nationaliteit", mrz.FieldBirthDate: "geboortedatum",
@@ -97,6 +169,16 @@ var dutch = texts{
 	invalidChar:  "Het veld %s bevat een teken dat er niet thuishoort (regel %d, positie %d).",
 	invalidDate:  "Het veld %s is geen geldige datum (regel %d, positie %d).",
 	invalidValue: "Het veld %s is niet geldig (regel %d, positie %d).",
+}
+
+// retake phrases a retake's reason for a person.
+func (t texts) retake(reason *string) string {
+	if reason != nil {
+		if m, ok := t.retakes[*reason]; ok {
+			return m
+		}
+	}
+	return t.retakes[check.RetakeUnreadable]
 }
 
 // problem phrases one MRZ problem for a person.

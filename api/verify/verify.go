@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/kycflow/kycflow/check"
+	"github.com/kycflow/kycflow/documents"
 	"github.com/kycflow/kycflow/engines/eu"
 	"github.com/kycflow/kycflow/engines/mrz"
 	"github.com/kycflow/kycflow/providers/idin"
@@ -51,7 +52,9 @@ type Handler struct {
 	IDIN idin.Broker
 	// PublicURL is this service's public base URL (the bank's return URL).
 	PublicURL string
-	mux       *http.ServeMux
+	// Images seal uploaded photos; nil: photo uploads are off (503).
+	Images *documents.Keys
+	mux    *http.ServeMux
 
 	issuerMu   sync.Mutex
 	issuerList []idin.Issuer
@@ -59,13 +62,16 @@ type Handler struct {
 }
 
 // New returns the verification pages' handler.
-func New(s *store.Store, log *slog.Logger, broker idin.Broker, publicURL string) *Handler {
-	h := &Handler{Store: s, Log: log, IDIN: broker, PublicURL: strings.TrimSuffix(publicURL, "/"), mux: http.NewServeMux()}
+func New(s *store.Store, log *slog.Logger, broker idin.Broker, publicURL string, images *documents.Keys) *Handler {
+	h := &Handler{Store: s, Log: log, IDIN: broker, PublicURL: strings.TrimSuffix(publicURL, "/"), Images: images, mux: http.NewServeMux()}
 	h.mux.HandleFunc("GET /verify/{token}", h.page)
 	h.mux.HandleFunc("POST /verify/{token}", h.submitForm)
 	h.mux.HandleFunc("POST /verify/{token}/mrz", h.submitJSON)
 	h.mux.HandleFunc("POST /verify/{token}/idin", h.startIDIN)
 	h.mux.HandleFunc("GET /verify/{token}/return", h.idinReturn)
+	h.mux.HandleFunc("POST /verify/{token}/document", h.upload)
+	h.mux.HandleFunc("GET /verify/{token}/status", h.status)
+	h.mux.HandleFunc("GET /verify/assets/capture.js", h.asset)
 	return h
 }
 
@@ -83,7 +89,11 @@ func pageHeaders(w http.ResponseWriter) {
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	pageHeaders(w)
-	if r.Method == http.MethodPost && !strings.HasSuffix(r.URL.Path, "/mrz") && !h.sameOrigin(r) {
+	// An app's upload carries neither Origin nor Referer; a browser's
+	// always does, and must come from our pages.
+	app := strings.HasSuffix(r.URL.Path, "/mrz") ||
+		strings.HasSuffix(r.URL.Path, "/document") && r.Header.Get("Origin") == "" && r.Header.Get("Referer") == ""
+	if r.Method == http.MethodPost && !app && !h.sameOrigin(r) {
 		// A form post from another site (cross-site request forgery, or a
 		// page that copied ours): refused before the token is looked up.
 		t := english
@@ -101,7 +111,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // it, after setting Retry-After): a page for people, JSON for the app endpoint.
 func (h *Handler) Busy(w http.ResponseWriter, r *http.Request) {
 	pageHeaders(w)
-	if strings.HasSuffix(r.URL.Path, "/mrz") {
+	if strings.HasSuffix(r.URL.Path, "/mrz") || strings.HasSuffix(r.URL.Path, "/status") ||
+		strings.HasSuffix(r.URL.Path, "/document") && !wantsHTML(r) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusTooManyRequests)
 		json.NewEncoder(w).Encode(map[string]string{"message": "Too many requests."})
@@ -149,9 +160,17 @@ type view struct {
 	Lang, Title string
 	T           texts
 	Langs       []langLink
-	// idscan form
+	// idscan: the photo's state and upload form, the typed form
 	Intro, Action, MRZ string
 	Errors             []string
+	Photo              photoStatus
+	UploadAction       string
+	UploadError        string
+	Typed, TypedOpen   bool
+	AttemptText        string
+	Refresh            bool          // reload while the photo is read
+	QR                 template.HTML // the link as a QR code (SVG), for a desktop
+	Script             string        // the camera script's URL
 	// message pages
 	Icon, Heading, Body string
 	// idin bank choice
@@ -254,6 +273,10 @@ func (h *Handler) page(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	lang := language(r, &lv.Customer)
+	if lv.Type == check.IDScan {
+		h.idscanPage(w, r, http.StatusOK, lang, lv, func(*view) {}) // it tells closed links apart from done ones
+		return
+	}
 	if st := lv.State(lv.Check.Status, time.Now()); st != store.LinkOpen {
 		h.closed(w, r, lang, st, lv.TenantName)
 		return
@@ -262,7 +285,7 @@ func (h *Handler) page(w http.ResponseWriter, r *http.Request) {
 		h.idinForm(w, r, lang, lv)
 		return
 	}
-	h.form(w, r, http.StatusOK, lang, lv, "", nil)
+	h.message(w, r, http.StatusServiceUnavailable, lang, "…", english.UnavailableTitle, english.UnavailableBody, lv.TenantName)
 }
 
 // sprintf fills the tenant into a text that names it.
@@ -273,16 +296,59 @@ func sprintf(text, tenant string) string {
 	return text
 }
 
-// form renders the link's input page.
+// form renders the idscan page with the typed form's text and problems.
 func (h *Handler) form(w http.ResponseWriter, r *http.Request, status int, lang string, lv store.LinkView, mrzText string, problems []string) {
+	h.idscanPage(w, r, status, lang, lv, func(v *view) { v.MRZ, v.Errors, v.TypedOpen = mrzText, problems, true })
+}
+
+// photoForm renders the idscan page with an upload's problem.
+func (h *Handler) photoForm(w http.ResponseWriter, r *http.Request, status int, lang string, lv store.LinkView, uploadErr string) {
+	h.idscanPage(w, r, status, lang, lv, func(v *view) { v.UploadError = uploadErr })
+}
+
+// idscanPage renders the link's page: the photo's state (being read, a
+// retake and why, done), the upload form, and the typed form when the
+// tenant accepts typed MRZs.
+func (h *Handler) idscanPage(w http.ResponseWriter, r *http.Request, status int, lang string, lv store.LinkView, with func(*view)) {
 	v := h.newView(r, lang)
 	if lv.Type != check.IDScan {
 		h.message(w, r, http.StatusServiceUnavailable, lang, "…", v.T.UnavailableTitle, v.T.UnavailableBody, lv.TenantName)
 		return
 	}
+	ps, closed, err := h.photoState(r, lv, v.T)
+	switch {
+	case err != nil:
+		h.Log.Error("verification status", "error", err)
+		http.Error(w, "Service temporarily unavailable; please try again in a minute.", http.StatusServiceUnavailable)
+		return
+	case closed != "":
+		h.closed(w, r, lang, closed, lv.TenantName)
+		return
+	case ps.State == stateDone:
+		h.message(w, r, http.StatusOK, lang, "✓", v.T.DoneTitle, v.T.DoneBody, lv.TenantName)
+		return
+	}
+	token := r.PathValue("token")
 	v.Title, v.Intro = v.T.IDScanTitle, sprintf(v.T.IDScanIntro, lv.TenantName)
-	v.Action, v.MRZ, v.Errors = "/verify/"+r.PathValue("token")+"?lang="+lang, mrzText, problems
+	v.Action, v.UploadAction = "/verify/"+token+"?lang="+lang, "/verify/"+token+"/document?lang="+lang
+	v.Photo, v.Typed, v.Refresh = ps, ps.TypedAllowed, ps.State == stateReading
+	if ps.Attempts > 0 {
+		v.AttemptText = fmt.Sprintf(v.T.AttemptOf, ps.Attempts, ps.MaxAttempts)
+	}
+	v.QR = qrSVG(h.PublicURL + "/verify/" + token)
+	v.Script = "/verify/assets/capture.js"
+	with(&v)
+	photoHeaders(w)
 	h.render(w, status, string(check.IDScan), v)
+}
+
+// typedAllowed reports whether the link's tenant accepts a typed MRZ.
+func (h *Handler) typedAllowed(r *http.Request, lv store.LinkView) (bool, error) {
+	st, err := h.Store.IDScanSettings(r.Context(), lv.TenantID)
+	if err != nil {
+		h.Log.Error("idscan settings", "error", err)
+	}
+	return st.Typed, err
 }
 
 // mrzProblems validates an MRZ for the person: nil when it may be submitted.
@@ -314,6 +380,10 @@ func (h *Handler) submitForm(w http.ResponseWriter, r *http.Request) {
 	}
 	if lv.Type != check.IDScan {
 		h.form(w, r, http.StatusServiceUnavailable, lang, lv, "", nil)
+		return
+	}
+	if typed, err := h.typedAllowed(r, lv); err != nil || !typed {
+		h.photoForm(w, r, http.StatusForbidden, lang, lv, t.TypedOff)
 		return
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, 4096)
@@ -383,6 +453,10 @@ func (h *Handler) submitJSON(w http.ResponseWriter, r *http.Request) {
 	}
 	if lv.Type != check.IDScan {
 		reply(http.StatusConflict, map[string]string{"message": "This link is not for an identity document."})
+		return
+	}
+	if typed, err := h.typedAllowed(r, lv); err != nil || !typed {
+		reply(http.StatusForbidden, map[string]string{"message": english.TypedOff})
 		return
 	}
 	var in struct {

@@ -69,13 +69,26 @@ func tenantUpdate(fs *flag.FlagSet) runFunc {
 	hard := fs.String("aml-hard-conflict", "", "on: drop watchlist hits whose birth date or nationality contradicts the customer's (verified data); off: only score them lower (the default)")
 	window := fs.Duration("aml-review-window", 0, "how long an aml check awaits its review before it expires, e.g. 720h (the default: 30 days)")
 	lists := fs.String("aml-lists", "", "the watchlists the tenant screens against, comma-separated (see kycflow watchlist list), or all (the default)")
+	typed := fs.String("idscan-typed", "", "on: idscan links also accept a typed MRZ (the default); off: photos only")
+	attempts := fs.Int("idscan-attempts", 0, "photos a person may upload for one idscan check before it ends image_unreadable (the default: 5)")
+	retention := fs.String("image-retention", "", "how long document photos are kept after their check ends, e.g. 720h (the default: 30 days); 0: none after reading")
+	docs := fs.String("idscan-documents", "", "documents idscan accepts: document codes, optionally with an issuing state (P,ID,I:NLD), or all (the default)")
 	return func(ctx context.Context, cfg app.Config, _ []string) error {
 		tid, err := uuid.Parse(*id)
-		if err != nil || (*linkTTL == 0 && *threshold == 0 && *hard == "" && *window == 0 && *lists == "") {
-			return fmt.Errorf("tenant update needs --tenant ID and --link-ttl DURATION, --aml-threshold SCORE, --aml-hard-conflict on|off, --aml-review-window DURATION and/or --aml-lists NAMES|all")
+		if err != nil || (*linkTTL == 0 && *threshold == 0 && *hard == "" && *window == 0 && *lists == "" && *typed == "" && *attempts == 0 && *retention == "" && *docs == "") {
+			return fmt.Errorf("tenant update needs --tenant ID and --link-ttl DURATION, --aml-threshold SCORE, --aml-hard-conflict on|off, --aml-review-window DURATION, --aml-lists NAMES|all, --idscan-typed on|off, --idscan-attempts N, --image-retention DURATION and/or --idscan-documents CODES|all")
 		}
 		if *hard != "" && *hard != "on" && *hard != "off" {
 			return fmt.Errorf("--aml-hard-conflict %q: want on or off", *hard)
+		}
+		if *typed != "" && *typed != "on" && *typed != "off" {
+			return fmt.Errorf("--idscan-typed %q: want on or off", *typed)
+		}
+		var keep time.Duration
+		if *retention != "" {
+			if keep, err = time.ParseDuration(*retention); err != nil || keep < 0 {
+				return fmt.Errorf("--image-retention %q: want a duration such as 720h, or 0", *retention)
+			}
 		}
 		return withAdmin(ctx, cfg, func(s *store.Store) error {
 			say := func(err error, format string, args ...any) error {
@@ -123,11 +136,60 @@ func tenantUpdate(fs *flag.FlagSet) runFunc {
 				if *hard == "on" {
 					what = "watchlist hits contradicted by birth date or nationality are dropped"
 				}
-				return say(s.SetAMLHardConflict(ctx, tid, *hard == "on"), "%s", what)
+				if err := say(s.SetAMLHardConflict(ctx, tid, *hard == "on"), "%s", what); err != nil {
+					return err
+				}
 			}
-			return nil
+			return idscanUpdate(ctx, s, tid, say, *typed, *attempts, *retention, keep, *docs)
 		})
 	}
+}
+
+// idscanUpdate applies tenant update's idscan flags.
+func idscanUpdate(ctx context.Context, s *store.Store, tid uuid.UUID, say func(error, string, ...any) error,
+	typed string, attempts int, retention string, keep time.Duration, docs string) error {
+	if typed != "" {
+		what := "idscan links accept photos and a typed MRZ"
+		if typed == "off" {
+			what = "idscan links accept photos only"
+		}
+		if err := say(s.SetIDScanTyped(ctx, tid, typed == "on"), "%s", what); err != nil {
+			return err
+		}
+	}
+	if attempts != 0 {
+		if err := say(s.SetIDScanMaxAttempts(ctx, tid, attempts), "idscan checks take up to %d photos", attempts); err != nil {
+			return err
+		}
+	}
+	if retention != "" {
+		what := fmt.Sprintf("document photos are kept %s after their check ends", keep)
+		if keep == 0 {
+			what = "document photos are erased once read"
+		}
+		if err := say(s.SetImageRetention(ctx, tid, keep), "%s", what); err != nil {
+			return err
+		}
+	}
+	if docs != "" {
+		var list []string // nil: all
+		if docs != "all" {
+			list = []string{}
+			for d := range strings.SplitSeq(docs, ",") {
+				if d = strings.ToUpper(strings.TrimSpace(d)); d != "" {
+					list = append(list, d)
+				}
+			}
+		}
+		what := "idscan accepts every document"
+		if list != nil {
+			what = "idscan accepts " + strings.Join(list, ", ") + " only"
+		}
+		if err := say(s.SetIDScanDocuments(ctx, tid, list), "%s", what); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func tenantList(ctx context.Context, cfg app.Config, _ []string) error {

@@ -362,6 +362,11 @@ func TestComposeOpenAPIParses(t *testing.T) {
 		"/verify/{token}/idin":                {"post"},
 		"/verify/{token}/return":              {"get"},
 		"/verify/{token}/mrz":                 {"post"},
+		"/verify/{token}/document":            {"post"},
+		"/verify/{token}/status":              {"get"},
+		"/verify/assets/capture.js":           {"get"},
+		"/api/v1/checks/{id}/images":          {"get"},
+		"/api/v1/checks/{id}/images/{n}":      {"get"},
 		"/api/v1/openapi.yaml":                {"get"},
 	}
 	for path, methods := range want {

@@ -45,6 +45,7 @@ func loadConfig() (app.Config, error) {
 		IDINMerchantToken:  lookup("IDIN_MERCHANT_TOKEN"),
 		SandboxIDINAddr:    lookup("SANDBOX_IDIN_ADDR"),
 		WebhookKey:         lookup("WEBHOOK_SECRET_KEY"),
+		ImageKeys:          lookup("IMAGE_KEYS"),
 		WebhookAllowHTTP:   lookup("WEBHOOK_ALLOW_HTTP") == "1",
 		DevWebhookAddr:     lookup("DEV_WEBHOOK_ADDR"),
 		HealthAddr:         lookup("HEALTH_ADDR"),
@@ -111,6 +112,7 @@ func loadConfig() (app.Config, error) {
 	_, c.WebhookAllowSet = lookupSet("WEBHOOK_ALLOW_NETS")
 	c.RelayConcurrency = num("RELAY_CONCURRENCY")
 	c.WorkflowPollers = num("WORKFLOW_POLLERS")
+	c.DocumentReaders = num("DOCUMENT_READERS")
 	c.DevPGPort = num("DEV_PG_PORT")
 	c.ClusterPortBase = num("CLUSTER_PORT_BASE")
 	c.RelaySweep = time.Duration(num("RELAY_SWEEP_MS")) * time.Millisecond

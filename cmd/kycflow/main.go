@@ -78,6 +78,8 @@ var commands = []command{
 	{"watchlist list", "", "list versions, content hashes, rescreening state", noFlags(watchlistList)},
 	{"watchlist eval", "", "matcher quality and speed on a generated list", watchlistEval},
 	{"watchlist generate", "", "a fictional list as FtM JSON lines, to import", watchlistGenerate},
+	{"idscan generate", "", "labelled photos of generated passports and ID cards, to upload or evaluate", idscanGenerate},
+	{"idscan eval", "", "document reader accuracy and speed on generated photos", idscanEval},
 	{"bench", "", "load test against a running API", func(fs *flag.FlagSet) runFunc {
 		var o loadtest.Options
 		o.Flags(fs)

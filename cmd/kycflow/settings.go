@@ -7,6 +7,7 @@ import (
 	"slices"
 	"text/tabwriter"
 
+	"github.com/kycflow/kycflow/engines/ocrb"
 	"github.com/kycflow/kycflow/workflows"
 )
 
@@ -88,6 +89,10 @@ var settings = []setting{
 	{"WEBHOOK_SECRET_KEY", "", "webhooks", append(slices.Clone(serving), "webhook"), "32 bytes (64 hex digits, or base64) that seal endpoints' signing secrets; unset: webhooks are off (dev: a key kept in KYCFLOW_DATA_DIR)"},
 	{"WEBHOOK_ALLOW_NETS", "", "webhooks", append(slices.Clone(serving), "webhook"), "CIDR ranges sandbox tenants' deliveries may reach although private (dev: 127.0.0.0/8,::1/128); unset: none"},
 	{"WEBHOOK_ALLOW_HTTP", "", "webhooks", []string{"api", "dev", "webhook"}, "1: live tenants may register http:// endpoints (sandbox tenants always may)"},
+	// documents
+	{"IMAGE_KEYS", "", "documents", serving, "keys sealing idscan photos at rest: ID:KEY pairs (KEY 32 bytes, hex or base64), comma-separated, the first sealing; unset: photo uploads are off (dev: a key kept in KYCFLOW_DATA_DIR)"},
+	{"DOCUMENT_READERS", "1", "documents", workSide, "photos of documents one worker reads at once (each takes a core for about a second)"},
+	{"KYCFLOW_OCRB_FONT", ocrb.DefaultPath, "documents", []string{"worker", "dev", "idscan"}, "the OCR-B font the document reader matches MRZ characters against (Debian package fonts-ocr-b)"},
 	// dev and sandboxes
 	{"KYCFLOW_DATA_DIR", ".data", "dev", devOnly, "where PostgreSQL and Temporal keep their data"},
 	{"DEV_PG_PORT", "55432", "dev", devOnly, "the local PostgreSQL's port"},
@@ -106,7 +111,7 @@ var settings = []setting{
 
 var groupTitles = map[string]string{
 	"database": "Database", "api": "API", "worker": "Worker", "providers": "Providers",
-	"mail": "Link mails", "webhooks": "Webhooks", "dev": "Development stack and sandboxes", "all": "Every process",
+	"mail": "Link mails", "webhooks": "Webhooks", "documents": "Identity documents", "dev": "Development stack and sandboxes", "all": "Every process",
 }
 
 // lookup is a setting's value: the environment's, else its default.

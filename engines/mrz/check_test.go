@@ -433,3 +433,16 @@ func TestValidateInconsistentDocument(t *testing.T) {
 		t.Errorf("Validate after editing a field = %v, want none", errs)
 	}
 }
+
+func TestKnownState(t *testing.T) {
+	for _, c := range []string{"NLD", "D", "UTO", "XXA", "GBN", "EUE", "RKS", "USA", "ZWE", "ABW"} {
+		if !KnownState(c) {
+			t.Errorf("KnownState(%q) = false", c)
+		}
+	}
+	for _, c := range []string{"", "NL", "PDL", "UTD", "E", "NLD ", " NLD", "NLDD", "XYZ", "ABW AFG"} {
+		if KnownState(c) {
+			t.Errorf("KnownState(%q) = true", c)
+		}
+	}
+}

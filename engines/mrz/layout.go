@@ -1,5 +1,7 @@
 package mrz
 
+import "strings"
+
 // span is a run of characters on one MRZ line: line is 0-based, start and
 // end are 0-based rune offsets, end exclusive. The zero span is empty.
 type span struct{ line, start, end int }
@@ -115,3 +117,41 @@ func at(lines [][]rune, s span) rune {
 	}
 	return lines[s.line][s.start]
 }
+
+// Covered marks, line by line, the positions of format f's MRZ that a
+// check digit covers (the digits included): a reader may let the check
+// digits decide between its readings there, and must be sure of every
+// other character. A TD1 or TD2 document number that overflows into the
+// optional data is covered there by the composite digit.
+func Covered(f Format) [][]bool {
+	n, width, ok := f.shape()
+	if !ok {
+		return nil
+	}
+	lines := make([][]rune, n)
+	for i := range lines {
+		lines[i] = []rune(strings.Repeat("<", width))
+	}
+	l := resolve(f, lines)
+	out := make([][]bool, n)
+	for i := range out {
+		out[i] = make([]bool, width)
+	}
+	mark := func(ss ...span) {
+		for _, s := range ss {
+			for p := s.start; p < s.end; p++ {
+				out[s.line][p] = true
+			}
+		}
+	}
+	mark(l.docNumber, l.docCheck, l.birth, l.birthCheck, l.expiry, l.expiryCheck, l.composite)
+	if !l.optionalCheck.empty() {
+		mark(l.optional1, l.optionalCheck)
+	}
+	if !l.composite.empty() {
+		mark(l.compositeData...)
+	}
+	return out
+}
+
+func (s span) empty() bool { return s.end <= s.start }

@@ -18,7 +18,7 @@ type Purpose string
 // Purposes for LinkMail.Purpose.
 const (
 	PurposeBank     Purpose = "bank"     // confirm identity with the person's bank (iDIN)
-	PurposeDocument Purpose = "document" // enter the MRZ of a passport or ID card
+	PurposeDocument Purpose = "document" // photograph a passport or ID card (or type its MRZ)
 )
 
 // Languages for LinkMail.Lang.

@@ -59,7 +59,7 @@ func TestRender(t *testing.T) {
 		},
 		{
 			mail.LangEN, mail.PurposeDocument, "Verify your identity for Acme <b>&</b> Co",
-			[]string{"enter the machine-readable zone (MRZ) of your passport or ID card"},
+			[]string{"take a photo of your passport's page with your photo, or of the back of your ID card"},
 			[]string{`<html lang="en">`},
 		},
 		{
@@ -70,7 +70,7 @@ func TestRender(t *testing.T) {
 		},
 		{
 			mail.LangNL, mail.PurposeDocument, "Bevestig uw identiteit voor Acme <b>&</b> Co",
-			[]string{"machineleesbare zone (MRZ) van uw paspoort of identiteitskaart"},
+			[]string{"achterkant van uw identiteitskaart: de kant met de machineleesbare zone (MRZ)"},
 			[]string{`<html lang="nl">`},
 		},
 	} {

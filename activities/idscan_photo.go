@@ -1,0 +1,154 @@
+package activities
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/kycflow/kycflow/check"
+	"github.com/kycflow/kycflow/documents"
+	"github.com/kycflow/kycflow/engines/docimage"
+	"github.com/kycflow/kycflow/engines/mrzread"
+	"github.com/kycflow/kycflow/store"
+)
+
+// DocumentReader reads the photos of idscan uploads: the keys that open
+// them, and the reader.
+type DocumentReader struct {
+	Keys   *documents.Keys
+	Reader mrzread.Reader
+}
+
+// IDScanReadInput names the check whose next upload to read.
+type IDScanReadInput struct {
+	Check check.Ref
+}
+
+// IDScanReadResult is what became of an upload, ids and codes only: the
+// check's outcome when it ended (Done), else the attempt sent back for a
+// retake and why. Outcome "none": no upload was waiting (a repeated
+// signal).
+type IDScanReadResult struct {
+	CheckResult
+	Done    bool
+	Attempt int
+	Outcome string // check.AttemptRead, AttemptRetake, or "none"
+	Reason  string `json:",omitempty"`
+}
+
+// IDScanRead reads the check's oldest unread upload. A photo read with
+// confidence decides the check like a typed MRZ, with the image
+// sub-checks; a photo that cannot be read is a retake, and the check ends
+// `image_unreadable` when it was the last attempt the tenant allows. The
+// images are erased at once when the tenant keeps none. It runs on the
+// documents task queue, whose workers bound how many reads run at once.
+func (a *Activities) IDScanRead(ctx context.Context, in IDScanReadInput) (IDScanReadResult, error) {
+	cs, done, err := a.loadOpen(ctx, in.Check)
+	if err != nil || done {
+		return IDScanReadResult{CheckResult: recorded(cs), Done: done}, err
+	}
+	if a.Documents == nil || a.Documents.Keys == nil {
+		return IDScanReadResult{}, NotConfigured("IMAGE_KEYS", check.IDScan)
+	}
+	att, rows, err := a.Store.NextDocument(ctx, in.Check)
+	if errors.Is(err, store.ErrNotFound) {
+		return IDScanReadResult{Outcome: "none"}, nil
+	}
+	if err != nil {
+		return IDScanReadResult{}, wrap(err, "load upload")
+	}
+	settings, err := a.Store.IDScanSettings(ctx, in.Check.TenantID)
+	if err != nil {
+		return IDScanReadResult{}, wrap(err, "load idscan settings")
+	}
+	stop := heartbeat(ctx)
+	read, quality, err := a.readUpload(ctx, in.Check, rows)
+	stop()
+	if err != nil {
+		return IDScanReadResult{}, err
+	}
+	q, _ := json.Marshal(quality)
+	out := IDScanReadResult{Attempt: att.N, Outcome: check.AttemptRetake, Reason: string(read.Reason)}
+	if read.Outcome == mrzread.Read {
+		out.Outcome, out.Reason = check.AttemptRead, ""
+	}
+	finish := func() error {
+		err := a.Store.FinishDocument(ctx, in.Check, att.N, out.Outcome, nonEmpty(out.Reason), q, settings.Retention == 0)
+		if err != nil {
+			return wrap(err, "record the upload's outcome")
+		}
+		return nil
+	}
+	if out.Outcome == check.AttemptRetake && att.N < settings.MaxAttempts {
+		return out, finish() // the person takes another photo
+	}
+	attempts, err := a.Store.DocumentAttempts(ctx, in.Check)
+	if err != nil {
+		return IDScanReadResult{}, wrap(err, "load uploads")
+	}
+	for i := range attempts { // this one's outcome, recorded below
+		if attempts[i].N == att.N {
+			attempts[i].Status, attempts[i].Reason, attempts[i].ReadAt = out.Outcome, nonEmpty(out.Reason), ptr(time.Now().UTC())
+		}
+	}
+	var d check.IDScanData
+	var id *store.Identity
+	if out.Outcome == check.AttemptRead {
+		d, id = verifyMRZ(read.MRZ, cs.Customer, settings, time.Now())
+		d.Checks.ImageQuality, d.Checks.MRZRead = sub(check.Clear, ""), sub(check.Clear, "")
+	} else { // the last attempt the tenant allows
+		d = check.IDScanData{Outcome: check.OutcomeChecked, Errors: []check.IDScanError{}, Corrections: []check.MRZCorrection{}}
+		msg := "No photo of the document could be read."
+		d.Reason, d.Message = ptr(check.ReasonImageUnreadable), &msg
+		d.Checks.ImageQuality = sub(check.Fail, out.Reason)
+		d.Checks.MRZRead = sub(check.Fail, check.ReasonImageUnreadable)
+	}
+	d.Source, d.Attempts = check.SourcePhoto, attemptsData(attempts)
+	validated := d.Reason == nil
+	// The check first: a retried activity finds it done; the upload's
+	// outcome then.
+	res, err := a.completeWith(ctx, in.Check, &validated, d, nil, id)
+	if err != nil {
+		return IDScanReadResult{}, err
+	}
+	out.CheckResult, out.Done = res, true
+	return out, finish()
+}
+
+// readUpload opens an upload's images and reads them: the first read, else
+// the first image's retake. Only a failure of the reader itself (Tesseract
+// missing or failing) is an error, retried; an image that does not decode
+// is a retake.
+func (a *Activities) readUpload(ctx context.Context, ref check.Ref, rows []store.DocumentImage) (mrzread.Result, mrzread.Quality, error) {
+	var first mrzread.Result
+	for i, row := range rows {
+		im, err := a.Documents.Keys.OpenImage(ref, row)
+		if err != nil {
+			return first, first.Quality, err
+		}
+		res, err := a.Documents.Reader.Photo(ctx, im.Bytes, im.Info)
+		switch {
+		case errors.Is(err, docimage.ErrCorrupt), errors.Is(err, docimage.ErrFormat):
+			res = mrzread.Result{Outcome: mrzread.Retake, Reason: mrzread.Unreadable}
+		case err != nil:
+			return first, first.Quality, err
+		}
+		if res.Outcome == mrzread.Read {
+			return res, res.Quality, nil
+		}
+		if i == 0 {
+			first = res
+		}
+	}
+	return first, first.Quality, nil
+}
+
+// attemptsData is data.attempts.
+func attemptsData(as []store.DocumentAttempt) []check.IDScanAttempt {
+	out := make([]check.IDScanAttempt, len(as))
+	for i, at := range as {
+		out[i] = check.IDScanAttempt{N: at.N, Status: at.Status, Reason: at.Reason, Images: at.Images, UploadedAt: at.CreatedAt, ReadAt: at.ReadAt}
+	}
+	return out
+}

@@ -1,0 +1,110 @@
+// The idscan page's live camera: a view with a frame to put the document
+// in, hints while aiming (too dark, too far, blurred), and the photo sent
+// as the form would send it. Without a camera, or when it is refused, the
+// page's file input stays as it is: no dead end.
+"use strict";
+(function () {
+  var form = document.getElementById("photo-form");
+  var box = document.getElementById("camera");
+  var start = document.getElementById("camera-start");
+  if (!form || !box || !start || !navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) {
+    return;
+  }
+  var video = document.getElementById("camera-video");
+  var hint = document.getElementById("camera-hint");
+  var take = document.getElementById("camera-take");
+  var cancel = document.getElementById("camera-cancel");
+  var errorBox = document.getElementById("upload-error");
+  var stream = null, timer = null;
+  start.hidden = false;
+
+  function say(el, text) {
+    el.hidden = false;
+    (el.querySelector("p") || el).textContent = text;
+  }
+
+  function stop() {
+    if (timer) { clearInterval(timer); timer = null; }
+    if (stream) { stream.getTracks().forEach(function (t) { t.stop(); }); stream = null; }
+    box.hidden = true;
+    start.hidden = false;
+  }
+
+  // What a small grey copy of the frame says: its mean level, its edge
+  // strength against its contrast, and how much of the guide the print
+  // spans. The server decides; these only help aim.
+  function assess() {
+    var w = 160, h = 120;
+    var c = document.createElement("canvas");
+    c.width = w; c.height = h;
+    var g = c.getContext("2d", { willReadFrequently: true });
+    g.drawImage(video, 0, 0, w, h);
+    var px = g.getImageData(0, 0, w, h).data;
+    var grey = new Float32Array(w * h), sum = 0, sq = 0;
+    for (var i = 0; i < w * h; i++) {
+      var v = 0.299 * px[4 * i] + 0.587 * px[4 * i + 1] + 0.114 * px[4 * i + 2];
+      grey[i] = v; sum += v; sq += v * v;
+    }
+    var mean = sum / (w * h);
+    var sd = Math.sqrt(Math.max(1, sq / (w * h) - mean * mean));
+    var lap = 0, x0 = w, x1 = 0, n = 0;
+    for (var y = 1; y < h - 1; y++) {
+      for (var x = 1; x < w - 1; x++) {
+        var k = y * w + x;
+        var l = Math.abs(4 * grey[k] - grey[k - 1] - grey[k + 1] - grey[k - w] - grey[k + w]);
+        lap += l; n++;
+        if (l > 40) { x0 = Math.min(x0, x); x1 = Math.max(x1, x); }
+      }
+    }
+    if (mean < 50) return box.dataset.dark;
+    if (lap / n / sd < 0.06) return box.dataset.blurred;
+    if (x1 - x0 < w * 0.45) return box.dataset.small;
+    return box.dataset.ok;
+  }
+
+  start.addEventListener("click", function () {
+    navigator.mediaDevices.getUserMedia({ video: { facingMode: "environment", width: { ideal: 1920 }, height: { ideal: 1080 } }, audio: false })
+      .then(function (s) {
+        stream = s;
+        video.srcObject = s;
+        return video.play();
+      })
+      .then(function () {
+        box.hidden = false;
+        start.hidden = true;
+        timer = setInterval(function () { hint.textContent = assess(); }, 500);
+      })
+      .catch(function () {
+        stop();
+        start.hidden = true;
+        say(errorBox, box.dataset.denied);
+      });
+  });
+
+  cancel.addEventListener("click", stop);
+
+  take.addEventListener("click", function () {
+    var c = document.createElement("canvas");
+    c.width = video.videoWidth; c.height = video.videoHeight;
+    c.getContext("2d").drawImage(video, 0, 0);
+    take.disabled = true;
+    c.toBlob(function (blob) {
+      var data = new FormData();
+      data.append("image", blob, "camera.jpg");
+      fetch(form.action, { method: "POST", body: data, headers: { Accept: "application/json" }, credentials: "same-origin" })
+        .then(function (resp) {
+          if (resp.status === 202) {
+            stop();
+            window.location.reload();
+            return null;
+          }
+          return resp.json().then(function (body) {
+            var msg = body && body.errors && body.errors.image ? body.errors.image[0] : (body && body.message) || "";
+            say(errorBox, msg);
+            take.disabled = false;
+          });
+        })
+        .catch(function () { take.disabled = false; });
+    }, "image/jpeg", 0.92);
+  });
+})();

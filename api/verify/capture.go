@@ -1,0 +1,54 @@
+package verify
+
+import (
+	_ "embed"
+	"fmt"
+	"html/template"
+	"net/http"
+	"strings"
+
+	qrcode "github.com/skip2/go-qrcode"
+)
+
+// The idscan page's own script (the live camera view and its hints),
+// served from the binary: no page loads anything from elsewhere.
+//
+//go:embed assets/capture.js
+var captureJS []byte
+
+// photoHeaders loosen pageHeaders for the idscan page: its own script,
+// posting the photo to its own origin, the camera's frames as blob images,
+// and the camera for this origin only.
+func photoHeaders(w http.ResponseWriter) {
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; connect-src 'self'; img-src 'self' blob:; media-src 'self' blob:; "+
+		"style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+	w.Header().Set("Permissions-Policy", "camera=(self), microphone=(), geolocation=()")
+}
+
+// asset serves the page's script.
+func (h *Handler) asset(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
+	w.Header().Set("Cache-Control", "public, max-age=3600")
+	w.Write(captureJS)
+}
+
+// qrSVG draws link as a QR code in SVG, for a person on a computer to
+// carry on on their phone; "" when it cannot be drawn.
+func qrSVG(link string) template.HTML {
+	q, err := qrcode.New(link, qrcode.Medium)
+	if err != nil {
+		return ""
+	}
+	bits := q.Bitmap() // with its quiet zone
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" width="168" height="168" shape-rendering="crispEdges" role="img" aria-labelledby="qr-hint"><rect width="100%%" height="100%%" fill="#fff"/><path fill="#000" d="`, len(bits), len(bits))
+	for y, row := range bits {
+		for x, on := range row {
+			if on {
+				fmt.Fprintf(&b, "M%d %dh1v1h-1z", x, y)
+			}
+		}
+	}
+	b.WriteString(`"/></svg>`)
+	return template.HTML(b.String()) // numbers only: nothing of the link's text is in it
+}

@@ -1,0 +1,275 @@
+package verify
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/kycflow/kycflow/check"
+	"github.com/kycflow/kycflow/documents"
+	"github.com/kycflow/kycflow/engines/docimage"
+	"github.com/kycflow/kycflow/store"
+)
+
+// Photo states, as GET /verify/{token}/status tells an app and the page
+// shows a person.
+const (
+	stateAwaiting = "awaiting_photo" // nothing uploaded yet
+	stateReading  = "reading"        // the last photo is being read
+	stateRetake   = "retake"         // the last photo could not be read: upload another
+	stateDone     = "done"           // the check has its result (not shown here)
+)
+
+// photoStatus is what GET /verify/{token}/status answers.
+type photoStatus struct {
+	State       string  `json:"state"`
+	Attempts    int     `json:"attempts"`
+	MaxAttempts int     `json:"max_attempts"`
+	Reason      *string `json:"reason"`
+	Message     string  `json:"message"`
+	// TypedAllowed says whether POST /verify/{token}/mrz is accepted.
+	TypedAllowed bool `json:"typed_allowed"`
+}
+
+// photoState reads a link's photo state; closed is the link's state when
+// it is not open (and not done by a photo).
+func (h *Handler) photoState(r *http.Request, lv store.LinkView, t texts) (photoStatus, store.LinkState, error) {
+	ref := check.Ref{TenantID: lv.TenantID, CheckID: lv.CheckID}
+	settings, err := h.Store.IDScanSettings(r.Context(), lv.TenantID)
+	if err != nil {
+		return photoStatus{}, "", err
+	}
+	attempts, err := h.Store.DocumentAttempts(r.Context(), ref)
+	if err != nil {
+		return photoStatus{}, "", err
+	}
+	ps := photoStatus{State: stateAwaiting, Attempts: len(attempts), MaxAttempts: settings.MaxAttempts, TypedAllowed: settings.Typed, Message: t.PhotoAwaiting}
+	st := lv.State(lv.Check.Status, time.Now())
+	switch {
+	case lv.UsedAt == nil && len(attempts) > 0 && (lv.Check.Status == check.Completed || lv.Check.Status == check.Failed):
+		ps.State, ps.Message = stateDone, t.PhotoDone // by a photo (a typed MRZ uses the link up)
+		return ps, "", nil
+	case st != store.LinkOpen:
+		return ps, st, nil
+	case len(attempts) == 0:
+	case attempts[len(attempts)-1].Status == check.AttemptRetake:
+		last := attempts[len(attempts)-1]
+		ps.State, ps.Reason, ps.Message = stateRetake, last.Reason, t.retake(last.Reason)
+	default:
+		ps.State, ps.Message = stateReading, t.PhotoReading
+	}
+	return ps, "", nil
+}
+
+// status is GET /verify/{token}/status: the photo's state for an app
+// (JSON), 404 for an unknown link, 410 for one that closed without a
+// result.
+func (h *Handler) status(w http.ResponseWriter, r *http.Request) {
+	lv, err := h.Store.LinkByToken(r.Context(), r.PathValue("token"))
+	if !h.idscanLinkJSON(w, lv, err) {
+		return
+	}
+	ps, closed, err := h.photoState(r, lv, english)
+	if err != nil {
+		h.Log.Error("verification status", "error", err)
+		replyJSON(w, http.StatusServiceUnavailable, map[string]string{"message": "Service temporarily unavailable."})
+		return
+	}
+	if closed != "" {
+		replyJSON(w, http.StatusGone, map[string]string{"message": "This verification link is " + string(closed) + ".", "state": string(closed)})
+		return
+	}
+	replyJSON(w, http.StatusOK, ps)
+}
+
+// idscanLinkJSON answers an app whose link lookup failed (404, 503) or
+// found a link of another kind (409); true when lv is an idscan link.
+func (h *Handler) idscanLinkJSON(w http.ResponseWriter, lv store.LinkView, err error) bool {
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		replyJSON(w, http.StatusNotFound, map[string]string{"message": "Unknown verification link."})
+	case err != nil:
+		h.Log.Error("verification link lookup", "error", err)
+		replyJSON(w, http.StatusServiceUnavailable, map[string]string{"message": "Service temporarily unavailable."})
+	case lv.Type != check.IDScan:
+		replyJSON(w, http.StatusConflict, map[string]string{"message": "This link is not for an identity document."})
+	default:
+		return true
+	}
+	return false
+}
+
+func replyJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v)
+}
+
+// uploadError is a refused upload: its status and what to say about the
+// image field.
+type uploadError struct {
+	status int
+	msg    func(texts) string
+}
+
+// The upload's limits: the image parts, and the whole body (the parts,
+// their headers, a language field).
+const (
+	maxParts   = store.ImagesPerAttempt
+	maxUpload  = maxParts*docimage.MaxBytes + 64<<10
+	imageField = "image"
+)
+
+// readImages reads the multipart body's image parts (one or two), each
+// within docimage.MaxBytes, and takes each in (documents.Take).
+func readImages(w http.ResponseWriter, r *http.Request) ([]documents.Image, *uploadError) {
+	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || mt != "multipart/form-data" {
+		return nil, &uploadError{http.StatusUnsupportedMediaType, func(t texts) string { return t.UploadMultipart }}
+	}
+	if r.ContentLength > maxUpload {
+		return nil, &uploadError{http.StatusRequestEntityTooLarge, func(t texts) string { return t.UploadTooLarge }}
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, maxUpload)
+	mr, err := r.MultipartReader()
+	if err != nil {
+		return nil, &uploadError{http.StatusBadRequest, func(t texts) string { return t.UploadBroken }}
+	}
+	var out []documents.Image
+	for {
+		part, err := mr.NextPart()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			var mbe *http.MaxBytesError
+			if errors.As(err, &mbe) {
+				return nil, &uploadError{http.StatusRequestEntityTooLarge, func(t texts) string { return t.UploadTooLarge }}
+			}
+			return nil, &uploadError{http.StatusBadRequest, func(t texts) string { return t.UploadBroken }}
+		}
+		if part.FormName() != imageField {
+			part.Close()
+			continue
+		}
+		if len(out) == maxParts {
+			return nil, &uploadError{http.StatusUnprocessableEntity, func(t texts) string { return t.UploadTooMany }}
+		}
+		b, err := io.ReadAll(io.LimitReader(part, docimage.MaxBytes+1))
+		part.Close()
+		var mbe *http.MaxBytesError
+		switch {
+		case errors.As(err, &mbe), len(b) > docimage.MaxBytes:
+			return nil, &uploadError{http.StatusRequestEntityTooLarge, func(t texts) string { return t.UploadTooLarge }}
+		case err != nil:
+			return nil, &uploadError{http.StatusBadRequest, func(t texts) string { return t.UploadBroken }}
+		case len(b) == 0:
+			if part.FileName() == "" && len(out) == 0 {
+				continue // a form sent without choosing a file
+			}
+			return nil, &uploadError{http.StatusUnprocessableEntity, func(t texts) string { return t.UploadEmpty }}
+		}
+		im, err := documents.Take(b)
+		switch {
+		case errors.Is(err, docimage.ErrFormat):
+			return nil, &uploadError{http.StatusUnsupportedMediaType, func(t texts) string { return t.UploadFormat }}
+		case errors.Is(err, docimage.ErrPixels):
+			return nil, &uploadError{http.StatusUnprocessableEntity, func(t texts) string { return t.UploadPixels }}
+		case err != nil:
+			return nil, &uploadError{http.StatusUnprocessableEntity, func(t texts) string { return t.UploadDamaged }}
+		}
+		out = append(out, im)
+	}
+	if len(out) == 0 {
+		return nil, &uploadError{http.StatusUnprocessableEntity, func(t texts) string { return t.UploadMissing }}
+	}
+	return out, nil
+}
+
+// wantsHTML: a browser's form post (the page without JavaScript) rather
+// than an app or the page's script.
+func wantsHTML(r *http.Request) bool {
+	return strings.Contains(r.Header.Get("Accept"), "text/html")
+}
+
+// upload is POST /verify/{token}/document: one or two images (JPEG or
+// PNG) as multipart/form-data parts named image. An app gets 202 and the
+// status to poll; a browser's form post is sent back to the page, which
+// shows the photo being read. Refused: 413 (over docimage.MaxBytes), 415
+// (not JPEG or PNG, or not multipart), 422 (too many pixels, empty,
+// damaged, no image part), 409 (every attempt used, or not an idscan
+// link), 410 (closed), 404 (unknown), 503 (photos are off here).
+func (h *Handler) upload(w http.ResponseWriter, r *http.Request) {
+	html := wantsHTML(r)
+	lv, err := h.Store.LinkByToken(r.Context(), r.PathValue("token"))
+	if errors.Is(err, store.ErrNotFound) && html {
+		h.lookup(w, r)
+		return
+	}
+	lang := language(r, &lv.Customer)
+	t := h.newView(r, lang).T
+	page := html && err == nil && lv.Type == check.IDScan
+	// People read the page in their language; apps get English.
+	fail := func(status int, msg func(texts) string) {
+		if page {
+			h.photoForm(w, r, status, lang, lv, msg(t))
+			return
+		}
+		replyJSON(w, status, map[string]any{"message": msg(english), "errors": map[string][]string{imageField: {msg(english)}}})
+	}
+	if !h.idscanLinkJSON(w, lv, err) {
+		return
+	}
+	if st := lv.State(lv.Check.Status, time.Now()); st != store.LinkOpen {
+		if html {
+			h.closed(w, r, lang, st, lv.TenantName)
+			return
+		}
+		replyJSON(w, http.StatusGone, map[string]string{"message": "This verification link is " + string(st) + ".", "state": string(st)})
+		return
+	}
+	if h.Images == nil {
+		fail(http.StatusServiceUnavailable, func(t texts) string { return t.UploadOff })
+		return
+	}
+	images, bad := readImages(w, r)
+	if bad != nil {
+		fail(bad.status, bad.msg)
+		return
+	}
+	att, err := h.Store.AddDocument(r.Context(), r.PathValue("token"), func(ref check.Ref) ([]store.DocumentImage, error) {
+		rows := make([]store.DocumentImage, len(images))
+		for i, im := range images {
+			rows[i] = h.Images.SealImage(ref, im)
+		}
+		return rows, nil
+	})
+	var closed *store.LinkClosedError
+	switch {
+	case err == nil:
+	case errors.Is(err, store.ErrAttemptsUsed):
+		fail(http.StatusConflict, func(t texts) string { return t.UploadAttemptsUsed })
+		return
+	case errors.As(err, &closed):
+		if html {
+			h.closed(w, r, lang, closed.State, lv.TenantName)
+			return
+		}
+		replyJSON(w, http.StatusGone, map[string]string{"message": "This verification link is " + string(closed.State) + ".", "state": string(closed.State)})
+		return
+	default:
+		h.Log.Error("document upload", "error", err)
+		fail(http.StatusServiceUnavailable, func(texts) string { return "Service temporarily unavailable; please try again in a minute." })
+		return
+	}
+	if html {
+		http.Redirect(w, r, "/verify/"+r.PathValue("token")+"?lang="+lang, http.StatusSeeOther)
+		return
+	}
+	replyJSON(w, http.StatusAccepted, map[string]any{"status": stateReading, "attempt": att.N,
+		"status_url": "/verify/" + r.PathValue("token") + "/status"})
+}

@@ -1,0 +1,71 @@
+package check
+
+import "time"
+
+// How an idscan check's MRZ reached kycflow (data.source).
+const (
+	SourcePhoto = "photo" // read from a photo of the document
+	SourceTyped = "typed" // typed by the person, or sent by an app that read the chip
+)
+
+// SubResult is a sub-check's verdict, as identity-document services
+// report them.
+type SubResult string
+
+// The verdicts.
+const (
+	Clear    SubResult = "clear"    // nothing found
+	Consider SubResult = "consider" // a signal a person should look at
+	Fail     SubResult = "fail"     // the check does not pass
+)
+
+// SubCheck is one sub-check of an idscan check.
+type SubCheck struct {
+	Result SubResult `json:"result"`
+	// Reason is a code for anything but clear (docs/IDSCAN.md lists them).
+	Reason *string `json:"reason"`
+}
+
+// IDScanChecks are an idscan check's sub-checks; nil where one does not
+// apply (image_quality and mrz_read for a typed MRZ) or was not reached.
+type IDScanChecks struct {
+	ImageQuality     *SubCheck `json:"image_quality"`
+	MRZRead          *SubCheck `json:"mrz_read"`
+	CheckDigits      *SubCheck `json:"check_digits"`
+	DocumentExpired  *SubCheck `json:"document_expired"`
+	DataComparison   *SubCheck `json:"data_comparison"`
+	DocumentAccepted *SubCheck `json:"document_accepted"`
+}
+
+// Attempt statuses: an uploaded photo is being read, was read, or was sent
+// back for a retake.
+const (
+	AttemptReading = "reading"
+	AttemptRead    = "read"
+	AttemptRetake  = "retake"
+)
+
+// Retake reasons: why a photo could not be read, in words a person can
+// act on (docs/IDSCAN.md).
+const (
+	RetakeNotFound   = "mrz_not_found" // no MRZ in the photo: the wrong side, or out of the frame
+	RetakeTooSmall   = "too_small"     // the document too far away
+	RetakeTooDark    = "too_dark"
+	RetakeBlurred    = "blurred"
+	RetakeGlare      = "glare"      // a reflection on the MRZ
+	RetakeUnreadable = "unreadable" // found, but not read with confidence, or the file is damaged
+)
+
+// IDScanAttempt is one upload's outcome in data.attempts.
+type IDScanAttempt struct {
+	N          int        `json:"n"`
+	Status     string     `json:"status"`
+	Reason     *string    `json:"reason"`
+	Images     int        `json:"images"`
+	UploadedAt time.Time  `json:"uploaded_at"`
+	ReadAt     *time.Time `json:"read_at"`
+}
+
+// DefaultMaxAttempts is how many photos a person may upload for one check
+// unless the tenant says otherwise.
+const DefaultMaxAttempts = 5

@@ -1,0 +1,78 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"syscall"
+
+	"github.com/kycflow/kycflow/app"
+	"github.com/kycflow/kycflow/engines/docgen"
+	"github.com/kycflow/kycflow/engines/mrzeval"
+	"github.com/kycflow/kycflow/engines/mrzread"
+)
+
+func idscanGenerate(fs *flag.FlagSet) runFunc {
+	n := fs.Int("n", 20, "photos to generate")
+	seed := fs.Int64("seed", 1, "generator seed (the same seed gives the same photos)")
+	profile := fs.String("profile", "phone", "clean, phone (degraded as phones degrade) or hard (unreadable)")
+	out := fs.String("out", "", "directory to write NAME.jpg and labels.json to (created)")
+	return func(ctx context.Context, _ app.Config, args []string) error {
+		if len(args) > 0 || *n < 1 || *out == "" {
+			return errors.New("idscan generate takes --out DIR, --n N (1 or more), --seed and --profile")
+		}
+		samples, err := docgen.Generate(*seed, *n, docgen.Profile(*profile))
+		if err != nil {
+			return err
+		}
+		if err := docgen.WriteSet(*out, samples); err != nil {
+			return err
+		}
+		fmt.Printf("%d %s photos (seed %d) and labels.json in %s\n", len(samples), *profile, *seed, *out)
+		return nil
+	}
+}
+
+func idscanEval(fs *flag.FlagSet) runFunc {
+	dir := fs.String("dir", "", "a set kycflow idscan generate wrote (default: generate one in memory)")
+	n := fs.Int("n", 40, "photos per profile to generate")
+	seed := fs.Int64("seed", 1, "generator seed")
+	profiles := fs.String("profiles", "clean,phone,hard", "profiles to generate, comma-separated")
+	verbose := fs.Bool("v", false, "list every readable photo not read exactly")
+	return func(ctx context.Context, _ app.Config, args []string) error {
+		if len(args) > 0 {
+			return errors.New("idscan eval takes flags only")
+		}
+		var samples []docgen.Sample
+		if *dir != "" {
+			var err error
+			if samples, err = docgen.ReadSet(*dir); err != nil {
+				return err
+			}
+		} else {
+			for p := range strings.SplitSeq(*profiles, ",") {
+				set, err := docgen.Generate(*seed, *n, docgen.Profile(strings.TrimSpace(p)))
+				if err != nil {
+					return err
+				}
+				samples = append(samples, set...)
+			}
+		}
+		reports, err := mrzeval.Evaluate(ctx, mrzread.Reader{}, samples)
+		if err != nil {
+			return err
+		}
+		for _, r := range reports {
+			r.Print(os.Stdout, *verbose)
+		}
+		// Tesseract's own memory is a child process's, not counted here.
+		var self syscall.Rusage
+		if syscall.Getrusage(syscall.RUSAGE_SELF, &self) == nil {
+			fmt.Printf("peak RSS of this process: %.0f MB (the photos held in memory included)\n", float64(self.Maxrss)/1024)
+		}
+		return nil
+	}
+}

@@ -1,0 +1,124 @@
+package docimage
+
+import (
+	"bytes"
+	"fmt"
+	"image"
+	"image/color"
+	"image/jpeg"
+	"image/png"
+)
+
+// DecodeGray decodes b (as Inspect described it) into grey levels, upright
+// (its EXIF orientation applied) and scaled down so that its longer side
+// is at most maxSide (0: not scaled).
+func DecodeGray(b []byte, info Info, maxSide int) (*image.Gray, error) {
+	var img image.Image
+	var err error
+	switch info.Format {
+	case JPEG:
+		img, err = jpeg.Decode(bytes.NewReader(b))
+	case PNG:
+		img, err = png.Decode(bytes.NewReader(b))
+	default:
+		return nil, ErrFormat
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	g := gray(img)
+	if maxSide > 0 {
+		if long := max(g.Rect.Dx(), g.Rect.Dy()); long > maxSide {
+			g = Shrink(g, (long+maxSide-1)/maxSide)
+		}
+	}
+	return Orient(g, info.Orientation), nil
+}
+
+// gray is img's luminance: a JPEG's Y plane as is, anything else converted.
+func gray(img image.Image) *image.Gray {
+	switch m := img.(type) {
+	case *image.YCbCr:
+		r := m.Rect
+		g := image.NewGray(image.Rect(0, 0, r.Dx(), r.Dy()))
+		for y := range r.Dy() {
+			copy(g.Pix[y*g.Stride:y*g.Stride+r.Dx()], m.Y[m.YOffset(r.Min.X, r.Min.Y+y):])
+		}
+		return g
+	case *image.Gray:
+		return m
+	}
+	r := img.Bounds()
+	g := image.NewGray(image.Rect(0, 0, r.Dx(), r.Dy()))
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			g.Pix[(y-r.Min.Y)*g.Stride+x-r.Min.X] = color.GrayModel.Convert(img.At(x, y)).(color.Gray).Y
+		}
+	}
+	return g
+}
+
+// Shrink averages f × f blocks of g into one pixel.
+func Shrink(g *image.Gray, f int) *image.Gray {
+	if f <= 1 {
+		return g
+	}
+	w, h := g.Rect.Dx()/f, g.Rect.Dy()/f
+	out := image.NewGray(image.Rect(0, 0, max(w, 1), max(h, 1)))
+	sums := make([]int, w)
+	for oy := range h {
+		clear(sums)
+		for y := oy * f; y < oy*f+f; y++ {
+			row := g.Pix[y*g.Stride:]
+			for ox := range w {
+				s := 0
+				for _, v := range row[ox*f : ox*f+f] {
+					s += int(v)
+				}
+				sums[ox] += s
+			}
+		}
+		for ox := range w {
+			out.Pix[oy*out.Stride+ox] = uint8(sums[ox] / (f * f))
+		}
+	}
+	return out
+}
+
+// Orient turns g upright as EXIF orientation o says (1: as stored; 3:
+// rotated 180°; 6: 90° clockwise; 8: 90° counter-clockwise; 2, 4, 5, 7:
+// those mirrored).
+func Orient(g *image.Gray, o int) *image.Gray {
+	if o <= 1 || o > 8 {
+		return g
+	}
+	w, h := g.Rect.Dx(), g.Rect.Dy()
+	ow, oh := w, h
+	if o >= 5 {
+		ow, oh = h, w
+	}
+	out := image.NewGray(image.Rect(0, 0, ow, oh))
+	for y := range h {
+		for x := range w {
+			var nx, ny int
+			switch o {
+			case 2:
+				nx, ny = w-1-x, y
+			case 3:
+				nx, ny = w-1-x, h-1-y
+			case 4:
+				nx, ny = x, h-1-y
+			case 5:
+				nx, ny = y, x
+			case 6:
+				nx, ny = h-1-y, x
+			case 7:
+				nx, ny = h-1-y, w-1-x
+			case 8:
+				nx, ny = y, w-1-x
+			}
+			out.Pix[ny*out.Stride+nx] = g.Pix[y*g.Stride+x]
+		}
+	}
+	return out
+}

@@ -1,0 +1,472 @@
+package mrzread
+
+import (
+	"image"
+	"math"
+	"slices"
+)
+
+// grid is where a line's character cells are in the straightened band:
+// cell k spans [x0 + k·pitch, x0 + (k+1)·pitch), rows [y0, y1).
+type grid struct {
+	x0, pitch float64
+	y0, y1    int
+}
+
+// rows splits the band's ink into n text lines by its row profile: the n
+// densest runs of rows, top to bottom.
+func rows(ink []bool, w, h, n int) ([][2]int, bool) {
+	prof := make([]int, h)
+	peak := 0
+	for y := range h {
+		for x := range w {
+			if ink[y*w+x] {
+				prof[y]++
+			}
+		}
+		peak = max(peak, prof[y])
+	}
+	var runs [][2]int
+	start := -1
+	for y := 0; y <= h; y++ {
+		on := y < h && prof[y] > peak/8
+		switch {
+		case on && start < 0:
+			start = y
+		case !on && start >= 0:
+			if y-start >= 4 {
+				runs = append(runs, [2]int{start, y})
+			}
+			start = -1
+		}
+	}
+	if len(runs) < n {
+		return nil, false
+	}
+	// Keep the n tallest, in order.
+	for len(runs) > n {
+		low := 0
+		for i, r := range runs {
+			if r[1]-r[0] < runs[low][1]-runs[low][0] {
+				low = i
+			}
+		}
+		runs = append(runs[:low], runs[low+1:]...)
+	}
+	return runs, true
+}
+
+// cells finds the fixed-pitch grid of a line of chars characters in a
+// band of chars+2 pitches (zone.quad): the pitch and offset near the
+// nominal ones whose cell boundaries cross the least ink (OCR-B in an MRZ
+// is monospaced, 2.54 mm a character).
+func cells(ink []bool, w int, y0, y1, chars int, nominal float64) grid {
+	prof := make([]float64, w)
+	for x := range w {
+		for y := y0; y < y1; y++ {
+			if ink[y*w+x] {
+				prof[x]++
+			}
+		}
+	}
+	best, bestCost := grid{y0: y0, y1: y1}, math.Inf(1)
+	for p := nominal * 0.95; p <= nominal*1.05; p += 0.1 {
+		for o := nominal * 0.6; o <= nominal*1.4; o += 0.5 {
+			var cost float64
+			for k := 0; k <= chars; k++ {
+				x := int(o + float64(k)*p + 0.5)
+				if x >= 0 && x < w {
+					cost += prof[x]
+				}
+			}
+			if cost < bestCost {
+				best, bestCost = grid{x0: o, pitch: p, y0: y0, y1: y1}, cost
+			}
+		}
+	}
+	return settle(ink, w, best, chars)
+}
+
+// settle moves a grid that is a whole pitch off: every position of an MRZ
+// holds a glyph (a filler too), so a grid with an empty cell at one end
+// and a glyph's ink just beyond the other has missed a character, and
+// would read each character as its neighbour.
+func settle(ink []bool, w int, g grid, chars int) grid {
+	cell := func(k int) int { // ink in cell k's middle 60 %
+		n := 0
+		x0, x1 := int(g.x0+(float64(k)+0.2)*g.pitch), int(g.x0+(float64(k)+0.8)*g.pitch)
+		for y := max(0, g.y0); y < min(len(ink)/w, g.y1); y++ {
+			for x := max(0, x0); x < min(w, x1); x++ {
+				if ink[y*w+x] {
+					n++
+				}
+			}
+		}
+		return n
+	}
+	for range 2 {
+		counts := make([]int, chars)
+		for k := range counts {
+			counts[k] = cell(k)
+		}
+		med := slices.Clone(counts)
+		slices.Sort(med)
+		empty := func(n int) bool { return n < med[len(med)/2]/6 }
+		switch {
+		case empty(counts[0]) && !empty(cell(chars)):
+			g.x0 += g.pitch
+		case empty(counts[chars-1]) && !empty(cell(-1)):
+			g.x0 -= g.pitch
+		default:
+			return g
+		}
+	}
+	return g
+}
+
+// cellRead is a line read cell by cell against the typeface: its text,
+// and each character's match (normalised correlation, -1–1) and lead over
+// the runner-up, in units of the two glyphs' own difference: 1 when the
+// cell is the glyph itself, 0 when it lies halfway to the runner-up (so
+// that O against Q, whose templates differ in a few samples, is judged as
+// strictly as O against X).
+type cellRead struct {
+	text          string
+	second        string // each character's runner-up
+	score, margin []float64
+}
+
+// matchLines reads the n lines of chars characters of band (straight,
+// pitch pixels a character) cell by cell; ok is false when the band's
+// rows cannot be found. Each line is read with the templates whose blur
+// fits it best (the highest mean match over every fourth cell). With
+// quick, only every fourth cell is read, with the middle blur: enough to
+// tell which way up the band is.
+func matchLines(band *image.Gray, sets []*glyphSet, chars, n int, quick bool) ([]cellRead, bool) {
+	w, h := band.Rect.Dx(), band.Rect.Dy()
+	ink := dark(band, pitch, 0.25)
+	rs, ok := rows(ink, w, h, n)
+	if !ok {
+		return nil, false
+	}
+	flat := level(band, pitch)
+	out := make([]cellRead, 0, n)
+	for _, r := range rs {
+		g := cells(ink, w, r[0], r[1], chars, pitch)
+		if g.pitch == 0 {
+			return nil, false
+		}
+		if quick {
+			out = append(out, matchCells(flat, ink, sets[len(sets)/2], g, chars, 4))
+			continue
+		}
+		set, bestScore := sets[0], math.Inf(-1)
+		for _, s := range sets {
+			if m := meanScore([]cellRead{matchCells(flat, ink, s, g, chars, 4)}); m > bestScore {
+				set, bestScore = s, m
+			}
+		}
+		out = append(out, matchCells(flat, ink, set, g, chars, 1))
+	}
+	return out, true
+}
+
+// matchCells matches each stride-th cell of g against every glyph:
+// centred on its glyph (glyphCentres), between the line's cap line and
+// baseline (capLines), and a sample or two either way.
+func matchCells(g *image.Gray, ink []bool, set *glyphSet, gr grid, chars, stride int) cellRead {
+	w := g.Rect.Dx()
+	cr := cellRead{score: make([]float64, chars), margin: make([]float64, chars)}
+	text, runnerUp := make([]byte, chars), make([]byte, chars)
+	centres, model := glyphCentres(ink, w, gr, chars)
+	top, bottom := capLines(ink, w, gr, centres)
+	sx := gr.pitch / tw
+	var v [tw * th]float64
+	best := make([]float64, len(set.t))
+	for k, centre := range centres {
+		if k%stride != 0 {
+			text[k], runnerUp[k] = '<', '<'
+			continue
+		}
+		x0 := centre - gr.pitch/2
+		y0 := top.at(centre)
+		sy := (bottom.at(centre) - y0) / th
+		for i := range best {
+			best[i] = -1
+		}
+		for dy := -1; dy <= 1; dy++ {
+			for dx := -2; dx <= 2; dx++ {
+				for j := range th {
+					y := y0 + (float64(j+dy)+0.5)*sy
+					for i := range tw {
+						v[j*tw+i] = float64(sample(g, pt{x0 + (float64(i+dx)+0.5)*sx, y}))
+					}
+				}
+				nv := normalise(v)
+				for c := range set.t {
+					best[c] = max(best[c], dot(nv[:], set.t[c][:]))
+				}
+			}
+		}
+		first := 0
+		for c := range best {
+			if best[c] > best[first] {
+				first = c
+			}
+		}
+		// The runner-up is the glyph the cell is least clearly not.
+		second, lead := -1, math.Inf(1)
+		for c := range best {
+			if c != first {
+				if r := (best[first] - best[c]) / set.apart[first][c]; r < lead {
+					second, lead = c, r
+				}
+			}
+		}
+		text[k], runnerUp[k] = set.chars[first], set.chars[second]
+		cr.score[k], cr.margin[k] = best[first], lead
+		if math.Abs(centres[k]-model.at(float64(k)+0.5)) > 0.3*gr.pitch || cr.score[k] < 0.5 {
+			cr.margin[k] = 0 // off the grid, or nothing like any glyph
+		}
+	}
+	cr.text, cr.second = string(text), string(runnerUp)
+	return cr
+}
+
+// line is y = a + b·x.
+type line struct{ a, b float64 }
+
+func (l line) at(x float64) float64 { return l.a + l.b*x }
+
+// capLines fits the line's cap line and baseline through the tops and
+// bottoms of its glyphs' ink (capitals and digits are all of one height;
+// fillers, shorter, are left out), so that each cell is compared with the
+// templates at the glyphs' own height, even where the band is a little
+// tilted or the row's ink spreads with blur.
+func capLines(ink []bool, w int, gr grid, centres []float64) (line, line) {
+	h := len(ink) / w
+	pad := (gr.y1 - gr.y0) / 3
+	ylo, yhi := max(0, gr.y0-pad), min(h, gr.y1+pad)
+	var xs, tops, bottoms, heights []float64
+	for _, c := range centres {
+		t, b := -1, -1
+		for y := ylo; y < yhi; y++ {
+			for x := max(0, int(c-0.35*gr.pitch)); x < min(w, int(c+0.35*gr.pitch)); x++ {
+				if ink[y*w+x] {
+					if t < 0 {
+						t = y
+					}
+					b = y + 1
+					break
+				}
+			}
+		}
+		if t >= 0 {
+			xs, tops, bottoms, heights = append(xs, c), append(tops, float64(t)), append(bottoms, float64(b)), append(heights, float64(b-t))
+		}
+	}
+	fallback := func() (line, line) { return line{a: float64(gr.y0)}, line{a: float64(gr.y1)} }
+	if len(xs) < 3 {
+		return fallback()
+	}
+	med := slices.Clone(heights)
+	slices.Sort(med)
+	full := med[len(med)*3/4] // a capital's height: most characters are
+	var fx, ft, fb []float64
+	for i := range xs {
+		if heights[i] >= 0.85*full && heights[i] <= 1.15*full {
+			fx, ft, fb = append(fx, xs[i]), append(ft, tops[i]), append(fb, bottoms[i])
+		}
+	}
+	if len(fx) < 3 {
+		return fallback()
+	}
+	return fitLine(fx, ft), fitLine(fx, fb)
+}
+
+// fitLine is the least-squares line through (xs, ys).
+func fitLine(xs, ys []float64) line {
+	var n, sx, sy, sxx, sxy float64
+	for i := range xs {
+		n++
+		sx, sy, sxx, sxy = sx+xs[i], sy+ys[i], sxx+xs[i]*xs[i], sxy+xs[i]*ys[i]
+	}
+	l := line{a: sy / n}
+	if den := n*sxx - sx*sx; den != 0 {
+		l.b = (n*sxy - sx*sy) / den
+		l.a = (sy - l.b*sx) / n
+	}
+	return l
+}
+
+// inkCentre is the middle of the glyph nearest x in a row of g's grid: of
+// the run of ink columns (gaps of a pixel or two closed) within a pitch
+// and a half around x whose middle is nearest x. The grid's boundaries lie
+// somewhere in the gaps between glyphs, and a document prints each glyph
+// centred in its pitch, as the templates are drawn. Glyphs run together
+// (blur) or no ink: x itself.
+func inkCentre(ink []bool, w int, gr grid, x float64) float64 {
+	lo, hi := max(0, int(x-0.75*gr.pitch)), min(w, int(x+0.75*gr.pitch)+1)
+	h := len(ink) / w
+	best, bestD := x, gr.pitch/2
+	start, last := -1, -1
+	flush := func() {
+		if start < 0 {
+			return
+		}
+		if width := float64(last - start + 1); width <= 1.05*gr.pitch {
+			if c := float64(start+last+1) / 2; math.Abs(c-x) < bestD {
+				best, bestD = c, math.Abs(c-x)
+			}
+		}
+		start = -1
+	}
+	for cx := lo; cx < hi; cx++ {
+		on := false
+		for y := max(0, gr.y0); y < min(h, gr.y1); y++ {
+			if ink[y*w+cx] {
+				on = true
+				break
+			}
+		}
+		switch {
+		case on && start >= 0 && cx-last > 3:
+			flush()
+			start, last = cx, cx
+		case on:
+			if start < 0 {
+				start = cx
+			}
+			last = cx
+		}
+	}
+	flush()
+	return best
+}
+
+// glyphCentres finds each cell's glyph. A row's glyphs are runs of ink
+// columns (OCR-B's glyphs do not touch): when there are as many runs as
+// characters, they are the cells. Otherwise (glyphs run together in blur,
+// a stroke breaks) the grid's uniform pitch, or the line from the first
+// run to the last, is a first guess: the glyphs nearest each cell
+// (inkCentre) fit a projective map from a character's index to its
+// position — a band straightened from a photo in perspective keeps some
+// foreshortening, its pitch changing along the line — and the cells move
+// with it, a few times over.
+func glyphCentres(ink []bool, w int, gr grid, chars int) ([]float64, projective) {
+	centres := make([]float64, chars)
+	runs := glyphRuns(ink, w, gr)
+	model := projective{a: gr.pitch, b: gr.x0}
+	if len(runs) >= chars/2 {
+		first, last := runs[0], runs[len(runs)-1]
+		a := (last - first) / float64(chars-1)
+		model = projective{a: a, b: first - 0.5*a}
+	}
+	if len(runs) == chars {
+		ts := make([]float64, chars)
+		for k := range ts {
+			ts[k] = float64(k) + 0.5
+		}
+		copy(centres, runs)
+		if m, ok := fitProjective(ts, centres); ok {
+			model = m
+		}
+		return centres, model
+	}
+	for round := range 3 {
+		var ts, xs []float64
+		for k := range chars {
+			t := float64(k) + 0.5
+			guess := model.at(t)
+			centres[k] = inkCentre(ink, w, gr, guess)
+			if math.Abs(centres[k]-guess) < []float64{0.3, 0.2, 0.15}[round]*gr.pitch {
+				ts, xs = append(ts, t), append(xs, centres[k])
+			}
+		}
+		if len(ts) < chars/2 {
+			break
+		}
+		if m, ok := fitProjective(ts, xs); ok {
+			model = m
+		}
+	}
+	return centres, model
+}
+
+// glyphRuns is the middles of a grid row's runs of ink columns (gaps of a
+// pixel or two closed), specks left out.
+func glyphRuns(ink []bool, w int, gr grid) []float64 {
+	h := len(ink) / w
+	var out []float64
+	start, last := -1, -1
+	flush := func() {
+		if start >= 0 && float64(last-start+1) >= 0.12*gr.pitch {
+			out = append(out, float64(start+last+1)/2)
+		}
+		start = -1
+	}
+	for x := range w {
+		on := false
+		for y := max(0, gr.y0); y < min(h, gr.y1); y++ {
+			if ink[y*w+x] {
+				on = true
+				break
+			}
+		}
+		switch {
+		case on && start >= 0 && x-last > 3:
+			flush()
+			start, last = x, x
+		case on:
+			if start < 0 {
+				start = x
+			}
+			last = x
+		}
+	}
+	flush()
+	return out
+}
+
+// projective is x = (a·t + b) / (c·t + 1): positions along a line seen in
+// perspective.
+type projective struct{ a, b, c float64 }
+
+func (p projective) at(t float64) float64 { return (p.a*t + p.b) / (p.c*t + 1) }
+
+// fitProjective fits x = (a·t + b)/(c·t + 1) to the points by least
+// squares of a·t + b − c·t·x = x.
+func fitProjective(ts, xs []float64) (projective, bool) {
+	var m [3][4]float64 // normal equations, augmented
+	for i, t := range ts {
+		row := [3]float64{t, 1, -t * xs[i]}
+		for r := range 3 {
+			for c := range 3 {
+				m[r][c] += row[r] * row[c]
+			}
+			m[r][3] += row[r] * xs[i]
+		}
+	}
+	// Gaussian elimination with partial pivoting.
+	for c := range 3 {
+		p := c
+		for r := c + 1; r < 3; r++ {
+			if math.Abs(m[r][c]) > math.Abs(m[p][c]) {
+				p = r
+			}
+		}
+		if math.Abs(m[p][c]) < 1e-9 {
+			return projective{}, false
+		}
+		m[c], m[p] = m[p], m[c]
+		for r := range 3 {
+			if r != c {
+				f := m[r][c] / m[c][c]
+				for k := c; k < 4; k++ {
+					m[r][k] -= f * m[c][k]
+				}
+			}
+		}
+	}
+	return projective{a: m[0][3] / m[0][0], b: m[1][3] / m[1][1], c: m[2][3] / m[2][2]}, true
+}

@@ -1,0 +1,242 @@
+// Package mrzread reads the machine-readable zone of an identity document
+// from a photo: it finds the MRZ band (turned any way, in perspective, on
+// any background, under uneven light), straightens it, and has Tesseract
+// read it in the MRZ's alphabet; engines/mrz then corrects the OCR
+// confusions the check digits allow and checks every digit. A photo it
+// cannot read with confidence is a retake, with the reason a person can
+// act on — never a guess: a wrong read whose check digits happen to hold
+// would let a made-up document through.
+package mrzread
+
+import (
+	"context"
+	"image"
+	"math"
+	"strings"
+
+	"github.com/kycflow/kycflow/engines/docimage"
+	"github.com/kycflow/kycflow/engines/mrz"
+)
+
+// Outcome is what became of a photo.
+type Outcome string
+
+// The outcomes.
+const (
+	Read   Outcome = "read"   // the MRZ was read, every check digit holds
+	Retake Outcome = "retake" // a new photo is needed (Reason says why)
+)
+
+// Reason is why a photo is to be taken again, in words a person can act on
+// (docs/IDSCAN.md).
+type Reason string
+
+// The reasons.
+const (
+	NotFound   Reason = "mrz_not_found" // no MRZ band in the photo (the wrong side, or out of the frame)
+	TooSmall   Reason = "too_small"     // the document is too far away
+	TooDark    Reason = "too_dark"
+	Blurred    Reason = "blurred"
+	Glare      Reason = "glare"      // a reflection on the MRZ
+	Unreadable Reason = "unreadable" // found, but not read with confidence
+)
+
+// Result is a read's outcome.
+type Result struct {
+	Outcome Outcome
+	Reason  Reason // Retake only
+	// MRZ is what was read (lines joined by "\n", OCR corrections applied);
+	// Document its parse. Empty for a retake.
+	MRZ      string
+	Document *mrz.Document
+	// Agreement is the share of characters Tesseract and the typeface
+	// matcher read alike (0–1); Open how many they did not, left for the
+	// check digits or the fields' rules to decide.
+	Agreement float64
+	Open      int
+	Quality   Quality
+}
+
+// Quality is what the reader measured of the photo.
+type Quality struct {
+	Width      int     `json:"width"` // the image read, upright
+	Height     int     `json:"height"`
+	Brightness float64 `json:"brightness"` // mean grey level, 0–255
+	BandFound  bool    `json:"band_found"`
+	// CharHeight is the MRZ's character height in the image, in pixels.
+	CharHeight float64 `json:"char_height"`
+	// Sharpness is the band's edge strength against its contrast (0–1):
+	// low when blurred.
+	Sharpness float64 `json:"sharpness"`
+	// Glare is the share of the band's pixels that are blown out.
+	Glare float64 `json:"glare"`
+}
+
+// Reader reads MRZs. Its zero value works with tesseract on PATH and
+// Debian's OCR-B font (engines/ocrb).
+type Reader struct {
+	Tesseract Tesseract
+}
+
+// Photo reads the MRZ from an image file's bytes (as docimage.Inspect
+// accepted them).
+func (r Reader) Photo(ctx context.Context, b []byte, info docimage.Info) (Result, error) {
+	g, err := docimage.DecodeGray(b, info, workSide)
+	if err != nil {
+		return Result{}, err
+	}
+	return r.Read(ctx, g)
+}
+
+// The sizes the reader works at: the image read (longer side), and the
+// least the image the band is looked for in is shrunk to.
+const (
+	workSide   = 2400
+	detectSide = 1200
+)
+
+// Read reads the MRZ from g, upright as the camera recorded it (any
+// rotation of the document within it).
+func (r Reader) Read(ctx context.Context, g *image.Gray) (Result, error) {
+	q := Quality{Width: g.Rect.Dx(), Height: g.Rect.Dy(), Brightness: mean(g)}
+	res := Result{Outcome: Retake, Quality: q}
+	det := g
+	if long := max(q.Width, q.Height); long >= 2*detectSide {
+		det = docimage.Shrink(g, long/detectSide) // at least detectSide: small print stays whole
+	}
+	scale := float64(q.Width) / float64(det.Rect.Dx())
+	z, quad, ok := find(det)
+	if !ok {
+		// A reflection may be what hides the band.
+		if glare(det) >= photoGlare {
+			res.Reason = Glare
+		} else {
+			res.Reason = retakeReason(res.Quality, NotFound)
+		}
+		return res, nil
+	}
+	res.Quality.BandFound = true
+	for i, p := range quad {
+		quad[i] = pt{p.x * scale, p.y * scale}
+	}
+	n := len(z.rows)
+	chars := 44
+	if n == 3 {
+		chars = 30
+	}
+	lineH := z.charHeight() * scale
+	res.Quality.CharHeight = lineH
+	straight := rectify(g, quad, chars, n)
+	res.Quality.Sharpness, res.Quality.Glare = sharpness(straight), glare(straight)
+	if lineH < 9 {
+		res.Reason = TooSmall
+		return res, nil
+	}
+	sets, err := glyphs()
+	if err != nil {
+		return Result{}, err
+	}
+	// Upright or upside down: the way the typeface matches better.
+	turned := rotate(straight, 180)
+	up, ok := matchLines(straight, sets, chars, n, true)
+	if down, dok := matchLines(turned, sets, chars, n, true); dok && (!ok || meanScore(down) > meanScore(up)) {
+		straight, ok = turned, true
+	}
+	var cells []cellRead
+	if ok {
+		cells, ok = matchLines(straight, sets, chars, n, false)
+	}
+	if !ok {
+		res.Reason = retakeReason(res.Quality, Unreadable)
+		return res, nil
+	}
+	tess, err := r.variants(ctx, straight, chars, n)
+	if err != nil {
+		return Result{}, err
+	}
+	doc, agreed, open, ok := choose(cells, tess)
+	res.Agreement, res.Open = agreed, open
+	if !ok {
+		res.Reason = retakeReason(res.Quality, Unreadable)
+		return res, nil
+	}
+	res.Outcome, res.Reason, res.MRZ, res.Document = Read, "", strings.Join(doc.Lines, "\n"), doc
+	return res, nil
+}
+
+// meanScore is the matcher's mean correlation over a band's characters.
+func meanScore(ls []cellRead) float64 {
+	var s float64
+	n := 0
+	for _, l := range ls {
+		for _, v := range l.score {
+			s += v
+			n++
+		}
+	}
+	return s / float64(max(1, n))
+}
+
+// photoGlare is the share of blown-out pixels in a whole photo from which
+// a band not found is put down to a reflection.
+const photoGlare = 0.01
+
+// retakeReason says why a photo could not be read, from what was measured;
+// otherwise fallback.
+func retakeReason(q Quality, fallback Reason) Reason {
+	switch {
+	case q.Brightness < 45:
+		return TooDark
+	case q.BandFound && q.Glare > 0.06:
+		return Glare
+	case q.BandFound && q.Sharpness < 0.12:
+		return Blurred
+	}
+	return fallback
+}
+
+func mean(g *image.Gray) float64 {
+	var s float64
+	w, h := g.Rect.Dx(), g.Rect.Dy()
+	for y := range h {
+		for _, v := range g.Pix[y*g.Stride : y*g.Stride+w] {
+			s += float64(v)
+		}
+	}
+	return s / float64(w*h)
+}
+
+// sharpness is the mean absolute Laplacian of band over its grey-level
+// spread: sharp print has strong second derivatives at its edges.
+func sharpness(band *image.Gray) float64 {
+	w, h := band.Rect.Dx(), band.Rect.Dy()
+	var lap, sum, sq float64
+	n := 0
+	for y := 1; y < h-1; y++ {
+		for x := 1; x < w-1; x++ {
+			at := func(dx, dy int) float64 { return float64(band.Pix[(y+dy)*band.Stride+x+dx]) }
+			v := at(0, 0)
+			lap += math.Abs(4*v - at(1, 0) - at(-1, 0) - at(0, 1) - at(0, -1))
+			sum += v
+			sq += v * v
+			n++
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	m := sum / float64(n)
+	sd := math.Sqrt(max(1, sq/float64(n)-m*m))
+	return lap / float64(n) / sd
+}
+
+// glare is the share of band's pixels that are blown out.
+func glare(band *image.Gray) float64 {
+	n := 0
+	for _, v := range band.Pix {
+		if v >= 250 {
+			n++
+		}
+	}
+	return float64(n) / float64(len(band.Pix))
+}

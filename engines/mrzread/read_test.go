@@ -1,0 +1,271 @@
+package mrzread
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/kycflow/kycflow/engines/docgen"
+	"github.com/kycflow/kycflow/engines/docimage"
+	"github.com/kycflow/kycflow/engines/mrz"
+)
+
+// photo is a generated photo of a random document of format f through
+// cam.
+func photo(t *testing.T, seed uint64, f mrz.Format, cam docgen.Camera) ([]byte, docgen.Identity) {
+	t.Helper()
+	id := docgen.RandomIdentity(rand.New(rand.NewPCG(seed, 29)), f)
+	doc, box, err := docgen.Document(id, 12)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _, err := docgen.Photo(doc, box, cam, rand.New(rand.NewPCG(seed, 30)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b, id
+}
+
+func read(t *testing.T, r Reader, b []byte) Result {
+	t.Helper()
+	info, err := docimage.Inspect(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := r.Photo(context.Background(), b, info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// A document photographed the way a person does — flat or tilted, turned
+// any way, upside down included, on a desk — is read exactly.
+func TestReadsTurnedDocuments(t *testing.T) {
+	base := docgen.Camera{Megapixels: 2, Scale: 0.8, Light: 1, Noise: 3, Blur: 0.4, JPEGQuality: 88, Background: 3}
+	for _, c := range []struct {
+		name        string
+		format      mrz.Format
+		rotation    float64
+		perspective float64
+	}{
+		{"card upright", mrz.TD1, 0, 0},
+		{"passport upside down", mrz.TD3, 180, 0},
+		{"card on its side", mrz.TD1, 90, 0},
+		{"passport turned and tilted", mrz.TD3, 33, 0.08},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cam := base
+			cam.Rotation, cam.Perspective = c.rotation, c.perspective
+			b, id := photo(t, uint64(len(c.name)), c.format, cam)
+			res := read(t, Reader{}, b)
+			if res.Outcome != Read || res.MRZ != id.MRZ {
+				t.Fatalf("read %s %s %q, want %q (quality %+v)", res.Outcome, res.Reason, res.MRZ, id.MRZ, res.Quality)
+			}
+			if res.Document == nil || res.Document.Format != c.format || !res.Quality.BandFound {
+				t.Errorf("result %+v", res)
+			}
+		})
+	}
+}
+
+// What a person can act on: glare over the code, a document too far
+// away, a photo of the side without the code. Each is a retake, never a
+// read.
+func TestRetakes(t *testing.T) {
+	t.Run("glare on the code", func(t *testing.T) {
+		b, _ := photo(t, 1, mrz.TD3, docgen.Camera{Megapixels: 2, Scale: 0.75, Light: 1, JPEGQuality: 90, Glare: 1, GlareOnMRZ: true, GlareSize: 0.35})
+		if res := read(t, Reader{}, b); res.Outcome != Retake || res.Reason != Glare && res.Reason != Unreadable && res.Reason != NotFound {
+			t.Errorf("%s %s, want a retake for the glare", res.Outcome, res.Reason)
+		}
+	})
+	t.Run("too far away", func(t *testing.T) {
+		b, _ := photo(t, 2, mrz.TD1, docgen.Camera{Megapixels: 1, Scale: 0.12, Light: 1, JPEGQuality: 90})
+		if res := read(t, Reader{}, b); res.Outcome != Retake || res.Reason != TooSmall && res.Reason != NotFound {
+			t.Errorf("%s %s, want too_small or mrz_not_found", res.Outcome, res.Reason)
+		}
+	})
+	t.Run("the side without the code", func(t *testing.T) {
+		b, err := docgen.WithoutMRZ(docgen.RandomIdentity(rand.New(rand.NewPCG(3, 3)), mrz.TD3), 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res := read(t, Reader{}, b); res.Outcome != Retake || res.Reason != NotFound {
+			t.Errorf("%s %s, want mrz_not_found", res.Outcome, res.Reason)
+		}
+	})
+	t.Run("too dark", func(t *testing.T) {
+		b, _ := photo(t, 4, mrz.TD3, docgen.Camera{Megapixels: 2, Scale: 0.7, Light: 0.02, Noise: 20, JPEGQuality: 40})
+		if res := read(t, Reader{}, b); res.Outcome != Retake || res.Reason != TooDark {
+			t.Errorf("%s %s, want too_dark", res.Outcome, res.Reason)
+		}
+	})
+}
+
+// Without the tesseract command the reader says so, rather than asking
+// every person for a retake.
+func TestNoTesseract(t *testing.T) {
+	b, _ := photo(t, 5, mrz.TD3, docgen.Camera{Megapixels: 2, Scale: 0.8, Light: 1, JPEGQuality: 90})
+	info, err := docimage.Inspect(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Reader{Tesseract: Tesseract{Path: "/nonexistent/tesseract"}}.Photo(context.Background(), b, info)
+	if !errors.Is(err, ErrNoTesseract) {
+		t.Fatalf("err %v, want ErrNoTesseract", err)
+	}
+}
+
+// Reads run side by side in a worker (the glyph templates are built once,
+// shared).
+func TestConcurrentReads(t *testing.T) {
+	b, id := photo(t, 6, mrz.TD1, docgen.Camera{Megapixels: 2, Scale: 0.8, Light: 1, JPEGQuality: 90})
+	var wg sync.WaitGroup
+	results := make([]Result, 2)
+	for i := range results {
+		wg.Go(func() { results[i] = read(t, Reader{}, b) })
+	}
+	wg.Wait()
+	for _, res := range results {
+		if res.Outcome != Read || res.MRZ != id.MRZ {
+			t.Errorf("read %s %s %q, want %q", res.Outcome, res.Reason, res.MRZ, id.MRZ)
+		}
+	}
+}
+
+// reading is a matcher's reading of lines: every character its glyph's
+// with the given lead over its runner-up ('<', or for O and 0 each
+// other), except the characters second names, whose runner-up it gives
+// with a lead too small to stand alone.
+func reading(lines []string, margin float64, second map[[2]int]byte) []cellRead {
+	out := make([]cellRead, len(lines))
+	for i, l := range lines {
+		c := cellRead{text: l, second: strings.Repeat("<", len(l)), score: make([]float64, len(l)), margin: make([]float64, len(l))}
+		sec := []byte(c.second)
+		for k := range l {
+			c.score[k], c.margin[k] = 0.9, margin
+			switch l[k] {
+			case 'O':
+				sec[k] = '0'
+			case '0':
+				sec[k] = 'O'
+			}
+			if s, ok := second[[2]int{i, k}]; ok {
+				sec[k] = s
+				c.margin[k] = 0.05
+			}
+		}
+		c.second = string(sec)
+		out[i] = c
+	}
+	return out
+}
+
+func ocr(lines ...string) []ocrLine {
+	out := make([]ocrLine, len(lines))
+	for i, l := range lines {
+		out[i] = ocrLine{text: l, conf: 90}
+	}
+	return out
+}
+
+// The readers' votes: a read is only ever the one reading that passes
+// every check; two passing readings are a retake.
+func TestChoose(t *testing.T) {
+	id := docgen.RandomIdentity(rand.New(rand.NewPCG(7, 7)), mrz.TD3)
+	lines := strings.Split(id.MRZ, "\n")
+	name := strings.IndexByte(lines[0][5:], '<') + 5 - 1 // the surname's last letter: no check digit covers it
+	letter := lines[0][name]
+	other := byte('A')
+	if letter == 'A' {
+		other = 'B'
+	}
+	doc1 := 13 // the birth date's first digit, covered by its check digit
+	wrongDigit := byte('5')
+	if lines[1][doc1] == '5' {
+		wrongDigit = '3'
+	}
+
+	// Both readers agree: read, fully agreed; only O and 0 stay open.
+	round := strings.Count(id.MRZ, "O") + strings.Count(id.MRZ, "0")
+	if doc, agreed, open, ok := choose(reading(lines, 0.1, nil), [][]ocrLine{ocr(lines...)}); !ok || strings.Join(doc.Lines, "\n") != id.MRZ || agreed != 1 || open != round {
+		t.Errorf("agreeing readers: ok %v agreed %v open %d", ok, agreed, open)
+	}
+	// The matcher unsure of a name letter between two letters, Tesseract
+	// silent: both pass the check digits, so it is a retake.
+	if _, _, _, ok := choose(reading(lines, 0.9, map[[2]int]byte{{0, name}: other}), nil); ok {
+		t.Error("read a name letter the readers could not decide")
+	}
+	// The same with Tesseract reading the letter as the matcher's first
+	// choice: read.
+	if doc, _, _, ok := choose(reading(lines, 0.1, map[[2]int]byte{{0, name}: other}), [][]ocrLine{ocr(lines...)}); !ok || strings.Join(doc.Lines, "\n") != id.MRZ {
+		t.Error("did not read what Tesseract confirmed")
+	}
+	// A digit in doubt under a check digit: the check digit decides (the
+	// fields' classes settle O against 0).
+	swapped := append([]string(nil), lines...)
+	swapped[1] = lines[1][:doc1] + string(wrongDigit) + lines[1][doc1+1:]
+	cells := reading(swapped, 0.9, map[[2]int]byte{{1, doc1}: lines[1][doc1]})
+	if doc, _, open, ok := choose(cells, nil); !ok || strings.Join(doc.Lines, "\n") != id.MRZ || open == 0 {
+		t.Errorf("check digit did not decide: ok %v open %d", ok, open)
+	}
+	// Everything open: too much in doubt to try.
+	if _, _, open, ok := choose(reading(lines, 0, nil), nil); ok || open <= maxOpen {
+		t.Errorf("read a band with every character in doubt (open %d)", open)
+	}
+	// A document number with an O and a 0 where the check digit weighs
+	// both 1: both readers swapping them still passes every check digit,
+	// so the reading is ambiguous — a retake, never a read.
+	f := id.Fields
+	f.DocumentNumber = "XAOBC0DE1"
+	composed, err := mrz.Compose(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	misread := strings.Split(strings.Replace(composed, "XAOBC0DE1", "XA0BCODE1", 1), "\n")
+	if _, _, _, ok := choose(reading(misread, 0.9, nil), [][]ocrLine{ocr(misread...)}); ok {
+		t.Error("read a document number whose O and 0 may have swapped")
+	}
+
+	// Tesseract inserting a character is aligned away.
+	extra := []string{lines[0][:10] + "K" + lines[0][10:], lines[1]}
+	if _, agreed, _, ok := choose(reading(lines, 0.1, nil), [][]ocrLine{ocr(extra...)}); !ok || agreed < 0.98 {
+		t.Errorf("an inserted character broke the alignment: ok %v agreed %v", ok, agreed)
+	}
+}
+
+func TestAlign(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want []int
+	}{
+		{"AB<C", "AB<C", []int{0, 1, 2, 3}},
+		{"AB<<C", "ABX<<C", []int{0, 1, 3, 4, 5}},
+		{"AB<<C", "AB<C", []int{0, 1, -1, 2, 3}},
+		{"ABC", "", []int{-1, -1, -1}},
+	} {
+		if got := align(c.a, c.b); !slices.Equal(got, c.want) {
+			t.Errorf("align(%q, %q) = %v, want %v", c.a, c.b, got, c.want)
+		}
+	}
+}
+
+// Tesseract's TSV: words gathered into lines in reading order, with the
+// lowest confidence and the line's middle row.
+func TestParseTSV(t *testing.T) {
+	tsv := "level\tpage_num\tblock_num\tpar_num\tline_num\tword_num\tleft\ttop\twidth\theight\tconf\ttext\n" +
+		"1\t1\t0\t0\t0\t0\t0\t0\t100\t100\t-1\t\n" +
+		"5\t1\t1\t1\t2\t1\t0\t50\t40\t20\t80\tL2\n" +
+		"5\t1\t1\t1\t1\t1\t0\t10\t40\t20\t95\tP<NLD\n" +
+		"5\t1\t1\t1\t1\t2\t50\t10\t40\t20\t70\tDE<<JAN\n" +
+		"5\t1\t1\t1\t1\t3\t90\t10\t40\t20\t60\t \n" +
+		"5\t1\t1\t1\t3\tbroken\n"
+	got := parseTSV([]byte(tsv))
+	if len(got) != 2 || got[0].text != "P<NLDDE<<JAN" || got[0].conf != 70 || got[0].mid != 20 || got[1].text != "L2" || got[1].mid != 60 {
+		t.Errorf("parseTSV: %+v", got)
+	}
+}

@@ -1,0 +1,313 @@
+package mrzread
+
+import (
+	"bytes"
+	"context"
+	"image"
+	"image/png"
+	"slices"
+	"strings"
+
+	"github.com/kycflow/kycflow/engines/mrz"
+)
+
+// Tesseract's stock model was not trained on OCR-B: on one rendering of a
+// band it may read a line right, on another insert a letter between two
+// fillers. So the band is read in several renderings at once, stacked in
+// one image (one process, one model load), and a line counts as read only
+// when the renderings agree on it or its check digits confirm it.
+
+// renderings are the scales (of the straightened band) it is presented
+// to Tesseract at, its levels stretched.
+var renderings = []float64{1, 1.25, 0.8}
+
+// variants reads the straightened band in every rendering: for each, the
+// lines it read, cleaned to the MRZ's alphabet and length (nil where it
+// did not read n lines of chars characters).
+func (r Reader) variants(ctx context.Context, band *image.Gray, chars, n int) ([][]ocrLine, error) {
+	const margin, gap = 4, pitch
+	var parts []*image.Gray
+	w, h := 0, margin
+	var bounds [][2]int // each rendering's rows in the stack
+	for _, scale := range renderings {
+		g := band
+		if scale != 1 {
+			g = scaleTo(band, int(float64(band.Rect.Dx())*scale), int(float64(band.Rect.Dy())*scale))
+		}
+		g = stretch(g)
+		parts = append(parts, g)
+		bounds = append(bounds, [2]int{h, h + g.Rect.Dy()})
+		w, h = max(w, g.Rect.Dx()+2*margin), h+g.Rect.Dy()+gap
+	}
+	stack := image.NewGray(image.Rect(0, 0, w, h))
+	for i := range stack.Pix {
+		stack.Pix[i] = 255
+	}
+	for i, g := range parts {
+		for y := range g.Rect.Dy() {
+			copy(stack.Pix[(bounds[i][0]+y)*stack.Stride+margin:], g.Pix[y*g.Stride:y*g.Stride+g.Rect.Dx()])
+		}
+	}
+	var buf bytes.Buffer
+	if err := (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&buf, stack); err != nil {
+		return nil, err
+	}
+	lines, err := r.Tesseract.read(ctx, buf.Bytes())
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]ocrLine, len(renderings))
+	for i, b := range bounds {
+		var mine []ocrLine
+		for _, l := range lines {
+			if l.mid >= float64(b[0]) && l.mid < float64(b[1]) {
+				mine = append(mine, l)
+			}
+		}
+		out[i] = assemble(mine, chars, n)
+	}
+	return out, nil
+}
+
+// assemble cleans a rendering's lines: characters outside the alphabet
+// dropped, short noise lines skipped; nil unless n lines remain. Their
+// lengths are left as read: choose aligns them with the matcher's.
+func assemble(ls []ocrLine, chars, n int) []ocrLine {
+	var out []ocrLine
+	for _, l := range ls {
+		t := strings.Map(func(r rune) rune {
+			if strings.ContainsRune(mrzAlphabet, r) {
+				return r
+			}
+			return -1
+		}, l.text)
+		if len(t) < chars/2 {
+			continue
+		}
+		out = append(out, ocrLine{text: t, conf: l.conf})
+	}
+	if len(out) != n {
+		return nil
+	}
+	return out
+}
+
+// align maps each character of a to the character of b it lines up with
+// in a least-edit alignment (-1 where b has none): Tesseract drops and
+// invents characters, above all in runs of fillers, and the matcher's
+// fixed-pitch cells say how many there are.
+func align(a, b string) []int {
+	n, m := len(a), len(b)
+	d := make([][]int, n+1)
+	for i := range d {
+		d[i] = make([]int, m+1)
+		d[i][0] = i
+	}
+	for j := range m + 1 {
+		d[0][j] = j
+	}
+	for i := 1; i <= n; i++ {
+		for j := 1; j <= m; j++ {
+			sub := d[i-1][j-1]
+			if a[i-1] != b[j-1] {
+				sub++
+			}
+			d[i][j] = min(sub, d[i-1][j]+1, d[i][j-1]+1)
+		}
+	}
+	out := make([]int, n)
+	for i, j := n, m; i > 0; {
+		switch {
+		case j > 0 && d[i][j] == d[i-1][j-1]+boolInt(a[i-1] != b[j-1]):
+			out[i-1] = j - 1
+			i, j = i-1, j-1
+		case d[i][j] == d[i-1][j]+1:
+			out[i-1] = -1
+			i--
+		default:
+			j--
+		}
+	}
+	return out
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// slot is an open character: its options, the matcher's first.
+type slot struct {
+	line, pos int
+	options   []byte
+}
+
+// maxOpen bounds the characters the readers may disagree on: each doubles
+// the readings to try, and a band read that badly is a retake anyway.
+const maxOpen = 12
+
+// sureMargin is the lead over the runner-up glyph (cellRead) at which the
+// matcher's reading of a character stands without Tesseract's
+// (docs/BENCHMARKS.md has the matcher's errors by lead). Never for O or
+// 0: in OCR-B they differ in width alone, which blur and perspective
+// change.
+const sureMargin = 0.5
+
+// fillerMargin is sureMargin for the filler '<', whose chevron no letter
+// resembles, while Tesseract's stock model reads filler runs as K and
+// inserts letters between fillers — and a K weighs 20 in a check digit,
+// the same as a filler modulo 10, so no check digit can refute it.
+const fillerMargin = 0.3
+
+// matcherSure reports whether the matcher's reading of character k of c
+// stands alone.
+func matcherSure(c cellRead, k int) bool {
+	switch c.text[k] {
+	case 'O', '0':
+		return false
+	case '<':
+		return c.margin[k] >= fillerMargin
+	}
+	return c.margin[k] >= sureMargin
+}
+
+// roundish reports whether ch is O or 0, which OCR-B tells apart by
+// width alone.
+func roundish(ch byte) bool { return ch == 'O' || ch == '0' }
+
+// choose reads the MRZ from the two readers: cells, the typeface
+// matcher's lines, and tess, each Tesseract rendering's (nil where one
+// did not read the band whole). A character is sure when the matcher and
+// at least one rendering read it alike, or the matcher's glyph leads its
+// runner-up by sureMargin — but where both read O or 0, which of the two
+// is left open. Every other character is open: its options are
+// the matcher's two best glyphs and what the renderings read there, and
+// every combination of options is tried. The read is the one combination
+// that passes every check — check digits, the character class of each
+// field, dates, country codes — and there must be exactly one. So where
+// no check digit covers an open character (the name, the nationality, the
+// sex) the field's class must rule all but one reading out; where a digit
+// covers it, the digit decides, unless two readings pass it alike (G and
+// 6 weigh the same). agreed is the share of characters the two readers
+// read alike, open how many were open.
+func choose(cells []cellRead, tess [][]ocrLine) (doc *mrz.Document, agreed float64, open int, ok bool) {
+	var slots []slot
+	lines := make([][]byte, len(cells))
+	total, same := 0, 0
+	for i, c := range cells {
+		lines[i] = []byte(c.text)
+		// Each rendering's line i, aligned with the matcher's.
+		var aligned [][]int
+		var texts []string
+		for _, r := range tess {
+			if r != nil && i < len(r) {
+				aligned = append(aligned, align(c.text, r[i].text))
+				texts = append(texts, r[i].text)
+			}
+		}
+		for k := range len(c.text) {
+			total++
+			opts := []byte{c.text[k], c.second[k]}
+			confirmed, round := false, roundish(c.text[k])
+			for j, at := range aligned {
+				if at[k] < 0 {
+					continue
+				}
+				ch := texts[j][at[k]]
+				if ch == c.text[k] {
+					confirmed = true
+				} else if !slices.Contains(opts, ch) {
+					opts = append(opts, ch)
+				}
+				round = round && roundish(ch)
+			}
+			if confirmed {
+				same++
+			}
+			switch {
+			case round && len(aligned) > 0:
+				// Both readers see a round glyph, and OCR-B tells O from
+				// 0 by width alone, which blur and perspective change:
+				// always open, even when they agree, so that two O/0
+				// swaps whose weights cancel in a check digit are found
+				// ambiguous rather than read.
+				slots = append(slots, slot{i, k, []byte{'O', '0'}})
+			case confirmed || matcherSure(c, k):
+			default:
+				slots = append(slots, slot{i, k, opts})
+			}
+		}
+	}
+	if total == 0 {
+		return nil, 0, 0, false
+	}
+	found, unique := passing(lines, slots)
+	if found == nil || !unique {
+		return nil, 0, len(slots), false
+	}
+	return found, float64(same) / float64(total), len(slots), true
+}
+
+// passing tries every combination of the slots' options in lines (which
+// it overwrites): the one reading that passes every check, and whether no
+// other does (nil and true when none does; nil and false when two do, or
+// the slots are too many to try).
+func passing(lines [][]byte, slots []slot) (*mrz.Document, bool) {
+	if len(slots) > maxOpen {
+		return nil, false
+	}
+	pick := make([]int, len(slots))
+	var found *mrz.Document
+	for {
+		for j, s := range slots {
+			lines[s.line][s.pos] = s.options[pick[j]]
+		}
+		text := make([]string, len(lines))
+		for i, l := range lines {
+			text[i] = string(l)
+		}
+		if d, err := mrz.Parse(strings.Join(text, "\n")); err == nil && passes(d) {
+			if found != nil && strings.Join(found.Lines, "\n") != strings.Join(d.Lines, "\n") {
+				return nil, false // two readings pass: no way to tell
+			}
+			found = d
+		}
+		j := 0
+		for ; j < len(slots); j++ {
+			if pick[j]++; pick[j] < len(slots[j].options) {
+				break
+			}
+			pick[j] = 0
+		}
+		if j == len(slots) {
+			break
+		}
+	}
+	return found, true
+}
+
+// passes reports whether doc passes every check Validate makes, its
+// states are ones Doc 9303 lists, and its document code is one the format
+// has (Doc 9303: a passport's starts with
+// P, an ID card's with A, C or I) — the reader reads passports and cards,
+// and P against F or R, I against T are the matcher's close calls.
+func passes(doc *mrz.Document) bool {
+	if doc.DocumentCode == "" {
+		return false
+	}
+	switch c := doc.DocumentCode[0]; doc.Format {
+	case mrz.TD3:
+		if c != 'P' {
+			return false
+		}
+	case mrz.TD1:
+		if c != 'A' && c != 'C' && c != 'I' {
+			return false
+		}
+	default:
+		return false
+	}
+	return mrz.KnownState(doc.IssuingState) && mrz.KnownState(doc.Nationality) && len(doc.Validate()) == 0
+}
