@@ -446,3 +446,29 @@ func TestKnownState(t *testing.T) {
 		}
 	}
 }
+
+// Classes: a passport's name and nationality are letters, its dates and
+// check digits digits, its document number and personal number either.
+func TestClasses(t *testing.T) {
+	td3 := Classes(TD3)
+	if len(td3) != 2 || len(td3[0]) != 44 {
+		t.Fatalf("TD3 classes: %d lines", len(td3))
+	}
+	for _, c := range []struct {
+		line, pos int
+		want      Class
+	}{{0, 0, Letters}, {0, 3, Letters}, {0, 20, Letters}, {1, 0, Any}, {1, 9, Digits}, {1, 10, Letters}, {1, 13, Digits}, {1, 20, Letters},
+		{1, 21, Digits}, {1, 30, Any}, {1, 42, Digits}, {1, 43, Digits}} {
+		if got := td3[c.line][c.pos]; got != c.want {
+			t.Errorf("TD3 line %d position %d: class %d, want %d", c.line+1, c.pos+1, got, c.want)
+		}
+	}
+	td1 := Classes(TD1)
+	if len(td1) != 3 || td1[0][5] != Any || td1[0][14] != Digits || td1[0][20] != Any || td1[1][0] != Digits || td1[1][7] != Letters ||
+		td1[1][15] != Letters || td1[1][29] != Digits || td1[2][3] != Letters {
+		t.Errorf("TD1 classes %v", td1)
+	}
+	if Classes("XX") != nil {
+		t.Error("classes of an unknown format")
+	}
+}

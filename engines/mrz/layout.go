@@ -118,12 +118,20 @@ func at(lines [][]rune, s span) rune {
 	return lines[s.line][s.start]
 }
 
-// Covered marks, line by line, the positions of format f's MRZ that a
-// check digit covers (the digits included): a reader may let the check
-// digits decide between its readings there, and must be sure of every
-// other character. A TD1 or TD2 document number that overflows into the
-// optional data is covered there by the composite digit.
-func Covered(f Format) [][]bool {
+// Class is what a position of an MRZ may hold, besides the filler '<'.
+type Class int
+
+// The classes.
+const (
+	Any     Class = iota // letters and digits: document numbers, optional data
+	Letters              // document code, states, names, sex
+	Digits               // dates and check digits
+)
+
+// Classes is the class of each position of format f's MRZ, line by line
+// (nil for an unknown format): what lets a reader of photos settle an O
+// against a 0 where only one of them may stand.
+func Classes(f Format) [][]Class {
 	n, width, ok := f.shape()
 	if !ok {
 		return nil
@@ -133,25 +141,18 @@ func Covered(f Format) [][]bool {
 		lines[i] = []rune(strings.Repeat("<", width))
 	}
 	l := resolve(f, lines)
-	out := make([][]bool, n)
+	out := make([][]Class, n)
 	for i := range out {
-		out[i] = make([]bool, width)
+		out[i] = make([]Class, width)
 	}
-	mark := func(ss ...span) {
+	mark := func(c Class, ss ...span) {
 		for _, s := range ss {
 			for p := s.start; p < s.end; p++ {
-				out[s.line][p] = true
+				out[s.line][p] = c
 			}
 		}
 	}
-	mark(l.docNumber, l.docCheck, l.birth, l.birthCheck, l.expiry, l.expiryCheck, l.composite)
-	if !l.optionalCheck.empty() {
-		mark(l.optional1, l.optionalCheck)
-	}
-	if !l.composite.empty() {
-		mark(l.compositeData...)
-	}
+	mark(Letters, l.docCode, l.issuing, l.name, l.nationality, l.sex)
+	mark(Digits, l.docCheck, l.birth, l.birthCheck, l.expiry, l.expiryCheck, l.optionalCheck, l.composite)
 	return out
 }
-
-func (s span) empty() bool { return s.end <= s.start }

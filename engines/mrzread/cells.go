@@ -134,6 +134,9 @@ type cellRead struct {
 	text          string
 	second        string // each character's runner-up
 	score, margin []float64
+	// height is each cell's ink height in the band, pixels: OCR-B's
+	// digits stand taller than its capitals, which tells 0 from O.
+	height []float64
 }
 
 // matchLines reads the n lines of chars characters of band (straight,
@@ -179,7 +182,8 @@ func matchCells(g *image.Gray, ink []bool, set *glyphSet, gr grid, chars, stride
 	cr := cellRead{score: make([]float64, chars), margin: make([]float64, chars)}
 	text, runnerUp := make([]byte, chars), make([]byte, chars)
 	centres, model := glyphCentres(ink, w, gr, chars)
-	top, bottom := capLines(ink, w, gr, centres)
+	top, bottom, heights := capLines(ink, w, gr, centres)
+	cr.height = heights
 	sx := gr.pitch / tw
 	var v [tw * th]float64
 	best := make([]float64, len(set.t))
@@ -242,13 +246,15 @@ func (l line) at(x float64) float64 { return l.a + l.b*x }
 // bottoms of its glyphs' ink (capitals and digits are all of one height;
 // fillers, shorter, are left out), so that each cell is compared with the
 // templates at the glyphs' own height, even where the band is a little
-// tilted or the row's ink spreads with blur.
-func capLines(ink []bool, w int, gr grid, centres []float64) (line, line) {
+// tilted or the row's ink spreads with blur. It also gives each cell's ink
+// height (0 where it has none).
+func capLines(ink []bool, w int, gr grid, centres []float64) (line, line, []float64) {
 	h := len(ink) / w
 	pad := (gr.y1 - gr.y0) / 3
 	ylo, yhi := max(0, gr.y0-pad), min(h, gr.y1+pad)
 	var xs, tops, bottoms, heights []float64
-	for _, c := range centres {
+	cellHeights := make([]float64, len(centres))
+	for k, c := range centres {
 		t, b := -1, -1
 		for y := ylo; y < yhi; y++ {
 			for x := max(0, int(c-0.35*gr.pitch)); x < min(w, int(c+0.35*gr.pitch)); x++ {
@@ -263,9 +269,10 @@ func capLines(ink []bool, w int, gr grid, centres []float64) (line, line) {
 		}
 		if t >= 0 {
 			xs, tops, bottoms, heights = append(xs, c), append(tops, float64(t)), append(bottoms, float64(b)), append(heights, float64(b-t))
+			cellHeights[k] = float64(b - t)
 		}
 	}
-	fallback := func() (line, line) { return line{a: float64(gr.y0)}, line{a: float64(gr.y1)} }
+	fallback := func() (line, line, []float64) { return line{a: float64(gr.y0)}, line{a: float64(gr.y1)}, cellHeights }
 	if len(xs) < 3 {
 		return fallback()
 	}
@@ -281,7 +288,7 @@ func capLines(ink []bool, w int, gr grid, centres []float64) (line, line) {
 	if len(fx) < 3 {
 		return fallback()
 	}
-	return fitLine(fx, ft), fitLine(fx, fb)
+	return fitLine(fx, ft), fitLine(fx, fb), cellHeights
 }
 
 // fitLine is the least-squares line through (xs, ys).

@@ -173,6 +173,46 @@ func matcherSure(c cellRead, k int) bool {
 	return c.margin[k] >= sureMargin
 }
 
+// roundHeights tells, for a cell of c the readers see round, whether its
+// ink stands as tall as the line's digits ('0': OCR-B's digits are about
+// 7 % taller than its capitals) or as its capitals ('O'), or 0 when the
+// heights do not say: the references are the medians of the cells the
+// matcher reads surely as capitals and as other digits, at least three
+// each.
+func roundHeights(c cellRead) func(k int) byte {
+	var letters, digits []float64
+	for k := range len(c.text) {
+		if k >= len(c.height) || c.height[k] == 0 || !matcherSure(c, k) {
+			continue
+		}
+		switch ch := c.text[k]; {
+		case ch >= 'A' && ch <= 'Z' && ch != 'Q':
+			letters = append(letters, c.height[k])
+		case ch >= '1' && ch <= '9':
+			digits = append(digits, c.height[k])
+		}
+	}
+	if len(letters) < 3 || len(digits) < 3 {
+		return func(int) byte { return 0 }
+	}
+	slices.Sort(letters)
+	slices.Sort(digits)
+	l, d := letters[len(letters)/2], digits[len(digits)/2]
+	margin := 0.25 * (d - l)
+	return func(k int) byte {
+		h := c.height[k]
+		switch {
+		case d-l < 1 || h == 0:
+			return 0
+		case h >= d-margin && h > l+margin:
+			return '0'
+		case h <= l+margin && h < d-margin:
+			return 'O'
+		}
+		return 0
+	}
+}
+
 // roundish reports whether ch is O or 0, which OCR-B tells apart by
 // width alone.
 func roundish(ch byte) bool { return ch == 'O' || ch == '0' }
@@ -181,8 +221,9 @@ func roundish(ch byte) bool { return ch == 'O' || ch == '0' }
 // matcher's lines, and tess, each Tesseract rendering's (nil where one
 // did not read the band whole). A character is sure when the matcher and
 // at least one rendering read it alike, or the matcher's glyph leads its
-// runner-up by sureMargin — but where both read O or 0, which of the two
-// is left open. Every other character is open: its options are
+// runner-up by sureMargin — but where both read O or 0, the field's class
+// decides (a digit in a date, a letter in a name), or, where either may
+// stand, both are tried. Every other character is open: its options are
 // the matcher's two best glyphs and what the renderings read there, and
 // every combination of options is tried. The read is the one combination
 // that passes every check — check digits, the character class of each
@@ -195,9 +236,22 @@ func roundish(ch byte) bool { return ch == 'O' || ch == '0' }
 func choose(cells []cellRead, tess [][]ocrLine) (doc *mrz.Document, agreed float64, open int, ok bool) {
 	var slots []slot
 	lines := make([][]byte, len(cells))
+	format := mrz.TD3
+	if len(cells) == 3 {
+		format = mrz.TD1
+	}
+	classes := mrz.Classes(format)
+	classOf := func(i, k int) mrz.Class {
+		if i < len(classes) && k < len(classes[i]) {
+			return classes[i][k]
+		}
+		return mrz.Any
+	}
 	total, same := 0, 0
+	var evidence []byte // per open slot: the round glyph its height says, or 0
 	for i, c := range cells {
 		lines[i] = []byte(c.text)
+		tall := roundHeights(c)
 		// Each rendering's line i, aligned with the matcher's.
 		var aligned [][]int
 		var texts []string
@@ -227,16 +281,22 @@ func choose(cells []cellRead, tess [][]ocrLine) (doc *mrz.Document, agreed float
 				same++
 			}
 			switch {
+			case round && len(aligned) > 0 && classOf(i, k) == mrz.Digits:
+				lines[i][k] = '0' // where only a digit may stand
+			case round && len(aligned) > 0 && classOf(i, k) == mrz.Letters:
+				lines[i][k] = 'O'
 			case round && len(aligned) > 0:
 				// Both readers see a round glyph, and OCR-B tells O from
 				// 0 by width alone, which blur and perspective change:
-				// always open, even when they agree, so that two O/0
-				// swaps whose weights cancel in a check digit are found
-				// ambiguous rather than read.
+				// always open where either may stand, even when they
+				// agree, so that two O/0 swaps whose weights cancel in a
+				// check digit are found ambiguous rather than read.
 				slots = append(slots, slot{i, k, []byte{'O', '0'}})
+				evidence = append(evidence, tall(k))
 			case confirmed || matcherSure(c, k):
 			default:
 				slots = append(slots, slot{i, k, opts})
+				evidence = append(evidence, 0)
 			}
 		}
 	}
@@ -245,7 +305,22 @@ func choose(cells []cellRead, tess [][]ocrLine) (doc *mrz.Document, agreed float
 	}
 	found, unique := passing(lines, slots)
 	if found == nil || !unique {
-		return nil, 0, len(slots), false
+		// Where O and 0 left two readings (or too many to try), their
+		// heights decide: one reading must pass with every round glyph as
+		// tall as its height says. Choosing the other of two readings
+		// would take every such height to be misjudged.
+		narrowed, any := slices.Clone(slots), false
+		for j, e := range evidence {
+			if e != 0 {
+				narrowed[j].options, any = []byte{e}, true
+			}
+		}
+		if !any || found == nil && unique {
+			return nil, 0, len(slots), false
+		}
+		if found, unique = passing(lines, narrowed); found == nil || !unique {
+			return nil, 0, len(slots), false
+		}
 	}
 	return found, float64(same) / float64(total), len(slots), true
 }
