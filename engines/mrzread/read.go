@@ -1,11 +1,12 @@
 // Package mrzread reads the machine-readable zone of an identity document
 // from a photo: it finds the MRZ band (turned any way, in perspective, on
-// any background, under uneven light), straightens it, and has Tesseract
-// read it in the MRZ's alphabet; engines/mrz then corrects the OCR
-// confusions the check digits allow and checks every digit. A photo it
-// cannot read with confidence is a retake, with the reason a person can
-// act on — never a guess: a wrong read whose check digits happen to hold
-// would let a made-up document through.
+// any background, under uneven light), straightens it, and reads it twice
+// — Tesseract in the MRZ's alphabet, and a matcher of the OCR-B typeface
+// cell by cell (vote.go) — keeping the one reading that passes every
+// check engines/mrz makes. A photo it cannot read with confidence is a
+// retake, with the reason a person can act on — never a guess: a wrong
+// read whose check digits happen to hold would let a made-up document
+// through.
 package mrzread
 
 import (
