@@ -61,13 +61,13 @@ chaos: postgres temporal $(TSERVER) build
 # store (against its own PostgreSQL), and the integration packages (the CLI
 # and the end-to-end suite, with the kycflow processes they start). Only the
 # quality gates run without it (single-threaded statistics over thousands
-# of generated names, or over generated document photos, 10x slower
+# of generated names, or reads of generated document photos, 10x slower
 # instrumented; TestConcurrentSearch and TestConcurrentReads are their
 # race tests). One build mode for all
 # of it, and for staticcheck's reading of the packages: a cold run compiles
 # each dependency once, not once plain and once instrumented.
 INTEGRATION   := ./cmd/kycflow ./api/e2e
-QUALITY_GATES := ^(TestEvalReport|TestBlockingRecall|TestRealListQuality|TestSubsetOfListsQuality|TestReaderQuality)$$
+QUALITY_GATES := ^(TestEvalReport|TestBlockingRecall|TestRealListQuality|TestSubsetOfListsQuality|TestReaderQuality|TestReadsTurnedDocuments|TestRetakes)$$
 RACE          := GOFLAGS="$(GOFLAGS) -race"
 # All of go vet's analyzers, run by go test on each package it tests: a
 # separate go vet ./... would analyse every dependency a second time.
@@ -100,7 +100,7 @@ test-integration: $(TSERVER) packages integration-build
 # The parsers' fuzz targets fuzz in make fuzz; their seed inputs run in
 # every make test.
 test-quality: packages
-	$(LOW) $(GO) test -count=1 -run '$(QUALITY_GATES)' ./engines/sanctions ./engines/mrzeval
+	$(LOW) $(GO) test -count=1 -timeout 20m -run '$(QUALITY_GATES)' ./engines/sanctions ./engines/mrzeval ./engines/mrzread
 
 # The Go tools make test needs, built side by side on a fresh machine (each
 # build leaves cores idle while it links or waits on a dependency).
