@@ -63,13 +63,13 @@ func (a *Activities) IDScanRead(ctx context.Context, in IDScanReadInput) (IDScan
 		return IDScanReadResult{}, wrap(err, "load idscan settings")
 	}
 	stop := heartbeat(ctx)
-	read, quality, err := a.readUpload(ctx, in.Check, rows)
+	read, err := a.readUpload(ctx, in.Check, rows)
 	stop()
 	if err != nil {
 		return IDScanReadResult{}, err
 	}
-	q, _ := json.Marshal(quality)
-	out := IDScanReadResult{Attempt: att.N, Outcome: check.AttemptRetake, Reason: string(read.Reason)}
+	q, _ := json.Marshal(read.Quality)
+	out := IDScanReadResult{Attempt: att.N, Outcome: check.AttemptRetake, Reason: retakeReason(read.Reason)}
 	if read.Outcome == mrzread.Read {
 		out.Outcome, out.Reason = check.AttemptRead, ""
 	}
@@ -120,28 +120,46 @@ func (a *Activities) IDScanRead(ctx context.Context, in IDScanReadInput) (IDScan
 // the first image's retake. Only a failure of the reader itself (Tesseract
 // missing or failing) is an error, retried; an image that does not decode
 // is a retake.
-func (a *Activities) readUpload(ctx context.Context, ref check.Ref, rows []store.DocumentImage) (mrzread.Result, mrzread.Quality, error) {
+func (a *Activities) readUpload(ctx context.Context, ref check.Ref, rows []store.DocumentImage) (mrzread.Result, error) {
 	var first mrzread.Result
 	for i, row := range rows {
 		im, err := a.Documents.Keys.OpenImage(ref, row)
 		if err != nil {
-			return first, first.Quality, err
+			return first, err
 		}
 		res, err := a.Documents.Reader.Photo(ctx, im.Bytes, im.Info)
 		switch {
 		case errors.Is(err, docimage.ErrCorrupt), errors.Is(err, docimage.ErrFormat):
 			res = mrzread.Result{Outcome: mrzread.Retake, Reason: mrzread.Unreadable}
 		case err != nil:
-			return first, first.Quality, err
+			return first, err
 		}
 		if res.Outcome == mrzread.Read {
-			return res, res.Quality, nil
+			return res, nil
 		}
 		if i == 0 {
 			first = res
 		}
 	}
-	return first, first.Quality, nil
+	return first, nil
+}
+
+// retakeReason is the domain's word (check.Retake…) for the reader's
+// reason.
+func retakeReason(r mrzread.Reason) string {
+	switch r {
+	case mrzread.NotFound:
+		return check.RetakeNotFound
+	case mrzread.TooSmall:
+		return check.RetakeTooSmall
+	case mrzread.TooDark:
+		return check.RetakeTooDark
+	case mrzread.Blurred:
+		return check.RetakeBlurred
+	case mrzread.Glare:
+		return check.RetakeGlare
+	}
+	return check.RetakeUnreadable
 }
 
 // attemptsData is data.attempts.

@@ -2,6 +2,7 @@ package loadtest
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -50,7 +51,7 @@ func (b *bencher) uploadFairness(ctx context.Context, uploads int, dur time.Dura
 				switch {
 				case loadCtx.Err() != nil:
 				case err != nil:
-					failed = cmpOr(failed, err)
+					failed = cmp.Or(failed, err)
 				default:
 					outcomes = append(outcomes, took)
 					states[state]++
@@ -85,13 +86,6 @@ func (b *bencher) uploadFairness(ctx context.Context, uploads int, dur time.Dura
 	return nil
 }
 
-func cmpOr(a, b error) error {
-	if a != nil {
-		return a
-	}
-	return b
-}
-
 // benchPhotos are n phone photos of generated documents (5 megapixels, a
 // little blur, tilt and noise): what a reader gets from a phone.
 func benchPhotos(n int) ([][]byte, error) {
@@ -102,13 +96,10 @@ func benchPhotos(n int) ([][]byte, error) {
 			f = mrz.TD1
 		}
 		id := docgen.RandomIdentity(rand.New(rand.NewPCG(uint64(i), 77)), f)
-		doc, box, err := docgen.Document(id, 14)
-		if err != nil {
-			return nil, err
-		}
 		cam := docgen.Camera{Megapixels: 5, Scale: 0.8, Rotation: 4, Perspective: 0.04, Blur: 0.6, Noise: 4, Light: 0.95, Uneven: 0.15,
 			Background: int64(i + 1), JPEGQuality: 85}
-		if out[i], _, err = docgen.Photo(doc, box, cam, rand.New(rand.NewPCG(uint64(i), 78))); err != nil {
+		var err error
+		if out[i], err = docgen.Snapshot(id, 14, cam, uint64(i)); err != nil {
 			return nil, err
 		}
 	}

@@ -102,25 +102,19 @@ func (s *Store) SetIDScanDocuments(ctx context.Context, tenantID uuid.UUID, docs
 // used (the check ends with the last one's outcome).
 var ErrAttemptsUsed = errors.New("store: every photo attempt of this link is used")
 
-// AddDocument takes an upload on an open idscan link: seal returns its
-// images sealed for the link's check (AddDocument numbers them), and the
-// attempt is recorded with them, as `reading`, and the workflow told
-// through the outbox — one transaction. A closed link gives a
-// *LinkClosedError; a link whose attempts are used, ErrAttemptsUsed.
-func (s *Store) AddDocument(ctx context.Context, token string, seal func(check.Ref) ([]DocumentImage, error)) (DocumentAttempt, error) {
+// AddDocument takes an upload on the open idscan link of ref's check (as
+// LinkByToken found it): its images, sealed for that check (AddDocument
+// numbers them), are recorded with the attempt, as `reading`, and the
+// workflow is told through the outbox — one transaction. A closed link
+// gives a *LinkClosedError; a link whose attempts are used,
+// ErrAttemptsUsed.
+func (s *Store) AddDocument(ctx context.Context, ref check.Ref, images []DocumentImage) (DocumentAttempt, error) {
 	var a DocumentAttempt
-	ids, err := s.linkOf(ctx, token)
-	if err != nil {
-		return a, err
-	}
-	images, err := seal(check.Ref{TenantID: ids.TenantID, CheckID: ids.CheckID})
-	if err != nil {
-		return a, err
-	}
 	if len(images) == 0 || len(images) > ImagesPerAttempt {
 		return a, fmt.Errorf("store: %d images in one upload", len(images))
 	}
-	err = s.inTenant(ctx, ids.TenantID, func(tx *sqlx.Tx) error {
+	ids := linkIDs{TenantID: ref.TenantID, CheckID: ref.CheckID}
+	err := s.inTenant(ctx, ids.TenantID, func(tx *sqlx.Tx) error {
 		at := now()
 		c, err := lockOpenLink(ctx, tx, ids, at)
 		if err != nil {

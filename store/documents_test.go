@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -14,19 +15,17 @@ import (
 
 // sealedImage stands for an image the api sealed: the store keeps bytes
 // it cannot read.
-func sealedImage(check.Ref) ([]store.DocumentImage, error) {
-	return []store.DocumentImage{{ContentType: "image/jpeg", Bytes: 3, Width: 640, Height: 480, Orientation: 1,
-		SHA256: make([]byte, 32), KeyID: "k1", Sealed: []byte("sealed bytes")}}, nil
-}
+var sealedImage = []store.DocumentImage{{ContentType: "image/jpeg", Bytes: 3, Width: 640, Height: 480, Orientation: 1,
+	SHA256: make([]byte, 32), KeyID: "k1", Sealed: []byte("sealed bytes")}}
 
-// idscanLink is a new customer's idscan link (mails off) and its check.
-func idscanLink(t *testing.T, app *store.Store, tenant store.Tenant) (string, check.Ref) {
+// idscanLink is a new customer's idscan check, its link issued (mails off).
+func idscanLink(t *testing.T, app *store.Store, tenant store.Tenant) check.Ref {
 	t.Helper()
-	_, checks, links, err := app.CreateCustomer(context.Background(), tenant.ID, store.Customer{Name: "P", Email: "p@example.com", CountryID: 528}, []check.Type{check.IDScan})
+	_, checks, _, err := app.CreateCustomer(context.Background(), tenant.ID, store.Customer{Name: "P", Email: "p@example.com", CountryID: 528}, []check.Type{check.IDScan})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return links[check.IDScan], check.Ref{TenantID: tenant.ID, CheckID: checks[0].ID}
+	return check.Ref{TenantID: tenant.ID, CheckID: checks[0].ID}
 }
 
 // Uploads are numbered attempts, two images at most each, up to the
@@ -39,26 +38,20 @@ func TestDocumentAttempts(t *testing.T) {
 	if err := admin.SetIDScanMaxAttempts(ctx, tn.ID, 2); err != nil {
 		t.Fatal(err)
 	}
-	token, ref := idscanLink(t, app, tn)
-	two := func(r check.Ref) ([]store.DocumentImage, error) {
-		a, _ := sealedImage(r)
-		return append(a, a[0]), nil
-	}
-	first, err := app.AddDocument(ctx, token, two)
+	ref := idscanLink(t, app, tn)
+	two := append(slices.Clone(sealedImage), sealedImage[0])
+	first, err := app.AddDocument(ctx, ref, two)
 	if err != nil || first.N != 1 || first.Status != check.AttemptReading {
 		t.Fatalf("first upload: %+v %v", first, err)
 	}
-	if _, err := app.AddDocument(ctx, token, func(r check.Ref) ([]store.DocumentImage, error) {
-		a, _ := two(r)
-		return append(a, a[0]), nil
-	}); err == nil {
+	if _, err := app.AddDocument(ctx, ref, append(slices.Clone(two), two[0])); err == nil {
 		t.Fatal("an upload of three images was taken")
 	}
-	second, err := app.AddDocument(ctx, token, sealedImage)
+	second, err := app.AddDocument(ctx, ref, sealedImage)
 	if err != nil || second.N != 2 {
 		t.Fatalf("second upload: %+v %v", second, err)
 	}
-	if _, err := app.AddDocument(ctx, token, sealedImage); !errors.Is(err, store.ErrAttemptsUsed) {
+	if _, err := app.AddDocument(ctx, ref, sealedImage); !errors.Is(err, store.ErrAttemptsUsed) {
 		t.Fatalf("third upload of two allowed: %v", err)
 	}
 
@@ -99,8 +92,8 @@ func TestDocumentImagesRetention(t *testing.T) {
 	ctx := context.Background()
 	admin, app, worker := open(t, ownerDSN), open(t, appDSN), open(t, workerDSN)
 	tn, other := newTenant(t, admin, "keep.example"), newTenant(t, admin, "keep-other.example")
-	token, ref := idscanLink(t, app, tn)
-	if _, err := app.AddDocument(ctx, token, sealedImage); err != nil {
+	ref := idscanLink(t, app, tn)
+	if _, err := app.AddDocument(ctx, ref, sealedImage); err != nil {
 		t.Fatal(err)
 	}
 	me := store.Principal{TenantID: tn.ID}
@@ -158,8 +151,8 @@ func TestDocumentImagesRetention(t *testing.T) {
 	if err := admin.SetImageRetention(ctx, tn.ID, 0); err != nil {
 		t.Fatal(err)
 	}
-	token2, ref2 := idscanLink(t, app, tn)
-	if _, err := app.AddDocument(ctx, token2, sealedImage); err != nil {
+	ref2 := idscanLink(t, app, tn)
+	if _, err := app.AddDocument(ctx, ref2, sealedImage); err != nil {
 		t.Fatal(err)
 	}
 	if n, _ := worker.EraseDocumentImages(ctx); n != 0 {
@@ -173,8 +166,8 @@ func TestDocumentImagesRetention(t *testing.T) {
 	}
 
 	// Deleting the customer erases its images at once.
-	token3, ref3 := idscanLink(t, app, tn)
-	if _, err := app.AddDocument(ctx, token3, sealedImage); err != nil {
+	ref3 := idscanLink(t, app, tn)
+	if _, err := app.AddDocument(ctx, ref3, sealedImage); err != nil {
 		t.Fatal(err)
 	}
 	var customer uuid.UUID

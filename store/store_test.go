@@ -136,11 +136,11 @@ func TestRLSWithoutTenantSeesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A customer without mails gets links issued with the checks.
-	_, _, links, err := app.CreateCustomer(ctx, tn.ID, store.Customer{Name: "D", Email: "d@example.com", CountryID: 528}, []check.Type{check.IDScan})
+	_, idscan, links, err := app.CreateCustomer(ctx, tn.ID, store.Customer{Name: "D", Email: "d@example.com", CountryID: 528}, []check.Type{check.IDScan})
 	if err != nil || len(links["idscan"]) != 43 {
 		t.Fatalf("links %v %v", links, err)
 	}
-	if _, err := app.AddDocument(ctx, links["idscan"], sealedImage); err != nil { // document_attempts, document_images
+	if _, err := app.AddDocument(ctx, check.Ref{TenantID: tn.ID, CheckID: idscan[0].ID}, sealedImage); err != nil { // document_attempts, document_images
 		t.Fatal(err)
 	}
 	if err := app.DeleteCustomer(ctx, store.Principal{TenantID: tn.ID}, c.ID); err != nil { // audit_log

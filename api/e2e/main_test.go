@@ -257,7 +257,8 @@ func run(m *testing.M) int {
 		Harness: app.Harness{RoleURLs: map[string]string{store.AppRole: env.appDSN, store.WorkerRole: env.workerDSN},
 			WebhookResolve: env.dns.lookup, WebhookDial: loopbackOnly, WebhookTLS: env.hookTLS, WebhookTimeout: senderTimeout,
 			DeliverySchedule: &deliverySchedule, MailRootCAs: mailCAs, RelayCallTimeout: 2 * time.Second}}
-	if env.worker, err = app.NewWorker(ctx, cfg, app.Shared{Logger: quiet, Metrics: env.metrics, Temporal: env.client}); err != nil {
+	// The worker logs where the api does: the log nowhereAtRest searches.
+	if env.worker, err = app.NewWorker(ctx, cfg, app.Shared{Logger: slog.New(slog.NewTextHandler(logs, nil)), Metrics: env.metrics, Temporal: env.client}); err != nil {
 		return fail("worker", err)
 	}
 	defer env.worker.Close()

@@ -241,13 +241,12 @@ func (h *Handler) upload(w http.ResponseWriter, r *http.Request) {
 		fail(bad.status, bad.msg)
 		return
 	}
-	att, err := h.Store.AddDocument(r.Context(), r.PathValue("token"), func(ref check.Ref) ([]store.DocumentImage, error) {
-		rows := make([]store.DocumentImage, len(images))
-		for i, im := range images {
-			rows[i] = h.Images.SealImage(ref, im)
-		}
-		return rows, nil
-	})
+	ref := check.Ref{TenantID: lv.TenantID, CheckID: lv.CheckID}
+	rows := make([]store.DocumentImage, len(images))
+	for i, im := range images {
+		rows[i] = h.Images.SealImage(ref, im)
+	}
+	att, err := h.Store.AddDocument(r.Context(), ref, rows)
 	var closed *store.LinkClosedError
 	switch {
 	case err == nil:

@@ -826,3 +826,15 @@ func boxV(src, dst []uint8, w, h, stride, r int, alpha float64) {
 		}
 	}
 }
+
+// Snapshot is a photo of id's document drawn at pxPerMM through cam, the
+// camera's open choices drawn from seed: Document and Photo in one, for
+// tests and load generators that need a photo of a given identity.
+func Snapshot(id Identity, pxPerMM float64, cam Camera, seed uint64) ([]byte, error) {
+	doc, box, err := Document(id, pxPerMM)
+	if err != nil {
+		return nil, err
+	}
+	b, _, err := Photo(doc, box, cam, rand.New(rand.NewPCG(seed, 0x736e6170)))
+	return b, err
+}

@@ -18,11 +18,7 @@ import (
 func TestEvaluate(t *testing.T) {
 	photo := func(seed uint64, cam docgen.Camera) ([]byte, docgen.Identity) {
 		id := docgen.RandomIdentity(rand.New(rand.NewPCG(seed, 1)), mrz.TD1)
-		doc, box, err := docgen.Document(id, 10)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _, err := docgen.Photo(doc, box, cam, rand.New(rand.NewPCG(seed, 2)))
+		b, err := docgen.Snapshot(id, 10, cam, seed)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -19,11 +19,7 @@ import (
 func photo(t *testing.T, seed uint64, f mrz.Format, cam docgen.Camera) ([]byte, docgen.Identity) {
 	t.Helper()
 	id := docgen.RandomIdentity(rand.New(rand.NewPCG(seed, 29)), f)
-	doc, box, err := docgen.Document(id, 12)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _, err := docgen.Photo(doc, box, cam, rand.New(rand.NewPCG(seed, 30)))
+	b, err := docgen.Snapshot(id, 12, cam, seed)
 	if err != nil {
 		t.Fatal(err)
 	}
