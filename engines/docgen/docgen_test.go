@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"image/color"
+	"image/draw"
 	"image/jpeg"
 	"math"
 	"math/rand/v2"
@@ -527,5 +529,46 @@ func requireFont(t testing.TB) {
 	t.Helper()
 	if _, err := ocrb.Load(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The press prints heavier or lighter, wider or narrower than the font's
+// outline, within the character's cell.
+func TestPress(t *testing.T) {
+	font, err := ocrb.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const pitch, capPx, base = 40.0, 36.0, 60.0
+	ink := func(p press) (sum float64, x0, x1 int) {
+		img := image.NewRGBA(image.Rect(0, 0, 80, 80))
+		draw.Draw(img, img.Rect, image.White, image.Point{}, draw.Src)
+		p.print(img, font, rand.New(rand.NewPCG(1, 1)), 'H', 20, base, pitch, capPx, color.RGBA{0, 0, 0, 255})
+		x0, x1 = 80, 0
+		for y := range 80 {
+			for x := range 80 {
+				if v := 255 - float64(img.Pix[img.PixOffset(x, y)]); v > 0 {
+					sum += v
+					if v > 128 {
+						x0, x1 = min(x0, x), max(x1, x)
+					}
+				}
+			}
+		}
+		return sum, x0, x1
+	}
+	thin, _, _ := ink(press{weight: -0.025, width: 1})
+	plain, px0, px1 := ink(press{width: 1})
+	bold, _, _ := ink(press{weight: 0.035, width: 1})
+	if !(thin < 0.9*plain && bold > 1.1*plain) {
+		t.Errorf("ink: thin %.0f, plain %.0f, bold %.0f", thin, plain, bold)
+	}
+	_, nx0, nx1 := ink(press{width: 0.93})
+	_, wx0, wx1 := ink(press{width: 1.05})
+	if !(nx1-nx0 < px1-px0 && wx1-wx0 > px1-px0) {
+		t.Errorf("widths: narrow %d, plain %d, wide %d pixels", nx1-nx0, px1-px0, wx1-wx0)
+	}
+	if px0 < 20 || px1 >= 20+int(pitch) {
+		t.Errorf("the glyph leaves its cell: x %d–%d", px0, px1)
 	}
 }

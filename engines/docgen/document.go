@@ -119,9 +119,12 @@ func Document(id Identity, pxPerMM float64) (img *image.RGBA, mrzBox [4]image.Po
 	}
 	ink := color.RGBA{24, 22, 28, 255}
 	capPx := mrzCapMM * l.ppm
+	// The press has its own stream, so that the decoration stays as it was.
+	pr := rand.New(rand.NewPCG(h.Sum64(), 0x7072657373))
+	p := pressFor(pr)
 	for n, line := range lines {
 		for i := 0; i < len(line); i++ {
-			font.Draw(d.img, line[i], (l.mrzX0+float64(i)*mrzPitchMM)*l.ppm, l.baselines[n]*l.ppm, mrzPitchMM*l.ppm, capPx, ink)
+			p.print(d.img, font, pr, line[i], (l.mrzX0+float64(i)*mrzPitchMM)*l.ppm, l.baselines[n]*l.ppm, mrzPitchMM*l.ppm, capPx, ink)
 		}
 	}
 	return d.img, l.mrzBox(), nil

@@ -8,6 +8,8 @@ import (
 	"image/jpeg"
 	"math"
 	"math/rand/v2"
+
+	"github.com/kycflow/kycflow/engines/docimage"
 )
 
 // Camera describes how a phone photographed the document.
@@ -681,17 +683,11 @@ func gaussBlur(img *image.RGBA, sigma float64) {
 // kernel is a Gaussian of sigma sampled at −rad..rad, in integer weights
 // summing to 1<<14.
 func kernel(sigma float64, rad int) []int32 {
-	f := make([]float64, 2*rad+1)
-	sum := 0.0
-	for i := range f {
-		x := float64(i - rad)
-		f[i] = math.Exp(-x * x / (2 * sigma * sigma))
-		sum += f[i]
-	}
+	f := docimage.Gaussian(sigma, rad)
 	k := make([]int32, len(f))
 	total := int32(0)
 	for i := range f {
-		k[i] = int32(math.Round(f[i] / sum * (1 << 14)))
+		k[i] = int32(math.Round(f[i] * (1 << 14)))
 		total += k[i]
 	}
 	k[rad] += 1<<14 - total // exact unit gain: flat areas stay flat

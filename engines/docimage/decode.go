@@ -7,6 +7,7 @@ import (
 	"image/color"
 	"image/jpeg"
 	"image/png"
+	"math"
 )
 
 // DecodeGray decodes b (as Inspect described it) into grey levels, upright
@@ -121,4 +122,20 @@ func Orient(g *image.Gray, o int) *image.Gray {
 		}
 	}
 	return out
+}
+
+// Gaussian is a Gaussian kernel of sigma sampled at −rad..rad, its
+// weights summing to 1.
+func Gaussian(sigma float64, rad int) []float64 {
+	k := make([]float64, 2*rad+1)
+	var sum float64
+	for i := range k {
+		d := float64(i - rad)
+		k[i] = math.Exp(-d * d / (2 * sigma * sigma))
+		sum += k[i]
+	}
+	for i := range k {
+		k[i] /= sum
+	}
+	return k
 }

@@ -472,3 +472,29 @@ func TestClasses(t *testing.T) {
 		t.Error("classes of an unknown format")
 	}
 }
+
+// Padding marks the names and the optional data, and nothing else.
+func TestPadding(t *testing.T) {
+	count := func(p [][]bool) (n []int) {
+		for _, l := range p {
+			c := 0
+			for _, on := range l {
+				if on {
+					c++
+				}
+			}
+			n = append(n, c)
+		}
+		return n
+	}
+	td3, td1 := Padding(TD3), Padding(TD1)
+	if got := count(td3); len(got) != 2 || got[0] != 39 || got[1] != 14 || !td3[0][5] || td3[0][4] || !td3[1][28] || td3[1][42] {
+		t.Errorf("TD3 padding: %v", got)
+	}
+	if got := count(td1); len(got) != 3 || got[0] != 15 || got[1] != 11 || got[2] != 30 || !td1[0][15] || td1[0][14] || td1[1][29] {
+		t.Errorf("TD1 padding: %v", got)
+	}
+	if Padding("X") != nil {
+		t.Error("padding for an unknown format")
+	}
+}

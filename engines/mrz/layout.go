@@ -1,6 +1,9 @@
 package mrz
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // span is a run of characters on one MRZ line: line is 0-based, start and
 // end are 0-based rune offsets, end exclusive. The zero span is empty.
@@ -155,4 +158,58 @@ func Classes(f Format) [][]Class {
 	mark(Letters, l.docCode, l.issuing, l.name, l.nationality, l.sex)
 	mark(Digits, l.docCheck, l.birth, l.birthCheck, l.expiry, l.expiryCheck, l.optionalCheck, l.composite)
 	return out
+}
+
+// Padding marks the positions of format f's MRZ that lie in fields
+// filled from the left and padded with fillers (names, optional data),
+// line by line (nil for an unknown format): after three fillers in a row
+// there, only fillers may follow (Padded).
+func Padding(f Format) [][]bool {
+	n, width, ok := f.shape()
+	if !ok {
+		return nil
+	}
+	lines := make([][]rune, n)
+	out := make([][]bool, n)
+	for i := range lines {
+		lines[i] = []rune(strings.Repeat("<", width))
+		out[i] = make([]bool, width)
+	}
+	l := resolve(f, lines)
+	for _, s := range []span{l.name, l.optional1, l.optional2} {
+		for p := s.start; p < s.end; p++ {
+			out[s.line][p] = true
+		}
+	}
+	return out
+}
+
+// Padded reports whether d's names and optional data (those on lines, by
+// index; all of them when none are given) are filled as Doc 9303 fills them: from the left, the filler after the last character. A
+// run of three fillers ends a field's content (names are separated by one
+// filler, the primary from the secondary identifier by two), so a
+// character after one is not part of a real document — it is what a
+// reader of photos makes of the last fillers of a line.
+func (d *Document) Padded(lines ...int) bool {
+	n, width, ok := d.Format.shape()
+	if !ok || len(d.Lines) != n {
+		return false
+	}
+	runes := make([][]rune, n)
+	for i, s := range d.Lines {
+		if runes[i] = []rune(s); len(runes[i]) != width {
+			return false
+		}
+	}
+	l := resolve(d.Format, runes)
+	for _, s := range []span{l.name, l.optional1, l.optional2} {
+		if len(lines) > 0 && !slices.Contains(lines, s.line) {
+			continue
+		}
+		t := string(text(runes, s))
+		if i := strings.Index(t, "<<<"); i >= 0 && strings.Trim(t[i:], "<") != "" {
+			return false
+		}
+	}
+	return true
 }

@@ -29,6 +29,23 @@ var digitFor = map[rune]rune{'O': '0', 'I': '1', 'B': '8', 'S': '5', 'Z': '2', '
 // country codes, which are letters (and trailing '<') only.
 var letterFor = map[rune]rune{'0': 'O', '1': 'I', '5': 'S', '8': 'B'}
 
+// AsClass is ch as Parse takes it where only class c may stand: ch itself
+// when it may stand there (the filler anywhere), else the look-alike Parse
+// corrects it to; false when there is none.
+func AsClass(ch rune, c Class) (rune, bool) {
+	switch {
+	case ch == '<' || c == Any:
+		return ch, true
+	case c == Digits && ch >= '0' && ch <= '9', c == Letters && ch >= 'A' && ch <= 'Z':
+		return ch, true
+	case c == Digits:
+		d, ok := digitFor[ch]
+		return d, ok
+	}
+	l, ok := letterFor[ch]
+	return l, ok
+}
+
 // correct applies the OCR corrections to lines in place and lists them in
 // MRZ order.
 func correct(l layout, lines [][]rune) []Correction {

@@ -126,3 +126,21 @@ func TestOCRCorrectionLowercase(t *testing.T) {
 		t.Errorf("Corrections %v, Validate %v, BirthDate %+v", d.Corrections, d.Validate(), d.BirthDate)
 	}
 }
+
+// AsClass takes a character as Parse would where only one class may stand.
+func TestAsClass(t *testing.T) {
+	for _, tc := range []struct {
+		ch    rune
+		class Class
+		want  rune
+		ok    bool
+	}{
+		{'O', Digits, '0', true}, {'S', Digits, '5', true}, {'7', Digits, '7', true}, {'<', Digits, '<', true}, {'K', Digits, 0, false},
+		{'0', Letters, 'O', true}, {'8', Letters, 'B', true}, {'K', Letters, 'K', true}, {'7', Letters, 0, false},
+		{'O', Any, 'O', true}, {'0', Any, '0', true},
+	} {
+		if got, ok := AsClass(tc.ch, tc.class); got != tc.want || ok != tc.ok {
+			t.Errorf("AsClass(%q, %v) = %q, %v; want %q, %v", tc.ch, tc.class, got, ok, tc.want, tc.ok)
+		}
+	}
+}

@@ -531,3 +531,30 @@ func TestSpecimenCheckDigitsByHand(t *testing.T) {
 		}
 	}
 }
+
+// Every specimen is padded as Doc 9303 pads; a character after a run of
+// fillers, in a name or in optional data, is not.
+func TestPadded(t *testing.T) {
+	for _, s := range specimens {
+		d, err := Parse(strings.Join(s.lines, "\n"))
+		if err != nil {
+			t.Fatalf("%s: %v", s.name, err)
+		}
+		if !d.Padded() {
+			t.Errorf("%s: not padded", s.name)
+		}
+	}
+	for _, tc := range []struct{ name, mrz string }{
+		{"a letter after the name's fillers", "P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<K\nL898902C36UTO7408122F1204159ZE184226B<<<<<10"},
+		{"a letter after the TD1 optional data's fillers", "I<UTOD231458907<<<<<<<<<<<<<<C\n7408122F1204159UTO<<<<<<<<<<<6\nERIKSSON<<ANNA<MARIA<<<<<<<<<<"},
+		{"a letter after line 2's optional fillers", "I<UTOD231458907<<<<<<<<<<<<<<<\n7408122F1204159UTO<<<<<<<<K<<6\nERIKSSON<<ANNA<MARIA<<<<<<<<<<"},
+	} {
+		d, err := Parse(tc.mrz)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if d.Padded() {
+			t.Errorf("%s: taken as padded", tc.name)
+		}
+	}
+}

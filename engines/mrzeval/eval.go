@@ -79,6 +79,7 @@ func Evaluate(ctx context.Context, r mrzread.Reader, samples []docgen.Sample) ([
 			rep.Misses = append(rep.Misses, fmt.Sprintf("%s: WRONG read %q", s.Name, res.MRZ))
 		case res.Outcome == mrzread.Read && !s.Readable:
 			rep.UnreadableRead++
+			rep.Misses = append(rep.Misses, fmt.Sprintf("%s: read, though unreadable (%s)", s.Name, s.Why))
 		case res.Outcome == mrzread.Read:
 			rep.Exact++
 		case s.Readable:

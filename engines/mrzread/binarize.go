@@ -76,8 +76,9 @@ func level(g *image.Gray, r int) *image.Gray {
 	return out
 }
 
-// stretch spreads g's levels over 0–255 between its 1st and 99th
-// percentiles.
+// stretch spreads g's levels over 0–255 between its 1st and 75th
+// percentiles: the paper, most of a band, turns white (Tesseract's page
+// layout takes a grey box for a picture and reads no text in it).
 func stretch(g *image.Gray) *image.Gray {
 	var hist [256]int
 	w, h := g.Rect.Dx(), g.Rect.Dy()
@@ -90,7 +91,7 @@ func stretch(g *image.Gray) *image.Gray {
 	for c := 0; lo < 255 && c+hist[lo] <= w*h/100; lo++ {
 		c += hist[lo]
 	}
-	for c := 0; hi > lo && c+hist[hi] <= w*h/100; hi-- {
+	for c := 0; hi > lo && c+hist[hi] <= w*h/4; hi-- {
 		c += hist[hi]
 	}
 	out := image.NewGray(image.Rect(0, 0, w, h))

@@ -8,6 +8,7 @@ import (
 	"math"
 	"sync"
 
+	"github.com/kycflow/kycflow/engines/docimage"
 	"github.com/kycflow/kycflow/engines/ocrb"
 )
 
@@ -103,16 +104,7 @@ func blurSamples(v [tw * th]float64, sigma float64) [tw * th]float64 {
 		return v
 	}
 	r := int(math.Ceil(2.5 * sigma))
-	kernel := make([]float64, 2*r+1)
-	var sum float64
-	for i := range kernel {
-		d := float64(i - r)
-		kernel[i] = math.Exp(-d * d / (2 * sigma * sigma))
-		sum += kernel[i]
-	}
-	for i := range kernel {
-		kernel[i] /= sum
-	}
+	kernel := docimage.Gaussian(sigma, r)
 	at := func(v *[tw * th]float64, x, y int) float64 {
 		if x < 0 || y < 0 || x >= tw || y >= th {
 			return 255

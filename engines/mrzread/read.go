@@ -86,7 +86,7 @@ func (r Reader) Photo(ctx context.Context, b []byte, info docimage.Info) (Result
 	if err != nil {
 		return Result{}, err
 	}
-	return r.Read(ctx, g)
+	return r.read(ctx, g, float64(max(info.Width, info.Height))/float64(max(g.Rect.Dx(), g.Rect.Dy())))
 }
 
 // The sizes the reader works at: the image read (longer side), and the
@@ -96,9 +96,22 @@ const (
 	detectSide = 1200
 )
 
+// The least character heights read: in the photo's pixels, below which a
+// careful person could not be sure of every character either (and a
+// closer photo is easily taken), and in the image read.
+const (
+	minPhotoChar = 12
+	minWorkChar  = 7
+)
+
 // Read reads the MRZ from g, upright as the camera recorded it (any
 // rotation of the document within it).
 func (r Reader) Read(ctx context.Context, g *image.Gray) (Result, error) {
+	return r.read(ctx, g, 1)
+}
+
+// read reads g, a photo shrunk by shrunk.
+func (r Reader) read(ctx context.Context, g *image.Gray, shrunk float64) (Result, error) {
 	q := Quality{Width: g.Rect.Dx(), Height: g.Rect.Dy(), Brightness: mean(g)}
 	res := Result{Outcome: Retake, Quality: q}
 	det := g
@@ -125,11 +138,11 @@ func (r Reader) Read(ctx context.Context, g *image.Gray) (Result, error) {
 	if n == 3 {
 		chars = 30
 	}
-	lineH := z.charHeight() * scale
+	lineH := z.capHeight(chars) * scale
 	res.Quality.CharHeight = lineH
 	straight := rectify(g, quad, chars, n)
 	res.Quality.Sharpness, res.Quality.Glare = sharpness(straight), glare(straight)
-	if lineH < 9 {
+	if lineH < minWorkChar || lineH*shrunk < minPhotoChar {
 		res.Reason = TooSmall
 		return res, nil
 	}

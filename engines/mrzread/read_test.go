@@ -85,13 +85,21 @@ func TestRetakes(t *testing.T) {
 			t.Errorf("%s %s, want too_small or mrz_not_found", res.Outcome, res.Reason)
 		}
 	})
+	// A card's back without its code still has two lines of fine print:
+	// proportional, not an MRZ (and not a document too far away).
 	t.Run("the side without the code", func(t *testing.T) {
-		b, err := docgen.WithoutMRZ(docgen.RandomIdentity(rand.New(rand.NewPCG(3, 3)), mrz.TD3), 10)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if res := read(t, Reader{}, b); res.Outcome != Retake || res.Reason != NotFound {
-			t.Errorf("%s %s, want mrz_not_found", res.Outcome, res.Reason)
+		for _, tc := range []struct {
+			seed uint64
+			f    mrz.Format
+			ppm  float64
+		}{{3, mrz.TD3, 10}, {3, mrz.TD1, 12}, {5, mrz.TD1, 12}} {
+			b, err := docgen.WithoutMRZ(docgen.RandomIdentity(rand.New(rand.NewPCG(tc.seed, 3)), tc.f), tc.ppm)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res := read(t, Reader{}, b); res.Outcome != Retake || res.Reason != NotFound {
+				t.Errorf("%s %d: %s %s, want mrz_not_found", tc.f, tc.seed, res.Outcome, res.Reason)
+			}
 		}
 	})
 	t.Run("too dark", func(t *testing.T) {
@@ -287,5 +295,79 @@ func TestParseTSV(t *testing.T) {
 	got := parseTSV([]byte(tsv))
 	if len(got) != 2 || got[0].text != "P<NLDDE<<JAN" || got[0].conf != 70 || got[0].mid != 20 || got[1].text != "L2" || got[1].mid != 60 {
 		t.Errorf("parseTSV: %+v", got)
+	}
+}
+
+// What the fields' rules and the glyphs' heights settle where neither
+// reader is sure.
+func TestChooseSettles(t *testing.T) {
+	f := docgen.RandomIdentity(rand.New(rand.NewPCG(9, 9)), mrz.TD3).Fields
+	f.Surname, f.GivenNames, f.OptionalData = "JONES", "YOUSSEF", ""
+	composed, err := mrz.Compose(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(composed, "\n")
+
+	// Every filler after the name's first three in doubt against a C, more
+	// of them than maxOpen, Tesseract reading them K: after three fillers
+	// in a row only fillers may follow, so they settle.
+	end := len("P<" + f.IssuingState + "JONES<<YOUSSEF")
+	doubt := map[[2]int]byte{}
+	tess := []byte(lines[0])
+	for k := end + 3; k < len(lines[0]); k++ {
+		doubt[[2]int{0, k}] = 'C'
+		tess[k] = 'K'
+	}
+	if len(doubt) <= maxOpen {
+		t.Fatalf("only %d fillers in doubt", len(doubt))
+	}
+	cells := reading(lines, 0.9, doubt)
+	if doc, _, _, ok := choose(cells, [][]ocrLine{ocr(string(tess), lines[1])}); !ok || strings.Join(doc.Lines, "\n") != composed {
+		t.Errorf("trailing fillers in doubt not settled: ok %v", ok)
+	}
+	// A letter a line's first filler could also be (a one-letter name
+	// after a single filler) is not settled by the padding: a retake.
+	doubt = map[[2]int]byte{{0, end}: 'C'}
+	if _, _, _, ok := choose(reading(lines, 0.9, doubt), nil); ok {
+		t.Error("read a filler that may have been a one-letter name")
+	}
+
+	// The personal number's check digit read as an O with a filler for
+	// runner-up: where only a digit or a filler may stand, the O is taken
+	// as the 0 it looks like, not dropped — and with the personal number
+	// empty, 0 and '<' both pass, so without heights it is a retake.
+	if lines[1][42] != '0' && lines[1][42] != '<' {
+		t.Fatalf("personal number check digit %q", lines[1][42])
+	}
+	read := []string{lines[0], lines[1][:42] + "O" + lines[1][43:]}
+	truth := lines[1][:42] + "0" + lines[1][43:]
+	cells = reading(read, 0.9, map[[2]int]byte{{1, 42}: '<'})
+	if doc, _, _, ok := choose(cells, nil); ok {
+		t.Errorf("read %q where 0 and < both pass", doc.Lines[1])
+	}
+	// Measured digit-tall, the glyph is the 0 (a chevron stands lower
+	// than a capital, a digit higher).
+	for i, l := range read {
+		cells[i].height = make([]float64, len(l))
+		for k := range l {
+			switch c := l[k]; {
+			case c == '<':
+				cells[i].height[k] = 28
+			case c >= '0' && c <= '9':
+				cells[i].height[k] = 34.5
+			default:
+				cells[i].height[k] = 32
+			}
+		}
+	}
+	cells[1].height[42] = 34.5
+	if doc, _, _, ok := choose(cells, nil); !ok || doc.Lines[1] != truth {
+		t.Errorf("heights did not settle the check digit: ok %v", ok)
+	}
+	// Measured filler-low, it is the filler.
+	cells[1].height[42] = 28
+	if doc, _, _, ok := choose(cells, nil); !ok || doc.Lines[1] != lines[1][:42]+"<"+lines[1][43:] {
+		t.Errorf("heights did not settle the filler: ok %v", ok)
 	}
 }

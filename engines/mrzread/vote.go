@@ -153,7 +153,7 @@ const maxOpen = 12
 // (docs/BENCHMARKS.md has the matcher's errors by lead). Never for O or
 // 0: in OCR-B they differ in width alone, which blur and perspective
 // change.
-const sureMargin = 0.5
+const sureMargin = 0.35
 
 // fillerMargin is sureMargin for the filler '<', whose chevron no letter
 // resembles, while Tesseract's stock model reads filler runs as K and
@@ -173,43 +173,82 @@ func matcherSure(c cellRead, k int) bool {
 	return c.margin[k] >= sureMargin
 }
 
-// roundHeights tells, for a cell of c the readers see round, whether its
-// ink stands as tall as the line's digits ('0': OCR-B's digits are about
-// 7 % taller than its capitals) or as its capitals ('O'), or 0 when the
-// heights do not say: the references are the medians of the cells the
-// matcher reads surely as capitals and as other digits, at least three
-// each.
-func roundHeights(c cellRead) func(k int) byte {
-	var letters, digits []float64
+// stature is what a glyph's ink height says it is.
+type stature int
+
+const (
+	anyHeight stature = iota // the height does not say
+	fillerHeight
+	capitalHeight
+	digitHeight
+	tallHeight // a capital or a digit, not a filler
+)
+
+// allows reports whether ch stands as tall as st says.
+func (st stature) allows(ch byte) bool {
+	switch st {
+	case fillerHeight:
+		return ch == '<'
+	case capitalHeight:
+		return ch >= 'A' && ch <= 'Z'
+	case digitHeight:
+		return ch >= '0' && ch <= '9'
+	case tallHeight:
+		return ch != '<'
+	}
+	return true
+}
+
+// heights tells, for a cell of c, what its ink height says it is: OCR-B's
+// digits stand about 7 % taller than its capitals, and the chevron lower
+// than either, which tells 0 from O, 5 from S, 8 from B, a filler from a
+// C or a K where blur and ink spread have made their shapes alike. The
+// references are the medians of the cells the matcher reads surely as
+// fillers, capitals and digits (1–9), at least three each; a cell is
+// taken for one when it lies within a quarter of the way to the nearest
+// other.
+func heights(c cellRead) func(k int) stature {
+	var refs [4][]float64
 	for k := range len(c.text) {
 		if k >= len(c.height) || c.height[k] == 0 || !matcherSure(c, k) {
 			continue
 		}
 		switch ch := c.text[k]; {
+		case ch == '<':
+			refs[fillerHeight] = append(refs[fillerHeight], c.height[k])
 		case ch >= 'A' && ch <= 'Z' && ch != 'Q':
-			letters = append(letters, c.height[k])
+			refs[capitalHeight] = append(refs[capitalHeight], c.height[k])
 		case ch >= '1' && ch <= '9':
-			digits = append(digits, c.height[k])
+			refs[digitHeight] = append(refs[digitHeight], c.height[k])
 		}
 	}
-	if len(letters) < 3 || len(digits) < 3 {
-		return func(int) byte { return 0 }
+	var med [4]float64
+	for st := fillerHeight; st <= digitHeight; st++ {
+		if r := refs[st]; len(r) >= 3 {
+			slices.Sort(r)
+			med[st] = r[len(r)/2]
+		}
 	}
-	slices.Sort(letters)
-	slices.Sort(digits)
-	l, d := letters[len(letters)/2], digits[len(digits)/2]
-	margin := 0.25 * (d - l)
-	return func(k int) byte {
+	f, l, d := med[fillerHeight], med[capitalHeight], med[digitHeight]
+	fl, ld := f != 0 && l-f >= 1, d != 0 && d-l >= 1 // the references that tell apart
+	return func(k int) stature {
+		if k >= len(c.height) || l == 0 {
+			return anyHeight
+		}
 		h := c.height[k]
 		switch {
-		case d-l < 1 || h == 0:
-			return 0
-		case h >= d-margin && h > l+margin:
-			return '0'
-		case h <= l+margin && h < d-margin:
-			return 'O'
+		case h == 0:
+			return anyHeight
+		case fl && h <= f+0.25*(l-f):
+			return fillerHeight
+		case ld && h >= d-0.25*(d-l):
+			return digitHeight
+		case ld && h <= l+0.25*(d-l) && (fl && h >= l-0.25*(l-f) || !fl && h >= l-0.25*(d-l)):
+			return capitalHeight
+		case fl && h >= l-0.25*(l-f):
+			return tallHeight
 		}
-		return 0
+		return anyHeight
 	}
 }
 
@@ -224,15 +263,16 @@ func roundish(ch byte) bool { return ch == 'O' || ch == '0' }
 // runner-up by sureMargin — but where both read O or 0, the field's class
 // decides (a digit in a date, a letter in a name), or, where either may
 // stand, both are tried. Every other character is open: its options are
-// the matcher's two best glyphs and what the renderings read there, and
-// every combination of options is tried. The read is the one combination
-// that passes every check — check digits, the character class of each
-// field, dates, country codes — and there must be exactly one. So where
-// no check digit covers an open character (the name, the nationality, the
-// sex) the field's class must rule all but one reading out; where a digit
-// covers it, the digit decides, unless two readings pass it alike (G and
-// 6 weigh the same). agreed is the share of characters the two readers
-// read alike, open how many were open.
+// the matcher's two best glyphs and what the renderings read there, less
+// those the field's class rules out, and every combination of options is
+// tried. The read is the one combination that passes every check — check
+// digits, the character class of each field, dates, country codes,
+// padding — and there must be exactly one. So where no check digit covers
+// an open character (the name, the nationality, the sex) the field's class
+// must rule all but one reading out; where a digit covers it, the digit
+// decides, unless two readings pass it alike (G and 6 weigh the same).
+// agreed is the share of characters the two readers read alike, open how
+// many were open.
 func choose(cells []cellRead, tess [][]ocrLine) (doc *mrz.Document, agreed float64, open int, ok bool) {
 	var slots []slot
 	lines := make([][]byte, len(cells))
@@ -248,10 +288,10 @@ func choose(cells []cellRead, tess [][]ocrLine) (doc *mrz.Document, agreed float
 		return mrz.Any
 	}
 	total, same := 0, 0
-	var evidence []byte // per open slot: the round glyph its height says, or 0
+	var evidence []stature // per open slot: what its height says
 	for i, c := range cells {
 		lines[i] = []byte(c.text)
-		tall := roundHeights(c)
+		tall := heights(c)
 		// Each rendering's line i, aligned with the matcher's.
 		var aligned [][]int
 		var texts []string
@@ -280,10 +320,11 @@ func choose(cells []cellRead, tess [][]ocrLine) (doc *mrz.Document, agreed float
 			if confirmed {
 				same++
 			}
+			class := classOf(i, k)
 			switch {
-			case round && len(aligned) > 0 && classOf(i, k) == mrz.Digits:
+			case round && len(aligned) > 0 && class == mrz.Digits:
 				lines[i][k] = '0' // where only a digit may stand
-			case round && len(aligned) > 0 && classOf(i, k) == mrz.Letters:
+			case round && len(aligned) > 0 && class == mrz.Letters:
 				lines[i][k] = 'O'
 			case round && len(aligned) > 0:
 				// Both readers see a round glyph, and OCR-B tells O from
@@ -295,41 +336,134 @@ func choose(cells []cellRead, tess [][]ocrLine) (doc *mrz.Document, agreed float
 				evidence = append(evidence, tall(k))
 			case confirmed || matcherSure(c, k):
 			default:
-				slots = append(slots, slot{i, k, opts})
-				evidence = append(evidence, 0)
+				// What may not stand here is taken as its look-alike
+				// that may (an O in a date is a 0), as Parse takes it.
+				var fit []byte
+				for _, ch := range opts {
+					if as, ok := mrz.AsClass(rune(ch), class); ok && !slices.Contains(fit, byte(as)) {
+						fit = append(fit, byte(as))
+					}
+				}
+				switch len(fit) {
+				case 0: // nothing may stand here: no reading passes
+					slots = append(slots, slot{i, k, []byte{c.text[k]}})
+					evidence = append(evidence, anyHeight)
+				case 1:
+					lines[i][k] = fit[0]
+				default:
+					slots = append(slots, slot{i, k, fit})
+					evidence = append(evidence, tall(k))
+				}
 			}
 		}
 	}
 	if total == 0 {
 		return nil, 0, 0, false
 	}
-	found, unique := passing(lines, slots)
-	if found == nil || !unique {
-		// Where O and 0 left two readings (or too many to try), their
-		// heights decide: one reading must pass with every round glyph as
-		// tall as its height says. Choosing the other of two readings
-		// would take every such height to be misjudged.
-		narrowed, any := slices.Clone(slots), false
-		for j, e := range evidence {
-			if e != 0 {
-				narrowed[j].options, any = []byte{e}, true
+	slots = padded(format, lines, slots)
+	// The lines fall into groups no check spans (a TD3's name line, a
+	// TD1's name line): each group's reading is found alone, and the
+	// document's is unique when every group's is.
+	for _, group := range lineGroups(format) {
+		var mine []slot
+		var ev []stature
+		for j, sl := range slots {
+			if slices.Contains(group, sl.line) {
+				mine, ev = append(mine, sl), append(ev, evidence[j])
 			}
 		}
-		if !any || found == nil && unique {
-			return nil, 0, len(slots), false
+		found, unique := passing(lines, mine, group)
+		if found == nil || !unique {
+			// Where letters, digits and fillers left two readings (or too
+			// many to try), their heights decide: one reading must pass with
+			// every such glyph as tall as its height says. Choosing the
+			// other of two readings would take every such height to be
+			// misjudged.
+			narrowed, any := slices.Clone(mine), false
+			for j, e := range ev {
+				if e == anyHeight {
+					continue
+				}
+				keep := slices.DeleteFunc(slices.Clone(mine[j].options), func(ch byte) bool { return !e.allows(ch) })
+				if len(keep) > 0 && len(keep) < len(mine[j].options) {
+					narrowed[j].options, any = keep, true
+				}
+			}
+			if !any || found == nil && unique {
+				return nil, 0, len(slots), false
+			}
+			if found, unique = passing(lines, narrowed, group); found == nil || !unique {
+				return nil, 0, len(slots), false
+			}
 		}
-		if found, unique = passing(lines, narrowed); found == nil || !unique {
-			return nil, 0, len(slots), false
+		for _, i := range group {
+			lines[i] = []byte(found.Lines[i])
 		}
 	}
-	return found, float64(same) / float64(total), len(slots), true
+	text := make([]string, len(lines))
+	for i, l := range lines {
+		text[i] = string(l)
+	}
+	d, err := mrz.Parse(strings.Join(text, "\n"))
+	if err != nil || !passes(d, nil) {
+		return nil, 0, len(slots), false
+	}
+	return d, float64(same) / float64(total), len(slots), true
+}
+
+// padded settles the open characters that can only be fillers: those
+// after three fillers in a row in a field padded from the left (names,
+// optional data), where no other character may follow (mrz.Padded) — a
+// name's trailing fillers are where Tesseract reads K and C. It returns
+// the slots still open; lines is updated.
+func padded(format mrz.Format, lines [][]byte, slots []slot) []slot {
+	pad := mrz.Padding(format)
+	open := make(map[[2]int]int, len(slots))
+	for j, sl := range slots {
+		open[[2]int{sl.line, sl.pos}] = j
+	}
+	settled := make([]bool, len(slots))
+	for i, l := range lines {
+		run := 0 // fillers in a row, settled, up to here
+		for k := range l {
+			if i >= len(pad) || k >= len(pad[i]) || !pad[i][k] {
+				run = 0
+				continue
+			}
+			j, isOpen := open[[2]int{i, k}]
+			switch {
+			case isOpen && run >= 3 && slices.Contains(slots[j].options, '<'):
+				l[k], settled[j] = '<', true
+				run++
+			case !isOpen && l[k] == '<':
+				run++
+			default:
+				run = 0
+			}
+		}
+	}
+	var out []slot
+	for j, sl := range slots {
+		if !settled[j] {
+			out = append(out, sl)
+		}
+	}
+	return out
+}
+
+// lineGroups are the lines of format's MRZ that checks tie together.
+func lineGroups(f mrz.Format) [][]int {
+	if f == mrz.TD1 {
+		return [][]int{{0, 1}, {2}}
+	}
+	return [][]int{{0}, {1}}
 }
 
 // passing tries every combination of the slots' options in lines (which
-// it overwrites): the one reading that passes every check, and whether no
-// other does (nil and true when none does; nil and false when two do, or
-// the slots are too many to try).
-func passing(lines [][]byte, slots []slot) (*mrz.Document, bool) {
+// it overwrites): the one reading that passes every check on the given
+// lines, and whether no other does (nil and true when none does; nil and
+// false when two do, or the slots are too many to try).
+func passing(lines [][]byte, slots []slot, group []int) (*mrz.Document, bool) {
 	if len(slots) > maxOpen {
 		return nil, false
 	}
@@ -343,8 +477,8 @@ func passing(lines [][]byte, slots []slot) (*mrz.Document, bool) {
 		for i, l := range lines {
 			text[i] = string(l)
 		}
-		if d, err := mrz.Parse(strings.Join(text, "\n")); err == nil && passes(d) {
-			if found != nil && strings.Join(found.Lines, "\n") != strings.Join(d.Lines, "\n") {
+		if d, err := mrz.Parse(strings.Join(text, "\n")); err == nil && passes(d, group) {
+			if found != nil && !sameLines(found, d, group) {
 				return nil, false // two readings pass: no way to tell
 			}
 			found = d
@@ -363,26 +497,55 @@ func passing(lines [][]byte, slots []slot) (*mrz.Document, bool) {
 	return found, true
 }
 
-// passes reports whether doc passes every check Validate makes, its
-// states are ones Doc 9303 lists, and its document code is one the format
-// has (Doc 9303: a passport's starts with
-// P, an ID card's with A, C or I) — the reader reads passports and cards,
-// and P against F or R, I against T are the matcher's close calls.
-func passes(doc *mrz.Document) bool {
-	if doc.DocumentCode == "" {
-		return false
-	}
-	switch c := doc.DocumentCode[0]; doc.Format {
-	case mrz.TD3:
-		if c != 'P' {
+func sameLines(a, b *mrz.Document, group []int) bool {
+	for _, i := range group {
+		if a.Lines[i] != b.Lines[i] {
 			return false
 		}
-	case mrz.TD1:
-		if c != 'A' && c != 'C' && c != 'I' {
+	}
+	return true
+}
+
+// passes reports whether doc passes, on the given lines (by index; all
+// when nil), every check Validate makes, its states are ones Doc 9303
+// lists, its fields are padded as Doc 9303 pads them (Tesseract reads the
+// last fillers of a line as K or C, which no check digit covers in a
+// name, and a K weighs what a filler weighs), and its document code is
+// one the format has (Doc 9303: a passport's starts with P, an ID card's
+// with A, C or I) — the reader reads passports and cards, and P against F
+// or R, I against T are the matcher's close calls.
+func passes(doc *mrz.Document, lines []int) bool {
+	on := func(i int) bool { return lines == nil || slices.Contains(lines, i) }
+	if on(0) {
+		if doc.DocumentCode == "" {
 			return false
 		}
-	default:
+		switch c := doc.DocumentCode[0]; doc.Format {
+		case mrz.TD3:
+			if c != 'P' {
+				return false
+			}
+		case mrz.TD1:
+			if c != 'A' && c != 'C' && c != 'I' {
+				return false
+			}
+		default:
+			return false
+		}
+		if !mrz.KnownState(doc.IssuingState) {
+			return false
+		}
+	}
+	if on(1) && !mrz.KnownState(doc.Nationality) {
 		return false
 	}
-	return mrz.KnownState(doc.IssuingState) && mrz.KnownState(doc.Nationality) && len(doc.Validate()) == 0
+	if !doc.Padded(lines...) {
+		return false
+	}
+	for _, e := range doc.Validate() {
+		if e.Line == 0 || on(e.Line-1) {
+			return false
+		}
+	}
+	return true
 }

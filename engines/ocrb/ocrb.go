@@ -118,37 +118,58 @@ func (f *Font) Draw(dst *image.RGBA, c byte, x, baseline, pitch, capPx float64, 
 	s := capPx / f.capHeight
 	// Centre the ink, not the advance: the cell is the MRZ's fixed pitch.
 	ox := x + pitch/2 - (o.minX+o.maxX)/2*s
-	fillPath(dst, o, s, ox, baseline, ink)
-}
-
-// fillPath fills o (font units, y up) scaled by s and placed with its
-// origin at (ox, oy), in antialiased ink.
-func fillPath(dst *image.RGBA, o *outline, s, ox, oy float64, ink color.Color) {
-	x0, y0 := int(math.Floor(ox+o.minX*s))-1, int(math.Floor(oy-o.maxY*s))-1
-	x1, y1 := int(math.Floor(ox+o.maxX*s))+2, int(math.Floor(oy-o.minY*s))+2
+	m := Affine{s, 0, ox, 0, -s, baseline}
+	x0, y0 := int(math.Floor(ox+o.minX*s))-1, int(math.Floor(baseline-o.maxY*s))-1
+	x1, y1 := int(math.Floor(ox+o.maxX*s))+2, int(math.Floor(baseline-o.minY*s))+2
 	if x1 <= x0 || y1 <= y0 {
 		return
 	}
 	z := vector.NewRasterizer(x1-x0, y1-y0)
-	pt := func(p [2]float64) (float32, float32) {
-		return float32(ox + p[0]*s - float64(x0)), float32(oy - p[1]*s - float64(y0))
+	m[2], m[5] = m[2]-float64(x0), m[5]-float64(y0)
+	f.Outline(z, c, m)
+	FillRaster(dst, z, x0, y0, ink)
+}
+
+// Affine maps font units (y up) to pixels: x' = a·x + b·y + c,
+// y' = d·x + e·y + f.
+type Affine [6]float64
+
+func (m Affine) apply(p [2]float64) (float32, float32) {
+	return float32(m[0]*p[0] + m[1]*p[1] + m[2]), float32(m[3]*p[0] + m[4]*p[1] + m[5])
+}
+
+// Outline adds c's outline, mapped by m, to z (nothing for a character
+// outside Alphabet).
+func (f *Font) Outline(z *vector.Rasterizer, c byte, m Affine) {
+	o := f.glyphs[c&127]
+	if o == nil {
+		return
 	}
 	for _, sg := range o.segs {
 		switch sg.kind {
 		case segMove:
-			z.MoveTo(pt(sg.p[0]))
+			z.MoveTo(m.apply(sg.p[0]))
 		case segLine:
-			z.LineTo(pt(sg.p[0]))
+			z.LineTo(m.apply(sg.p[0]))
 		case segCube:
-			ax, ay := pt(sg.p[0])
-			bx, by := pt(sg.p[1])
-			cx, cy := pt(sg.p[2])
+			ax, ay := m.apply(sg.p[0])
+			bx, by := m.apply(sg.p[1])
+			cx, cy := m.apply(sg.p[2])
 			z.CubeTo(ax, ay, bx, by, cx, cy)
 		case segClose:
 			z.ClosePath()
 		}
 	}
-	FillRaster(dst, z, x0, y0, ink)
+}
+
+// Ink is c's ink box in font units (y up), and the font's cap height:
+// what placing a glyph needs.
+func (f *Font) Ink(c byte) (minX, minY, maxX, maxY, capHeight float64) {
+	o := f.glyphs[c&127]
+	if o == nil {
+		return 0, 0, 0, 0, f.capHeight
+	}
+	return o.minX, o.minY, o.maxX, o.maxY, f.capHeight
 }
 
 // FillRaster paints z's coverage at (x0, y0) in ink, clipped to dst (the
