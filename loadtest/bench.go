@@ -36,8 +36,9 @@ import (
 //	screen: --n requests of --batch queries against a generated list;
 //	screen-fairness: another tenant's (--other-key) creates, idle and while
 //	  this tenant sends the costliest screenings its budget allows;
-//	upload-fairness: the iban check end to end, idle and while --uploads
-//	  document photos are in flight, and each photo's upload to outcome.
+//	upload-fairness: twelve document photos one at a time, alone; then
+//	  the iban check end to end, idle and while --uploads photos are in
+//	  flight; each photo's upload to outcome.
 func Run(ctx context.Context, o Options) error {
 	base, key, host, mode, otherKey, otherHost, dsn, conc, dur, deep, n, checkName, events, outage, rounds, subscribe, batch, entities, seed :=
 		&o.URL, &o.Key, &o.Host, &o.Mode, &o.OtherKey, &o.OtherHost, &o.DSN, &o.Concurrency, &o.Duration, &o.Deep, &o.N, &o.Check,
