@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"time"
 
 	"github.com/kycflow/kycflow/check"
@@ -97,6 +98,7 @@ func (a *Activities) IDScanRead(ctx context.Context, in IDScanReadInput) (IDScan
 	if out.Outcome == check.AttemptRead {
 		d, id = verifyMRZ(read.MRZ, cs.Customer, settings, time.Now())
 		d.Checks.ImageQuality, d.Checks.MRZRead = sub(check.Clear, ""), sub(check.Clear, "")
+		d.Checks.MRZRead.Read = &check.ReadMeasures{Agreement: round3(read.Agreement), Settled: read.Open}
 	} else { // the last attempt the tenant allows
 		d = check.IDScanData{Outcome: check.OutcomeChecked, Errors: []check.IDScanError{}, Corrections: []check.MRZCorrection{}}
 		msg := "No photo of the document could be read."
@@ -104,6 +106,7 @@ func (a *Activities) IDScanRead(ctx context.Context, in IDScanReadInput) (IDScan
 		d.Checks.ImageQuality = sub(check.Fail, out.Reason)
 		d.Checks.MRZRead = sub(check.Fail, check.ReasonImageUnreadable)
 	}
+	d.Checks.ImageQuality.Image = imageMeasures(read.Quality)
 	d.Source, d.Attempts = check.SourcePhoto, attemptsData(attempts)
 	validated := d.Reason == nil
 	// The check first: a retried activity finds it done; the upload's
@@ -163,6 +166,14 @@ func retakeReason(r mrzread.Reason) string {
 }
 
 // attemptsData is data.attempts.
+// imageMeasures is what the reader measured, as the check's data shows it.
+func imageMeasures(q mrzread.Quality) *check.ImageMeasures {
+	return &check.ImageMeasures{Width: q.Width, Height: q.Height, Brightness: round3(q.Brightness), BandFound: q.BandFound,
+		CharHeight: round3(q.CharHeight), Sharpness: round3(q.Sharpness), Glare: round3(q.Glare)}
+}
+
+func round3(v float64) float64 { return math.Round(v*1000) / 1000 }
+
 func attemptsData(as []store.DocumentAttempt) []check.IDScanAttempt {
 	out := make([]check.IDScanAttempt, len(as))
 	for i, at := range as {

@@ -24,6 +24,33 @@ type SubCheck struct {
 	Result SubResult `json:"result"`
 	// Reason is a code for anything but clear (docs/IDSCAN.md lists them).
 	Reason *string `json:"reason"`
+	// Image is what the reader measured of the photo (image_quality of a
+	// photo only).
+	Image *ImageMeasures `json:"image,omitempty"`
+	// Read is how surely the MRZ was read (mrz_read of a photo only).
+	Read *ReadMeasures `json:"read,omitempty"`
+}
+
+// ImageMeasures are the reader's measurements of a photo (the image read,
+// upright and at most 2 400 pixels on its longer side).
+type ImageMeasures struct {
+	Width      int     `json:"width"`
+	Height     int     `json:"height"`
+	Brightness float64 `json:"brightness"`  // mean grey level, 0–255
+	BandFound  bool    `json:"band_found"`  // the MRZ band was found
+	CharHeight float64 `json:"char_height"` // the MRZ's capitals, pixels
+	Sharpness  float64 `json:"sharpness"`   // edge strength against contrast, 0–1: low when blurred
+	Glare      float64 `json:"glare"`       // share of the band's pixels blown out
+}
+
+// ReadMeasures say how the MRZ was read from a photo.
+type ReadMeasures struct {
+	// Agreement is the share of characters the two readers (Tesseract
+	// and the OCR-B matcher) read alike, 0–1.
+	Agreement float64 `json:"agreement"`
+	// Settled is how many characters they left in doubt, settled by the
+	// check digits and the fields' rules.
+	Settled int `json:"settled"`
 }
 
 // IDScanChecks are an idscan check's sub-checks; nil where one does not

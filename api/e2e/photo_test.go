@@ -183,6 +183,15 @@ func TestIDScanFromPhoto(t *testing.T) {
 			t.Errorf("sub-check %s: %v", name, checks[name])
 		}
 	}
+	// What the reader measured and how surely it read, for a compliance
+	// officer to weigh.
+	im, rd := obj(obj(checks["image_quality"])["image"]), obj(obj(checks["mrz_read"])["read"])
+	if ch, _ := im["char_height"].(float64); im["band_found"] != true || ch < 7 || im["width"] == nil {
+		t.Errorf("image_quality measures: %v", checks["image_quality"])
+	}
+	if ag, _ := rd["agreement"].(float64); ag <= 0 || ag > 1 || rd["settled"] == nil {
+		t.Errorf("mrz_read measures: %v", checks["mrz_read"])
+	}
 	attempts, _ := d["attempts"].([]any)
 	if len(attempts) != 2 || obj(attempts[0])["status"] != "retake" || obj(attempts[1])["status"] != "read" || obj(attempts[0])["reason"] == nil {
 		t.Fatalf("attempts: %v", d["attempts"])
@@ -387,6 +396,9 @@ func TestPhotoAttemptsUsedAndTypedOff(t *testing.T) {
 	d := obj(chk["data"])
 	if chk["validated"] != false || d["reason"] != "image_unreadable" || d["source"] != "photo" || obj(obj(d["checks"])["image_quality"])["result"] != "fail" {
 		t.Fatalf("check: %v", chk)
+	}
+	if im := obj(obj(obj(d["checks"])["image_quality"])["image"]); im["band_found"] != false {
+		t.Errorf("the side without the code: measures %v", im)
 	}
 	if r := upload(t, path, side); r.status != http.StatusGone {
 		t.Fatalf("a third upload: %d %s", r.status, r.raw)
