@@ -245,14 +245,18 @@ func (a *Activities) complete(ctx context.Context, ref check.Ref, validated *boo
 // completeWith records a finished check and, in the same transaction, what
 // the provider told about the subject: an address, a verified identity.
 func (a *Activities) completeWith(ctx context.Context, ref check.Ref, validated *bool, data any, addr *store.Address, id *store.Identity) (CheckResult, error) {
+	return a.completeUpdate(ctx, ref, validated, data, store.CheckUpdate{Address: addr, Identity: id})
+}
+
+// completeUpdate is completeWith with any of the update's options (u's
+// status, validity and data are set here).
+func (a *Activities) completeUpdate(ctx context.Context, ref check.Ref, validated *bool, data any, u store.CheckUpdate) (CheckResult, error) {
 	b, err := json.Marshal(data)
 	if err != nil {
 		return CheckResult{}, err
 	}
-	applied, status, err := a.update(ctx, ref, store.CheckUpdate{
-		Status: check.Completed, From: []check.Status{check.Running, check.AwaitingInput},
-		Validated: validated, Data: b, Address: addr, Identity: id,
-	})
+	u.Status, u.From, u.Validated, u.Data = check.Completed, []check.Status{check.Running, check.AwaitingInput}, validated, b
+	applied, status, err := a.update(ctx, ref, u)
 	if err != nil {
 		return CheckResult{}, wrap(err, "record result")
 	}

@@ -46,15 +46,9 @@ func (a *Activities) IDScanVerify(ctx context.Context, in LinkInput) (CheckResul
 	d, id := verifyMRZ(sub.MRZ, cs.Customer, settings, time.Now())
 	d.Source = check.SourceTyped
 	validated := d.Reason == nil
-	res, err := a.completeWith(ctx, in.Check, &validated, d, nil, id)
-	if err != nil {
-		return res, err
-	}
-	// The MRZ's optional data (a Dutch passport's BSN) is never kept.
-	if err := a.Store.SetLinkSubmission(ctx, in.Check, nil); err != nil {
-		return res, wrap(err, "drop the typed MRZ")
-	}
-	return res, nil
+	// The MRZ's optional data (a Dutch passport's BSN) is never kept: the
+	// typed MRZ goes with the result, in one transaction.
+	return a.completeUpdate(ctx, in.Check, &validated, d, store.CheckUpdate{Identity: id, DropSubmission: true})
 }
 
 // verifyMRZ decides an idscan check from an MRZ's text; the identity is

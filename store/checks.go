@@ -162,6 +162,10 @@ type CheckUpdate struct {
 	// Identity, when set, is written onto the check's customer likewise;
 	// nil fields leave the record's value.
 	Identity *Identity
+	// DropSubmission erases what the person submitted through the check's
+	// link in the same transaction (a typed MRZ once checked: a crash
+	// between the two must not keep it).
+	DropSubmission bool
 }
 
 // Identity is what a verified document or bank identification tells about
@@ -216,6 +220,9 @@ func (s *Store) UpdateCheck(ctx context.Context, ref check.Ref, u CheckUpdate) (
 					WHERE tenant_id = $1 AND id = $2`,
 					ref.TenantID, ref.SubjectID, id.Gender, id.Birthdate, id.NationalityID, id.DocumentNumber,
 					id.DocumentType, id.DocumentExpiration, at)
+			}
+			if u.DropSubmission && err == nil {
+				_, err = tx.ExecContext(ctx, `UPDATE links SET submission = NULL WHERE tenant_id = $1 AND check_id = $2`, ref.TenantID, ref.CheckID)
 			}
 			return err
 		}

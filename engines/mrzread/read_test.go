@@ -365,6 +365,15 @@ func TestChooseSettles(t *testing.T) {
 	if doc, _, _, ok := choose(cells, nil); !ok || doc.Lines[1] != truth {
 		t.Errorf("heights did not settle the check digit: ok %v", ok)
 	}
+	// The same with the name's trailing fillers in doubt as well: they
+	// settle, and the check digit's height is still its own.
+	for k := end + 3; k < len(lines[0]); k++ {
+		cells[0].second = cells[0].second[:k] + "C" + cells[0].second[k+1:]
+		cells[0].margin[k] = 0.05
+	}
+	if doc, _, _, ok := choose(cells, nil); !ok || doc.Lines[1] != truth {
+		t.Errorf("heights mixed up once the fillers settled: ok %v", ok)
+	}
 	// Measured filler-low, it is the filler.
 	cells[1].height[42] = 28
 	if doc, _, _, ok := choose(cells, nil); !ok || doc.Lines[1] != lines[1][:42]+"<"+lines[1][43:] {

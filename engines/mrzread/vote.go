@@ -138,10 +138,12 @@ func boolInt(b bool) int {
 	return 0
 }
 
-// slot is an open character: its options, the matcher's first.
+// slot is an open character: its options, the matcher's first, and what
+// its ink height says it is.
 type slot struct {
 	line, pos int
 	options   []byte
+	height    stature
 }
 
 // maxOpen bounds the characters the readers may disagree on: each doubles
@@ -288,7 +290,6 @@ func choose(cells []cellRead, tess [][]ocrLine) (doc *mrz.Document, agreed float
 		return mrz.Any
 	}
 	total, same := 0, 0
-	var evidence []stature // per open slot: what its height says
 	for i, c := range cells {
 		lines[i] = []byte(c.text)
 		tall := heights(c)
@@ -332,8 +333,7 @@ func choose(cells []cellRead, tess [][]ocrLine) (doc *mrz.Document, agreed float
 				// always open where either may stand, even when they
 				// agree, so that two O/0 swaps whose weights cancel in a
 				// check digit are found ambiguous rather than read.
-				slots = append(slots, slot{i, k, []byte{'O', '0'}})
-				evidence = append(evidence, tall(k))
+				slots = append(slots, slot{i, k, []byte{'O', '0'}, tall(k)})
 			case confirmed || matcherSure(c, k):
 			default:
 				// What may not stand here is taken as its look-alike
@@ -346,13 +346,11 @@ func choose(cells []cellRead, tess [][]ocrLine) (doc *mrz.Document, agreed float
 				}
 				switch len(fit) {
 				case 0: // nothing may stand here: no reading passes
-					slots = append(slots, slot{i, k, []byte{c.text[k]}})
-					evidence = append(evidence, anyHeight)
+					slots = append(slots, slot{i, k, []byte{c.text[k]}, anyHeight})
 				case 1:
 					lines[i][k] = fit[0]
 				default:
-					slots = append(slots, slot{i, k, fit})
-					evidence = append(evidence, tall(k))
+					slots = append(slots, slot{i, k, fit, tall(k)})
 				}
 			}
 		}
@@ -366,10 +364,9 @@ func choose(cells []cellRead, tess [][]ocrLine) (doc *mrz.Document, agreed float
 	// document's is unique when every group's is.
 	for _, group := range lineGroups(format) {
 		var mine []slot
-		var ev []stature
-		for j, sl := range slots {
+		for _, sl := range slots {
 			if slices.Contains(group, sl.line) {
-				mine, ev = append(mine, sl), append(ev, evidence[j])
+				mine = append(mine, sl)
 			}
 		}
 		found, unique := passing(lines, mine, group)
@@ -380,11 +377,11 @@ func choose(cells []cellRead, tess [][]ocrLine) (doc *mrz.Document, agreed float
 			// other of two readings would take every such height to be
 			// misjudged.
 			narrowed, any := slices.Clone(mine), false
-			for j, e := range ev {
-				if e == anyHeight {
+			for j, sl := range mine {
+				if sl.height == anyHeight {
 					continue
 				}
-				keep := slices.DeleteFunc(slices.Clone(mine[j].options), func(ch byte) bool { return !e.allows(ch) })
+				keep := slices.DeleteFunc(slices.Clone(sl.options), func(ch byte) bool { return !sl.height.allows(ch) })
 				if len(keep) > 0 && len(keep) < len(mine[j].options) {
 					narrowed[j].options, any = keep, true
 				}
