@@ -12,9 +12,9 @@ import (
 )
 
 // press is how a document's printer (or laser engraver) puts the OCR-B
-// outline on the page: no print is the font's outline. Strokes spread or
-// thin, one issuer's OCR-B is narrower than another's, characters sit a
-// little off their nominal place, and edges are ragged. The reader's
+// outline on the page, never exactly as the font draws it: strokes spread
+// or thin, one issuer's OCR-B is narrower than another's, characters sit
+// a little off their nominal place, and edges are ragged. The reader's
 // typeface matcher rasterizes the outline itself; printing the MRZ
 // through a press keeps the generated photos from flattering it.
 type press struct {
