@@ -5,14 +5,13 @@
 package documents
 
 import (
-	"crypto/aes"
 	"crypto/cipher"
 	"crypto/rand"
-	"encoding/base64"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/kycflow/kycflow/sealing"
 )
 
 // Keys seal images at rest with AES-256-GCM. Each sealed image names its
@@ -40,17 +39,9 @@ func ParseKeys(spec string) (*Keys, error) {
 		if _, dup := k.aeads[id]; dup {
 			return nil, fmt.Errorf("key id %q is listed twice", id)
 		}
-		raw, err := decodeKey(key)
+		aead, err := sealing.NewGCM(key)
 		if err != nil {
 			return nil, fmt.Errorf("key %q: %w", id, err)
-		}
-		block, err := aes.NewCipher(raw)
-		if err != nil {
-			return nil, err
-		}
-		aead, err := cipher.NewGCM(block)
-		if err != nil {
-			return nil, err
 		}
 		k.ids = append(k.ids, id)
 		k.aeads[id] = aead
@@ -59,18 +50,6 @@ func ParseKeys(spec string) (*Keys, error) {
 		return nil, errors.New("no key")
 	}
 	return k, nil
-}
-
-func decodeKey(s string) ([]byte, error) {
-	if raw, err := hex.DecodeString(s); err == nil && len(raw) == 32 {
-		return raw, nil
-	}
-	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.RawURLEncoding, base64.URLEncoding} {
-		if raw, err := enc.DecodeString(s); err == nil && len(raw) == 32 {
-			return raw, nil
-		}
-	}
-	return nil, errors.New("a key is 32 bytes: 64 hex digits or base64 (openssl rand -hex 32)")
 }
 
 // Seal encrypts plain with the sealing key; context binds it to its row

@@ -1,14 +1,13 @@
 package webhook
 
 import (
-	"crypto/aes"
 	"crypto/cipher"
 	"crypto/rand"
 	"encoding/base64"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"strings"
+
+	"github.com/kycflow/kycflow/sealing"
 )
 
 // SecretPrefix starts every signing secret.
@@ -29,20 +28,7 @@ type Cipher struct{ aead cipher.AEAD }
 
 // NewCipher takes the key as 64 hex digits or 32 base64 bytes.
 func NewCipher(key string) (*Cipher, error) {
-	key = strings.TrimSpace(key)
-	raw, err := hex.DecodeString(key)
-	if err != nil || len(raw) != 32 {
-		if raw, err = base64.StdEncoding.DecodeString(key); err != nil || len(raw) != 32 {
-			if raw, err = base64.RawURLEncoding.DecodeString(key); err != nil || len(raw) != 32 {
-				return nil, errors.New("the key must be 32 bytes: 64 hex digits or base64 (openssl rand -hex 32)")
-			}
-		}
-	}
-	block, err := aes.NewCipher(raw)
-	if err != nil {
-		return nil, err
-	}
-	aead, err := cipher.NewGCM(block)
+	aead, err := sealing.NewGCM(key)
 	if err != nil {
 		return nil, err
 	}
