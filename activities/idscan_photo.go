@@ -99,6 +99,7 @@ func (a *Activities) IDScanRead(ctx context.Context, in IDScanReadInput) (IDScan
 		d, id = verifyMRZ(read.MRZ, cs.Customer, settings, time.Now())
 		d.Checks.ImageQuality, d.Checks.MRZRead = sub(check.Clear, ""), sub(check.Clear, "")
 		d.Checks.MRZRead.Read = &check.ReadMeasures{Agreement: round3(read.Agreement), Settled: read.Open}
+		d.Checks.VisualZone = visualZone(read.Zone)
 	} else { // the last attempt the tenant allows
 		d = check.IDScanData{Outcome: check.OutcomeChecked, Errors: []check.IDScanError{}, Corrections: []check.MRZCorrection{}}
 		msg := "No photo of the document could be read."
@@ -145,6 +146,31 @@ func (a *Activities) readUpload(ctx context.Context, ref check.Ref, rows []store
 		}
 	}
 	return first, nil
+}
+
+// visualZone is the visual_zone sub-check: consider when a printed field
+// differs from the MRZ, clear when one was read and none differs, nil when
+// the page was not read.
+func visualZone(z *mrzread.VisualZone) *check.SubCheck {
+	if z == nil || !z.Read() {
+		return nil
+	}
+	s := sub(check.Clear, "")
+	if z.Differs() {
+		s = sub(check.Consider, check.ReasonVisualZoneMismatch)
+	}
+	s.Fields = &check.ZoneFields{Name: zoneFinding(z.Name), BirthDate: zoneFinding(z.BirthDate)}
+	return s
+}
+
+func zoneFinding(f mrzread.Finding) string {
+	switch f {
+	case mrzread.Agrees:
+		return check.ZoneAgrees
+	case mrzread.Differs:
+		return check.ZoneDiffers
+	}
+	return check.ZoneNotRead
 }
 
 // retakeReason is the domain's word (check.Retake…) for the reader's

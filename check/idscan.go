@@ -29,7 +29,29 @@ type SubCheck struct {
 	Image *ImageMeasures `json:"image,omitempty"`
 	// Read is how surely the MRZ was read (mrz_read of a photo only).
 	Read *ReadMeasures `json:"read,omitempty"`
+	// Fields are what the printed page said of each field compared with
+	// the MRZ (visual_zone only).
+	Fields *ZoneFields `json:"fields,omitempty"`
 }
+
+// ZoneFields are a passport page's printed fields as compared with its
+// MRZ, each ZoneAgrees, ZoneDiffers or ZoneNotRead.
+type ZoneFields struct {
+	Name      string `json:"name"` // surname and first given name
+	BirthDate string `json:"birth_date"`
+}
+
+// What became of a printed field (visual_zone.fields).
+const (
+	ZoneAgrees  = "agrees"   // printed as the MRZ has it
+	ZoneDiffers = "differs"  // the page was legible and prints something else
+	ZoneNotRead = "not_read" // not read with confidence either way
+)
+
+// ReasonVisualZoneMismatch is visual_zone's reason when the printed page
+// and the MRZ disagree: a tampering signal (consider, not fail: the check
+// stays validated, for a person to look at).
+const ReasonVisualZoneMismatch = "visual_zone_mismatch"
 
 // ImageMeasures are the reader's measurements of a photo (the image read,
 // upright and at most 2 400 pixels on its longer side).
@@ -62,6 +84,10 @@ type IDScanChecks struct {
 	DocumentExpired  *SubCheck `json:"document_expired"`
 	DataComparison   *SubCheck `json:"data_comparison"`
 	DocumentAccepted *SubCheck `json:"document_accepted"`
+	// VisualZone compares a passport's printed name and date of birth
+	// with its MRZ; nil where the page was not read (typed MRZs, card
+	// backs, which print no name, pages not legible).
+	VisualZone *SubCheck `json:"visual_zone"`
 }
 
 // Attempt statuses: an uploaded photo is being read, was read, or was sent

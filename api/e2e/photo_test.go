@@ -178,10 +178,13 @@ func TestIDScanFromPhoto(t *testing.T) {
 	if chk["validated"] != true || d["source"] != "photo" || d["document_number"] != id.Fields.DocumentNumber || d["surname"] != id.Fields.Surname {
 		t.Fatalf("check: %v", chk)
 	}
-	for _, name := range []string{"image_quality", "mrz_read", "check_digits", "document_expired", "data_comparison", "document_accepted"} {
+	for _, name := range []string{"image_quality", "mrz_read", "check_digits", "document_expired", "data_comparison", "document_accepted", "visual_zone"} {
 		if obj(checks[name])["result"] != "clear" {
 			t.Errorf("sub-check %s: %v", name, checks[name])
 		}
+	}
+	if f := obj(obj(checks["visual_zone"])["fields"]); f["name"] != "agrees" || f["birth_date"] != "agrees" {
+		t.Errorf("visual_zone: %v", checks["visual_zone"])
 	}
 	// What the reader measured and how surely it read, for a compliance
 	// officer to weigh.
@@ -414,4 +417,29 @@ func waitStatusWithin(t *testing.T, tn tenant, id, status string, within time.Du
 		return chk["status"] == status
 	})
 	return chk
+}
+
+// A passport whose printed date of birth was altered while its MRZ was
+// left intact: the MRZ and the customer agree, so the check is validated,
+// and visual_zone says consider — the tampering signal a compliance
+// officer looks at.
+func TestPhotoOfATamperedPage(t *testing.T) {
+	t.Parallel()
+	_, id := docPhoto(t, 404, mrz.TD3, sharp)
+	id.Tampered, id.PrintedBirth = docgen.TamperedBirth, id.Birth.AddDate(-7, 0, 3)
+	b, err := docgen.Snapshot(id, 12, sharp, 404)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cid, path := photoCustomer(t, env.a, id)
+	waitStatus(t, env.a, cid, "awaiting_input")
+	if r := upload(t, path, b); r.status != http.StatusAccepted {
+		t.Fatalf("upload: %d %s", r.status, r.raw)
+	}
+	chk := waitStatusWithin(t, env.a, cid, "completed", 2*time.Minute)
+	d := obj(chk["data"])
+	vz := obj(obj(d["checks"])["visual_zone"])
+	if chk["validated"] != true || vz["result"] != "consider" || vz["reason"] != "visual_zone_mismatch" || obj(vz["fields"])["birth_date"] != "differs" {
+		t.Fatalf("check: %v", chk)
+	}
 }

@@ -18,7 +18,7 @@ import (
 func idscanGenerate(fs *flag.FlagSet) runFunc {
 	n := fs.Int("n", 20, "photos to generate")
 	seed := fs.Int64("seed", 1, "generator seed (the same seed gives the same photos)")
-	profile := fs.String("profile", "phone", "clean, phone (degraded as phones degrade) or hard (unreadable)")
+	profile := fs.String("profile", "phone", "clean, phone (degraded as phones degrade), hard (unreadable) or tampered (clean, a passport's printed surname or birth date not its MRZ's)")
 	out := fs.String("out", "", "directory to write NAME.jpg and labels.json to (created)")
 	return func(ctx context.Context, _ app.Config, args []string) error {
 		if len(args) > 0 || *n < 1 || *out == "" {

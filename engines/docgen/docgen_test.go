@@ -572,3 +572,32 @@ func TestPress(t *testing.T) {
 		t.Errorf("the glyph leaves its cell: x %d–%d", px0, px1)
 	}
 }
+
+// The tampered profile prints a passport's page otherwise than its MRZ
+// (the surname or the date of birth), through a clean camera; its cards
+// are the clean profile's.
+func TestTamperedProfile(t *testing.T) {
+	for i := range 6 {
+		s, err := GenerateSample(3, i, Tampered)
+		if err != nil {
+			t.Fatal(err)
+		}
+		clean, err := GenerateSample(3, i, Clean)
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := s.Identity
+		switch {
+		case id.Format == mrz.TD1 && (id.Tampered != "" || s.Camera != clean.Camera):
+			t.Errorf("%s: a card tampered (%q) or not through the clean camera", s.Name, id.Tampered)
+		case id.Format == mrz.TD3 && id.Tampered == TamperedSurname && (id.PrintedSurname == "" || id.PrintedSurname == id.Fields.Surname):
+			t.Errorf("%s: surname printed %q for %q", s.Name, id.PrintedSurname, id.Fields.Surname)
+		case id.Format == mrz.TD3 && id.Tampered == TamperedBirth && (id.PrintedBirth.IsZero() || id.PrintedBirth.Equal(id.Birth)):
+			t.Errorf("%s: birth printed %v for %v", s.Name, id.PrintedBirth, id.Birth)
+		case id.Format == mrz.TD3 && id.Tampered == "":
+			t.Errorf("%s: a passport not tampered", s.Name)
+		case id.MRZ != clean.Identity.MRZ:
+			t.Errorf("%s: the MRZ changed with the page", s.Name)
+		}
+	}
+}

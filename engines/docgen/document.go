@@ -318,11 +318,18 @@ func (d *drawing) dataPage() {
 	d.field(cx, cy, 14, "Type", f.DocumentCode)
 	d.field(cx+16, cy, 22, "Code", f.IssuingState)
 	d.field(cx+44, cy, 36, "Document no. / No. du document", f.DocumentNumber)
-	d.field(cx, cy+7, 80, "Surname / Nom", f.Surname)
+	surname, birth := f.Surname, d.id.Birth
+	if d.id.PrintedSurname != "" {
+		surname = d.id.PrintedSurname
+	}
+	if !d.id.PrintedBirth.IsZero() {
+		birth = d.id.PrintedBirth
+	}
+	d.field(cx, cy+7, 80, "Surname / Nom", surname)
 	d.field(cx, cy+14, 80, "Given names / Prénoms", f.GivenNames)
 	d.field(cx, cy+21, 50, "Nationality / Nationalité", holderNat)
 	d.field(cx+54, cy+21, 26, "Sex / Sexe", f.Sex)
-	d.field(cx, cy+28, 40, "Date of birth / Date de naissance", printedDate(d.id.Birth))
+	d.field(cx, cy+28, 40, "Date of birth / Date de naissance", printedDate(birth))
 	d.field(cx+44, cy+28, 36, "Place of birth / Lieu de naissance", pick(d.r, cities))
 	d.field(cx, cy+35, 40, "Date of issue / Date de délivrance", printedDate(d.id.Issue))
 	d.field(cx+44, cy+35, 36, "Date of expiry / Date d'expiration", printedDate(d.id.Expiry))

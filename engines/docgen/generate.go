@@ -34,10 +34,16 @@ const (
 	// Hard: beyond what can be read: glare on the MRZ, heavy blur, very
 	// dark with noise, or a tiny document. Never readable.
 	Hard Profile = "hard"
+	// Tampered: clean photos of passports whose visual zone prints another
+	// surname or date of birth than the MRZ (Identity.Tampered says
+	// which): what a forger who edits the printed page but not the MRZ
+	// leaves. A card's MRZ side prints no name, so its TD1 samples are as
+	// Clean's.
+	Tampered Profile = "tampered"
 )
 
 // Profiles lists the profiles.
-var Profiles = []Profile{Clean, Phone, Hard}
+var Profiles = []Profile{Clean, Phone, Hard, Tampered}
 
 // Sample is one labelled photo.
 type Sample struct {
@@ -152,10 +158,10 @@ func Generate(seed int64, n int, p Profile) ([]Sample, error) {
 
 func (p Profile) check() error {
 	switch p {
-	case Clean, Phone, Hard:
+	case Clean, Phone, Hard, Tampered:
 		return nil
 	}
-	return fmt.Errorf("docgen: unknown profile %q (want clean, phone or hard)", p)
+	return fmt.Errorf("docgen: unknown profile %q (want clean, phone, hard or tampered)", p)
 }
 
 // GenerateSample makes sample i of Generate(seed, …, p), alone: for sets
@@ -208,16 +214,24 @@ func specOf(seed int64, i int, p Profile) (*spec, error) {
 		format = mrz.TD1
 	}
 	sp := &spec{name: fmt.Sprintf("%s-%05d", strings.ToLower(string(format)), i), id: RandomIdentity(r, format), r: r}
+	if p == Tampered && format == mrz.TD3 {
+		// A stream of its own: the camera is drawn as for Clean.
+		sp.id = tamper(sp.id, rand.New(rand.NewPCG(uint64(seed), uint64(i)^0x74616d706572)))
+	}
+	cameraOf := p
+	if p == Tampered {
+		cameraOf = Clean
+	}
 	// A profile's parameters are drawn to land on its side of the
 	// readability line; the labels are computed, not assumed, and the rare
 	// draw that lands on the wrong side is drawn again.
 	for attempt := 0; ; attempt++ {
-		sp.cam = drawCamera(p, format, r)
+		sp.cam = drawCamera(cameraOf, format, r)
 		sp.l = layoutOf(format, docResolution(sp.cam, format))
 		w, h := sp.l.size()
 		sp.s = plan(w, h, sp.l.mrzBox(), sp.cam, r)
 		sp.readable, sp.why, sp.charHeight = assess(sp.s, sp.l, sp.cam)
-		if p == Phone || sp.readable == (p == Clean) {
+		if p == Phone || sp.readable == (cameraOf == Clean) {
 			return sp, nil
 		}
 		if attempt == 50 {
@@ -323,6 +337,7 @@ type label struct {
 	Readable   bool       `json:"readable"`
 	Why        string     `json:"why,omitempty"`
 	Expired    bool       `json:"expired"`
+	Tampered   string     `json:"tampered,omitempty"` // the visual zone's field that differs from the MRZ
 	CharHeight float64    `json:"char_height_px"`
 	MRZQuad    [4][2]int  `json:"mrz_quad"` // [x, y] pairs
 	DocQuad    [4][2]int  `json:"doc_quad"`
@@ -345,7 +360,7 @@ func WriteSet(dir string, samples []Sample) error {
 		}
 		labels[i] = label{
 			Name: s.Name, File: file, MRZ: s.MRZ, Format: s.Identity.Format, Profile: s.Profile, Readable: s.Readable, Why: s.Why,
-			Expired: s.Identity.Expired, CharHeight: math.Round(s.CharHeight*10) / 10, MRZQuad: pairs(s.MRZQuad), DocQuad: pairs(s.DocQuad), Width: s.Width, Height: s.Height, Camera: s.Camera,
+			Expired: s.Identity.Expired, Tampered: s.Identity.Tampered, CharHeight: math.Round(s.CharHeight*10) / 10, MRZQuad: pairs(s.MRZQuad), DocQuad: pairs(s.DocQuad), Width: s.Width, Height: s.Height, Camera: s.Camera,
 		}
 	}
 	var data bytes.Buffer
@@ -366,7 +381,7 @@ func pairs(q [4]image.Point) (out [4][2]int) {
 }
 
 // ReadSet reads a set WriteSet wrote: each sample's photo and labels (the
-// Identity holds its Format and Expired only).
+// Identity holds its Format, Expired and Tampered only).
 func ReadSet(dir string) ([]Sample, error) {
 	b, err := os.ReadFile(filepath.Join(dir, "labels.json"))
 	if err != nil {
@@ -386,7 +401,7 @@ func ReadSet(dir string) ([]Sample, error) {
 			return nil, err
 		}
 		out[i] = Sample{
-			Name: l.Name, JPEG: jpg, MRZ: l.MRZ, Identity: Identity{Format: l.Format, Expired: l.Expired}, Camera: l.Camera, Profile: l.Profile,
+			Name: l.Name, JPEG: jpg, MRZ: l.MRZ, Identity: Identity{Format: l.Format, Expired: l.Expired, Tampered: l.Tampered}, Camera: l.Camera, Profile: l.Profile,
 			Readable: l.Readable, Why: l.Why, CharHeight: l.CharHeight, MRZQuad: points(l.MRZQuad), DocQuad: points(l.DocQuad), Width: l.Width, Height: l.Height,
 		}
 	}

@@ -23,6 +23,42 @@ type Identity struct {
 	Birth, Issue, Expiry time.Time
 	// Expired says whether Expiry is before Reference() (about 1 in 10).
 	Expired bool
+
+	// Tampered names the field the visual zone prints otherwise than the
+	// MRZ ("surname" or "birth_date"; "" for none), and PrintedSurname and
+	// PrintedBirth what it prints instead.
+	Tampered       string
+	PrintedSurname string
+	PrintedBirth   time.Time
+}
+
+// The fields a tampered visual zone changes.
+const (
+	TamperedSurname = "surname"
+	TamperedBirth   = "birth_date"
+)
+
+// tamper changes id's printed surname or date of birth (one of the two,
+// drawn), as a forger who edits the page but not its MRZ would: another
+// surname from the list, or a birth date a few days, months or years off.
+func tamper(id Identity, r *rand.Rand) Identity {
+	if r.IntN(2) == 0 {
+		id.Tampered = TamperedSurname
+		for id.PrintedSurname == "" || id.PrintedSurname == id.Fields.Surname {
+			id.PrintedSurname = pick(r, surnames)
+		}
+		return id
+	}
+	id.Tampered = TamperedBirth
+	switch r.IntN(3) {
+	case 0:
+		id.PrintedBirth = id.Birth.AddDate(0, 0, 1+r.IntN(27))
+	case 1:
+		id.PrintedBirth = id.Birth.AddDate(0, 1+r.IntN(11), 0)
+	default:
+		id.PrintedBirth = id.Birth.AddDate(-1-r.IntN(9), 0, 0) // older: a minor made an adult
+	}
+	return id
 }
 
 // Surnames in the MRZ's alphabet, as the MRZ spells them (transliterated:

@@ -39,6 +39,14 @@ type Report struct {
 	Latency []time.Duration
 	// Misses names the readable photos not read exactly, with the outcome.
 	Misses []string
+	// Zone counts the passports read exactly by what their printed page
+	// said: "consider" (a field differs from the MRZ), "clear" (read, none
+	// differs) or "not_read"; ZoneTampered the same for pages docgen
+	// tampered with. A consider on a page not tampered with is a false
+	// alarm; a clear on one tampered with, a forgery missed.
+	Zone, ZoneTampered map[string]int
+	// ZoneMisses names the pages judged otherwise than they are printed.
+	ZoneMisses []string
 }
 
 // Evaluate reads each sample, one at a time (the latency of one read on an
@@ -53,7 +61,8 @@ func Evaluate(ctx context.Context, r mrzread.Reader, samples []docgen.Sample) ([
 		}
 		rep := by[s.Profile]
 		if rep == nil {
-			rep = &Report{Profile: s.Profile, Retakes: map[mrzread.Reason]int{}, Unreadable: map[string]map[mrzread.Reason]int{}}
+			rep = &Report{Profile: s.Profile, Retakes: map[mrzread.Reason]int{}, Unreadable: map[string]map[mrzread.Reason]int{},
+				Zone: map[string]int{}, ZoneTampered: map[string]int{}}
 			by[s.Profile] = rep
 			order = append(order, s.Profile)
 		}
@@ -82,6 +91,7 @@ func Evaluate(ctx context.Context, r mrzread.Reader, samples []docgen.Sample) ([
 			rep.Misses = append(rep.Misses, fmt.Sprintf("%s: read, though unreadable (%s)", s.Name, s.Why))
 		case res.Outcome == mrzread.Read:
 			rep.Exact++
+			rep.zone(s, res.Zone)
 		case s.Readable:
 			rep.Retakes[res.Reason]++
 			rep.Misses = append(rep.Misses, fmt.Sprintf("%s: retake %s", s.Name, res.Reason))
@@ -98,6 +108,28 @@ func Evaluate(ctx context.Context, r mrzread.Reader, samples []docgen.Sample) ([
 		out[i] = by[p]
 	}
 	return out, nil
+}
+
+// zone counts what a passport's printed page was judged.
+func (r *Report) zone(s docgen.Sample, z *mrzread.VisualZone) {
+	if z == nil {
+		return
+	}
+	verdict := "not_read"
+	switch {
+	case z.Differs():
+		verdict = "consider"
+	case z.Read():
+		verdict = "clear"
+	}
+	counts := r.Zone
+	if s.Identity.Tampered != "" {
+		counts = r.ZoneTampered
+	}
+	counts[verdict]++
+	if (verdict == "consider") != (s.Identity.Tampered != "") {
+		r.ZoneMisses = append(r.ZoneMisses, fmt.Sprintf("%s: page %s (tampered %q): name %s, birth date %s", s.Name, verdict, s.Identity.Tampered, z.Name, z.BirthDate))
+	}
 }
 
 // Percentile is the latency below which the share p (0–1) of reads
@@ -136,11 +168,19 @@ func (r *Report) Print(w io.Writer, verbose bool) {
 		}
 		fmt.Fprintln(w)
 	}
+	for _, c := range []struct {
+		what   string
+		counts map[string]int
+	}{{"printed pages", r.Zone}, {"tampered printed pages", r.ZoneTampered}} {
+		if n := c.counts["clear"] + c.counts["consider"] + c.counts["not_read"]; n > 0 {
+			fmt.Fprintf(w, "  %s (%d): clear %d, consider %d, not read %d\n", c.what, n, c.counts["clear"], c.counts["consider"], c.counts["not_read"])
+		}
+	}
 	round := func(d time.Duration) time.Duration { return d.Round(time.Millisecond) }
 	fmt.Fprintf(w, "  per photo: p50 %s p90 %s p99 %s max %s\n",
 		round(r.Percentile(0.5)), round(r.Percentile(0.9)), round(r.Percentile(0.99)), round(r.Percentile(1)))
 	if verbose {
-		for _, m := range r.Misses {
+		for _, m := range append(r.Misses, r.ZoneMisses...) {
 			fmt.Fprintln(w, "  "+m)
 		}
 	}

@@ -60,11 +60,12 @@ func TestEvaluate(t *testing.T) {
 // The reader's quality gate, on photos it was not tuned on (seed 4):
 // never a wrong read, never a read of an unreadable photo, and at least
 // the share of readable photos read that docs/BENCHMARKS.md reports, less
-// a margin. Run by make test without the race detector (test-quality).
+// a margin; no honest printed page called tampered, and most tampered
+// ones caught. Run by make test without the race detector (test-quality).
 func TestReaderQuality(t *testing.T) {
 	const seed = 4
-	floor := map[docgen.Profile]float64{docgen.Clean: 0.995, docgen.Phone: 0.85, docgen.Hard: 0}
-	n := map[docgen.Profile]int{docgen.Clean: 20, docgen.Phone: 20, docgen.Hard: 10}
+	floor := map[docgen.Profile]float64{docgen.Clean: 0.995, docgen.Phone: 0.85, docgen.Hard: 0, docgen.Tampered: 0.995}
+	n := map[docgen.Profile]int{docgen.Clean: 20, docgen.Phone: 20, docgen.Hard: 10, docgen.Tampered: 12}
 	for _, p := range docgen.Profiles {
 		samples, err := docgen.Generate(seed, n[p], p)
 		if err != nil {
@@ -80,6 +81,12 @@ func TestReaderQuality(t *testing.T) {
 		t.Log(out.String())
 		if r.Wrong > 0 || r.UnreadableRead > 0 || r.Refused > 0 {
 			t.Errorf("%s: %d wrong reads, %d unreadable photos read, %d refused", p, r.Wrong, r.UnreadableRead, r.Refused)
+		}
+		if r.Zone["consider"] > 0 {
+			t.Errorf("%s: %d honest printed pages called tampered", p, r.Zone["consider"])
+		}
+		if caught, all := r.ZoneTampered["consider"], r.ZoneTampered["consider"]+r.ZoneTampered["clear"]+r.ZoneTampered["not_read"]; p == docgen.Tampered && caught*5 < all*4 {
+			t.Errorf("%s: %d of %d tampered printed pages caught, the gate is 80 %%", p, caught, all)
 		}
 		if r.ExactRate() < floor[p] {
 			t.Errorf("%s: read %.1f %% of readable photos, the gate is %.0f %%", p, 100*r.ExactRate(), 100*floor[p])

@@ -56,6 +56,9 @@ type Result struct {
 	Agreement float64
 	Open      int
 	Quality   Quality
+	// Zone is how a passport's printed page agrees with its MRZ; nil when
+	// the page was not read (a card's MRZ side, which prints no name).
+	Zone *VisualZone
 }
 
 // Quality is what the reader measured of the photo.
@@ -151,10 +154,10 @@ func (r Reader) read(ctx context.Context, g *image.Gray, shrunk float64) (Result
 		return Result{}, err
 	}
 	// Upright or upside down: the way the typeface matches better.
-	turned := rotate(straight, 180)
+	turned, upsideDown := rotate(straight, 180), false
 	up, ok := matchLines(straight, sets, chars, n, true)
 	if down, dok := matchLines(turned, sets, chars, n, true); dok && (!ok || meanScore(down) > meanScore(up)) {
-		straight, ok = turned, true
+		straight, ok, upsideDown = turned, true, true
 	}
 	var cells []cellRead
 	if ok {
@@ -164,15 +167,38 @@ func (r Reader) read(ctx context.Context, g *image.Gray, shrunk float64) (Result
 		res.Reason = retakeReason(res.Quality, Unreadable)
 		return res, nil
 	}
+	// A passport's printed page is read beside its MRZ, on the other core.
+	zctx, stopZone := context.WithCancel(ctx)
+	defer stopZone()
+	zone := make(chan []ocrLine, 1)
+	if n == 2 {
+		go func() {
+			lines, err := r.readZone(zctx, g, quad, straight.Rect.Dx(), straight.Rect.Dy(), upsideDown)
+			if err != nil {
+				lines = nil // the page unread: the MRZ's read stands alone
+			}
+			zone <- lines
+		}()
+	} else {
+		zone <- nil
+	}
 	tess, err := r.variants(ctx, straight, chars, n)
 	if err != nil {
+		stopZone()
+		<-zone
 		return Result{}, err
 	}
 	doc, agreed, open, ok := choose(cells, tess)
 	res.Agreement, res.Open = agreed, open
 	if !ok {
+		stopZone()
+		<-zone
 		res.Reason = retakeReason(res.Quality, Unreadable)
 		return res, nil
+	}
+	if lines := <-zone; lines != nil {
+		z := compareZone(lines, doc)
+		res.Zone = &z
 	}
 	res.Outcome, res.Reason, res.MRZ, res.Document = Read, "", strings.Join(doc.Lines, "\n"), doc
 	return res, nil

@@ -36,17 +36,38 @@ var ErrNoTesseract = errors.New("the tesseract command is not installed (Debian 
 // mrzAlphabet is every character an MRZ holds.
 const mrzAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789<"
 
-// ocrLine is one line tesseract read, with its words' lowest confidence
-// (0–100) and its middle's row in the image.
+// ocrLine is one line tesseract read: its words run together, their
+// lowest confidence (0–100), its middle's row in the image, and the words
+// apart.
 type ocrLine struct {
-	text string
-	conf float64
-	mid  float64
+	text  string
+	conf  float64
+	mid   float64
+	words []ocrWord
+	// The box around its words.
+	left, top, bottom float64
 }
 
-// read OCRs png (a binarised MRZ band) as a block of text in the MRZ's
+// ocrWord is a word tesseract read and how sure it was (0–100).
+type ocrWord struct {
+	text string
+	conf float64
+}
+
+// readMRZ OCRs png (a binarised MRZ band) as a block of text in the MRZ's
 // alphabet, without dictionaries (an MRZ is no language).
-func (t Tesseract) read(ctx context.Context, png []byte) ([]ocrLine, error) {
+func (t Tesseract) readMRZ(ctx context.Context, png []byte) ([]ocrLine, error) {
+	return t.run(ctx, png, "--psm", "6", "-l", "eng",
+		"-c", "tessedit_char_whitelist="+mrzAlphabet, "-c", "load_system_dawg=0", "-c", "load_freq_dawg=0")
+}
+
+// readText OCRs png (a page of print) as scattered lines of text.
+func (t Tesseract) readText(ctx context.Context, png []byte) ([]ocrLine, error) {
+	return t.run(ctx, png, "--psm", "11", "-l", "eng")
+}
+
+// run runs tesseract on png with args, its output as TSV.
+func (t Tesseract) run(ctx context.Context, png []byte, args ...string) ([]ocrLine, error) {
 	path := t.Path
 	if path == "" {
 		path = "tesseract"
@@ -60,8 +81,7 @@ func (t Tesseract) read(ctx context.Context, png []byte) ([]ocrLine, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, path, "stdin", "stdout", "--psm", "6", "-l", "eng",
-		"-c", "tessedit_char_whitelist="+mrzAlphabet, "-c", "load_system_dawg=0", "-c", "load_freq_dawg=0", "tsv")
+	cmd := exec.CommandContext(ctx, path, append(append([]string{"stdin", "stdout"}, args...), "tsv")...)
 	// One thread: the worker bounds how many reads run at once.
 	cmd.Env = append(os.Environ(), "OMP_THREAD_LIMIT=1")
 	cmd.Stdin = bytes.NewReader(png)
@@ -97,19 +117,21 @@ func parseTSV(b []byte) []ocrLine {
 		num := func(i int) int { n, _ := strconv.Atoi(f[i]); return n }
 		k := key{num(2), num(3), num(4)}
 		conf, _ := strconv.ParseFloat(f[10], 64)
-		top, height := num(7), num(9)
+		left, top, height := float64(num(6)), float64(num(7)), float64(num(9))
 		text := strings.TrimSpace(f[11])
 		if text == "" {
 			continue
 		}
 		l := lines[k]
 		if l == nil {
-			l = &ocrLine{conf: 100, mid: float64(top) + float64(height)/2}
+			l = &ocrLine{conf: 100, mid: top + height/2, left: left, top: top, bottom: top + height}
 			lines[k] = l
 			order = append(order, k)
 		}
+		l.left, l.top, l.bottom = min(l.left, left), min(l.top, top), max(l.bottom, top+height)
 		l.text += text
 		l.conf = min(l.conf, conf)
+		l.words = append(l.words, ocrWord{text, conf})
 	}
 	slices.SortFunc(order, func(a, b key) int {
 		if a.block != b.block {

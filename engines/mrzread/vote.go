@@ -52,7 +52,7 @@ func (r Reader) variants(ctx context.Context, band *image.Gray, chars, n int) ([
 	if err := (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&buf, stack); err != nil {
 		return nil, err
 	}
-	lines, err := r.Tesseract.read(ctx, buf.Bytes())
+	lines, err := r.Tesseract.readMRZ(ctx, buf.Bytes())
 	if err != nil {
 		return nil, err
 	}
@@ -305,7 +305,7 @@ func choose(cells []cellRead, tess [][]ocrLine) (doc *mrz.Document, agreed float
 		for k := range len(c.text) {
 			total++
 			opts := []byte{c.text[k], c.second[k]}
-			confirmed, round := false, roundish(c.text[k])
+			confirmed, rounds, others := false, 0, 0
 			for j, at := range aligned {
 				if at[k] < 0 {
 					continue
@@ -316,18 +316,26 @@ func choose(cells []cellRead, tess [][]ocrLine) (doc *mrz.Document, agreed float
 				} else if !slices.Contains(opts, ch) {
 					opts = append(opts, ch)
 				}
-				round = round && roundish(ch)
+				if roundish(ch) {
+					rounds++
+				} else {
+					others++
+				}
 			}
+			// A round glyph when the matcher and most of Tesseract's
+			// renderings see one (a rendering that slipped a character in
+			// beside it may see another).
+			round := roundish(c.text[k]) && rounds > others
 			if confirmed {
 				same++
 			}
 			class := classOf(i, k)
 			switch {
-			case round && len(aligned) > 0 && class == mrz.Digits:
+			case round && class == mrz.Digits:
 				lines[i][k] = '0' // where only a digit may stand
-			case round && len(aligned) > 0 && class == mrz.Letters:
+			case round && class == mrz.Letters:
 				lines[i][k] = 'O'
-			case round && len(aligned) > 0:
+			case round:
 				// Both readers see a round glyph, and OCR-B tells O from
 				// 0 by width alone, which blur and perspective change:
 				// always open where either may stand, even when they
