@@ -44,6 +44,10 @@ var roleMatrix = map[string]map[string][]string{
 		"provider_slots":     nil,
 		"document_attempts":  {"SELECT", "INSERT"},
 		"document_images":    {"SELECT", "INSERT"},
+		"staff": {"SELECT", "INSERT", "U(role)", "U(status)", "U(password_hash)", "U(totp_key_id)", "U(totp_sealed)", "U(totp_step)",
+			"U(failures)", "U(locked_until)", "U(updated_at)"},
+		"staff_invitations": {"SELECT", "INSERT", "U(used_at)"},
+		"staff_sessions":    {"SELECT", "INSERT", "U(seen_at)", "U(ended_at)"},
 	},
 	store.WorkerRole: {
 		"tenants":            {"SELECT"},
@@ -68,6 +72,9 @@ var roleMatrix = map[string]map[string][]string{
 		"provider_slots":     nil,
 		"document_attempts":  {"SELECT", "U(status)", "U(reason)", "U(quality)", "U(read_at)"},
 		"document_images":    {"SELECT", "DELETE"},
+		"staff":              nil,
+		"staff_invitations":  nil,
+		"staff_sessions":     nil,
 	},
 }
 

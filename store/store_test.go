@@ -13,6 +13,7 @@ import (
 	"github.com/lib/pq"
 
 	"github.com/kycflow/kycflow/check"
+	"github.com/kycflow/kycflow/signin"
 	"github.com/kycflow/kycflow/store"
 	"github.com/kycflow/kycflow/webhook"
 )
@@ -158,6 +159,18 @@ func TestRLSWithoutTenantSeesNothing(t *testing.T) {
 	if _, err := worker.RecordAttempt(ctx, first, store.AttemptRecord{At: time.Now(), Status: webhook.Delivered,
 		Attempt: webhook.Result{OK: true, StatusCode: 204}}); err != nil { // webhook_attempts
 		t.Fatal(err)
+	}
+
+	_, invitation, _ := signin.NewToken()
+	if _, err := app.CreateStaff(ctx, tn.ID, "rls@example.com", check.RoleViewer, invitation); err != nil { // staff, staff_invitations
+		t.Fatal(err)
+	}
+	member, err := app.AcceptInvitation(ctx, tn.ID, invitation, store.Enrolment{PasswordHash: "h"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, cookie, _ := signin.NewToken(); app.CreateSession(ctx, tn.ID, member.ID, cookie, "csrf") != nil { // staff_sessions
+		t.Fatal("no session")
 	}
 
 	other := newTenant(t, admin, "rls-other.example")

@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/kycflow/kycflow/check"
+	"github.com/kycflow/kycflow/signin"
 	"github.com/kycflow/kycflow/store"
 	"github.com/kycflow/kycflow/store/pgcluster"
 )
@@ -139,5 +140,34 @@ func TestAdminCommands(t *testing.T) {
 	}
 	if _, err := cli(t, "nonsense"); err != errUsage {
 		t.Fatalf("unknown command: %v", err)
+	}
+
+	// Console accounts: invited with a link on the tenant's own host (its
+	// first, with PUBLIC_URL's scheme and port), listed, reinvited (the
+	// old link dies), disabled.
+	t.Setenv("PUBLIC_URL", "https://verify.example:8443")
+	out, err = cli(t, "staff", "create", "--tenant", tenantID, "--email", " Ana@Acme.test ", "--role", "admin")
+	link := strings.TrimSpace(out[strings.LastIndex(strings.TrimSpace(out), "\n")+1:])
+	if err != nil || !strings.HasPrefix(link, "https://acme.test:8443/console/invite/") || !strings.Contains(out, "ana@acme.test") {
+		t.Fatalf("staff create: %q %v", out, err)
+	}
+	for _, bad := range [][]string{{"--email", "ana@acme.test", "--role", "admin"}, {"--email", "not an address", "--role", "viewer"}, {"--email", "bo@acme.test", "--role", "root"}} {
+		if out, err := cli(t, append([]string{"staff", "create", "--tenant", tenantID}, bad...)...); err == nil {
+			t.Errorf("staff create %v: %q", bad, out)
+		}
+	}
+	again, err := cli(t, "staff", "invite", "--tenant", tenantID, "--email", "ana@acme.test")
+	if err != nil || !strings.Contains(again, "/console/invite/") || strings.Contains(again, link) {
+		t.Fatalf("staff invite: %q %v", again, err)
+	}
+	token := link[strings.LastIndex(link, "/")+1:]
+	if _, err := admin.Invitation(ctx, tid, signin.HashToken(token)); err == nil {
+		t.Fatal("the first link works after a second")
+	}
+	if out, err := cli(t, "staff", "disable", "--tenant", tenantID, "--email", "ana@acme.test"); err != nil || !strings.Contains(out, "disabled") {
+		t.Fatalf("staff disable: %q %v", out, err)
+	}
+	if out, err := cli(t, "staff", "list", "--tenant", tenantID); err != nil || !strings.Contains(out, "ana@acme.test  admin  disabled") {
+		t.Fatalf("staff list: %q %v", out, err)
 	}
 }

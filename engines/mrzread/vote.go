@@ -416,11 +416,11 @@ func choose(cells []cellRead, tess [][]ocrLine) (doc *mrz.Document, agreed float
 	return d, float64(same) / float64(total), len(slots), true
 }
 
-// padded settles the open characters that can only be fillers: those
-// after three fillers in a row in a field padded from the left (names,
-// optional data), where no other character may follow (mrz.Padded) — a
-// name's trailing fillers are where Tesseract reads K and C. It returns
-// the slots still open; lines is updated.
+// padded settles the characters that can only be fillers: those after
+// three fillers in a row in a field padded from the left (names, optional
+// data), where no other character may follow (mrz.Padded) — a name's
+// trailing fillers are where Tesseract reads K and C, and the matcher now
+// and then. It returns the slots still open; lines is updated.
 func padded(format mrz.Format, lines [][]byte, slots []slot) []slot {
 	pad := mrz.Padding(format)
 	open := make(map[[2]int]int, len(slots))
@@ -441,6 +441,12 @@ func padded(format mrz.Format, lines [][]byte, slots []slot) []slot {
 				l[k], settled[j] = '<', true
 				run++
 			case !isOpen && l[k] == '<':
+				run++
+			case !isOpen && run >= 3:
+				// No document prints a character there: the readers took
+				// a filler for a letter alike (a K, as Tesseract reads
+				// fillers).
+				l[k] = '<'
 				run++
 			default:
 				run = 0
