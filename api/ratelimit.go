@@ -5,6 +5,7 @@ import (
 	"math"
 	"net/http"
 	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -208,9 +209,11 @@ func (s *Server) rateLimit(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// guardVerify limits the verification pages per client address: all
-// requests, and tighter the answers "unknown link" (token guessing).
-func (s *Server) guardVerify(busy func(w http.ResponseWriter, r *http.Request)) echo.MiddlewareFunc {
+// guardPages limits the pages people open (the verification pages, the
+// console) per client address: all requests, and tighter the answers with
+// a failing status — "unknown link" (token guessing), "not signed in"
+// (password guessing).
+func (s *Server) guardPages(busy func(w http.ResponseWriter, r *http.Request), failing ...int) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			now := time.Now()
@@ -222,7 +225,7 @@ func (s *Server) guardVerify(busy func(w http.ResponseWriter, r *http.Request)) 
 				return nil
 			}
 			err := next(c)
-			if fails != nil && c.Response().Status == http.StatusNotFound {
+			if fails != nil && slices.Contains(failing, c.Response().Status) {
 				fails.AllowN(now, 1)
 			}
 			return err

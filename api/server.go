@@ -53,6 +53,15 @@ type Config struct {
 	// Images seal idscan photos; nil: photo uploads answer 503 and the
 	// checks' images cannot be shown.
 	Images *documents.Keys
+	// Console serves /console/ (api/console); nil: not served.
+	Console http.Handler
+}
+
+// consoleBusy answers a client past its budget on the console.
+func consoleBusy(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.WriteHeader(http.StatusTooManyRequests)
+	w.Write([]byte("Too many requests: wait a minute and try again.\n"))
 }
 
 // Server holds the API's dependencies.
@@ -120,7 +129,7 @@ func New(cfg Config) *echo.Echo {
 	// The pages people open from verification links: the token is the only
 	// credential, so no tenant key and no Host-based tenant.
 	vh := verify.New(cfg.Store, s.log, cfg.IDIN, s.publicURL, cfg.Images)
-	pages, guard := echo.WrapHandler(vh), s.guardVerify(vh.Busy)
+	pages, guard := echo.WrapHandler(vh), s.guardPages(vh.Busy, http.StatusNotFound)
 	e.GET("/verify/:token", pages, guard)
 	e.POST("/verify/:token", pages, guard)
 	e.POST("/verify/:token/mrz", pages, guard)
@@ -129,6 +138,15 @@ func New(cfg Config) *echo.Echo {
 	e.POST("/verify/:token/document", pages, guard)
 	e.GET("/verify/:token/status", pages, guard)
 	e.GET("/verify/assets/capture.js", pages)
+
+	// The tenant's staff's console, on the tenant's own host (the tenant
+	// is the host's; the session is the credential).
+	if cfg.Console != nil {
+		con, busy := echo.WrapHandler(cfg.Console), s.guardPages(consoleBusy, http.StatusNotFound, http.StatusUnauthorized)
+		e.GET("/console", con, busy) // the home page (trailing slashes are removed before routing)
+		e.GET("/console/*", con, busy)
+		e.POST("/console/*", con, busy)
+	}
 
 	// Authentication is route middleware, not group middleware: Echo gives a
 	// group with middleware catch-all routes, which would turn 405s into 404s.

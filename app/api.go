@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kycflow/kycflow/api"
+	"github.com/kycflow/kycflow/api/console"
 	"github.com/kycflow/kycflow/metrics"
 	"github.com/kycflow/kycflow/ops"
 	"github.com/kycflow/kycflow/screening"
@@ -72,8 +73,15 @@ func NewAPI(ctx context.Context, cfg Config, sh Shared) (_ *API, err error) {
 	if images == nil {
 		log.Warn("idscan photo uploads are off: set IMAGE_KEYS (the workers' too)")
 	}
+	if cfg.StaffKey == "" {
+		log.Warn("the console is off: set STAFF_KEY")
+	}
+	con, err := console.New(a.Store, log, cfg.StaffKey)
+	if err != nil {
+		return nil, fmt.Errorf("STAFF_KEY: %w", err)
+	}
 	conf := api.Config{Store: a.Store, Logger: log, Limits: cfg.Limits, PublicURL: cfg.PublicURL, IDIN: cfg.IDINBroker(), Webhooks: hooks,
-		Reviews: worker.Reviews{Client: sh.Temporal}, Probes: a.Probes, Metrics: a.Metrics, Images: images}
+		Reviews: worker.Reviews{Client: sh.Temporal}, Probes: a.Probes, Metrics: a.Metrics, Images: images, Console: con}
 	if a.Lists != nil {
 		conf.Screener = a.Lists
 	}

@@ -100,6 +100,9 @@ type Config struct {
 	// ImageKeys seal idscan photos at rest (IMAGE_KEYS: ID:KEY pairs, the
 	// first sealing); empty: photo uploads are off.
 	ImageKeys string
+	// StaffKey seals the console's staff's second-factor secrets
+	// (STAFF_KEY, 32 bytes); empty: the console is off.
+	StaffKey string
 	// DocumentReaders is how many photos one worker reads at once.
 	DocumentReaders int
 	// The api processes `kycflow proxy` spreads requests over.

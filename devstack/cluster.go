@@ -57,7 +57,7 @@ func ClusterEnv(cfg app.Config) map[string]string {
 		"KVK_BASE_URL": cfg.KvKBaseURL, "KVK_API_KEY": cfg.KvKAPIKey, "VIES_BASE_URL": cfg.VIESBaseURL,
 		"VIES_REQUESTER": cfg.VIESRequester, "IDIN_BASE_URL": cfg.IDINBaseURL, "IDIN_MERCHANT_TOKEN": cfg.IDINMerchantToken,
 		"SMTP_HOST": cfg.SMTPHost, "SMTP_PORT": strconv.Itoa(cfg.SMTPPort), "SMTP_TLS": cfg.SMTPTLS,
-		"WEBHOOK_SECRET_KEY": cfg.WebhookKey, "TRUSTED_PROXIES": "127.0.0.1", "IMAGE_KEYS": cfg.ImageKeys,
+		"WEBHOOK_SECRET_KEY": cfg.WebhookKey, "TRUSTED_PROXIES": "127.0.0.1", "IMAGE_KEYS": cfg.ImageKeys, "STAFF_KEY": cfg.StaffKey,
 	}
 	var nets []string
 	for _, p := range cfg.WebhookAllow {

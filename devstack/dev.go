@@ -151,6 +151,9 @@ func devPrepare(cfg *app.Config, sub string, extra ...string) (string, error) {
 	if err := devImageKeys(cfg, dir); err != nil {
 		return "", err
 	}
+	if err := devStaffKey(cfg, dir); err != nil {
+		return "", err
+	}
 	_, temporalPort, _ := net.SplitHostPort(cfg.TemporalAddress)
 	for _, addr := range append([]string{fmt.Sprintf("127.0.0.1:%d", cfg.DevPGPort), "127.0.0.1:" + temporalPort, cfg.HTTPAddrFor(true), cfg.DevWebhookAddr}, extra...) {
 		if err := portFree(addr); err != nil {

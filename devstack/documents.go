@@ -10,23 +10,39 @@ import (
 	"github.com/kycflow/kycflow/app"
 )
 
-// devImageKeyFile is where `kycflow dev` keeps the key sealing photos.
-const devImageKeyFile = "image-keys"
+// Where `kycflow dev` keeps the keys sealing photos and the console's
+// second factors.
+const (
+	devImageKeyFile = "image-keys"
+	devStaffKeyFile = "staff-key"
+)
 
 // devImageKeys gives `kycflow dev` a key sealing idscan photos, kept in
 // the data dir so photos stay readable across restarts, unless IMAGE_KEYS
 // is set.
 func devImageKeys(cfg *app.Config, dir string) error {
-	if cfg.ImageKeys != "" {
+	return devKey(&cfg.ImageKeys, filepath.Join(dir, devImageKeyFile), "dev1:")
+}
+
+// devStaffKey gives `kycflow dev` a key sealing the console's second
+// factors, kept in the data dir so staff can sign in across restarts,
+// unless STAFF_KEY is set.
+func devStaffKey(cfg *app.Config, dir string) error {
+	return devKey(&cfg.StaffKey, filepath.Join(dir, devStaffKeyFile), "")
+}
+
+// devKey sets *key, unless set, to the key kept in file, or to a new
+// random one (32 bytes in hex after prefix) kept there.
+func devKey(key *string, file, prefix string) error {
+	if *key != "" {
 		return nil
 	}
-	file := filepath.Join(dir, devImageKeyFile)
 	if b, err := os.ReadFile(file); err == nil {
-		cfg.ImageKeys = strings.TrimSpace(string(b))
+		*key = strings.TrimSpace(string(b))
 		return nil
 	}
 	k := make([]byte, 32)
 	rand.Read(k)
-	cfg.ImageKeys = "dev1:" + hex.EncodeToString(k)
-	return os.WriteFile(file, []byte(cfg.ImageKeys+"\n"), 0o600)
+	*key = prefix + hex.EncodeToString(k)
+	return os.WriteFile(file, []byte(*key+"\n"), 0o600)
 }

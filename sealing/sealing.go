@@ -14,7 +14,7 @@ import (
 // NewGCM is an AES-256-GCM cipher under key: 32 bytes as 64 hex digits or
 // base64 (standard or URL alphabet, padded or not).
 func NewGCM(key string) (cipher.AEAD, error) {
-	raw, err := decode(strings.TrimSpace(key))
+	raw, err := Decode(key)
 	if err != nil {
 		return nil, err
 	}
@@ -25,7 +25,10 @@ func NewGCM(key string) (cipher.AEAD, error) {
 	return cipher.NewGCM(block)
 }
 
-func decode(s string) ([]byte, error) {
+// Decode is a configured key's 32 bytes (64 hex digits, or base64), for
+// what needs the key itself besides a cipher (a keyed hash).
+func Decode(key string) ([]byte, error) {
+	s := strings.TrimSpace(key)
 	if raw, err := hex.DecodeString(s); err == nil && len(raw) == 32 {
 		return raw, nil
 	}

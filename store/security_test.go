@@ -108,6 +108,7 @@ var definers = map[string][]string{
 	"provider_slot_take(text,text,integer,uuid,interval)": {store.WorkerRole},
 	"provider_slot_keep(text,text,integer,uuid,interval)": {store.WorkerRole},
 	"document_images_erase()":                             {store.WorkerRole},
+	"tenant_by_host(text)":                                {store.AppRole},
 }
 
 // attempt runs stmt as role in a transaction that is rolled back, and
@@ -502,6 +503,7 @@ func TestSearchPathAttack(t *testing.T) {
 		"provider_slot_take(text,text,integer,uuid,interval)": `SELECT public.provider_slot_take('attack', '', 1, gen_random_uuid(), '1 second')`,
 		"provider_slot_keep(text,text,integer,uuid,interval)": `SELECT public.provider_slot_keep('attack', '', 0, gen_random_uuid(), '1 second')`,
 		"document_images_erase()":                             `SELECT public.document_images_erase()`,
+		"tenant_by_host(text)":                                `SELECT public.tenant_by_host('victim.example')`,
 		"attack_control()":                                    `SELECT public.attack_control()`,
 	}
 	type proof struct {

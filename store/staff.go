@@ -246,3 +246,49 @@ func (s *Store) EndSessions(ctx context.Context, tenantID, staffID uuid.UUID) er
 		return err
 	})
 }
+
+// Lock-out: after MaxSignInFailures wrong passwords or codes in a row an
+// account is locked for LockOut, and each further failure while locked
+// starts it again.
+const (
+	MaxSignInFailures = 5
+	LockOut           = 15 * time.Minute
+)
+
+// SignInFailed counts a wrong password or code against a staff member and
+// locks the account at MaxSignInFailures.
+func (s *Store) SignInFailed(ctx context.Context, tenantID, staffID uuid.UUID) error {
+	return s.inTenant(ctx, tenantID, func(tx *sqlx.Tx) error {
+		t := now()
+		_, err := tx.ExecContext(ctx, `UPDATE staff SET failures = failures + 1, updated_at = $3,
+			locked_until = CASE WHEN failures + 1 >= $4 THEN $3::timestamptz + $5::interval ELSE locked_until END
+			WHERE tenant_id = $1 AND id = $2`, tenantID, staffID, t, MaxSignInFailures, interval(LockOut))
+		return err
+	})
+}
+
+// SignedIn records a sign-in with the TOTP step its code was of (a code is
+// good once) and clears the failures; ErrNotFound when the step is not
+// newer than the last used (the code replayed meanwhile).
+func (s *Store) SignedIn(ctx context.Context, tenantID, staffID uuid.UUID, step int64) error {
+	return s.inTenant(ctx, tenantID, func(tx *sqlx.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE staff SET failures = 0, locked_until = NULL, totp_step = $3, updated_at = $4
+			WHERE tenant_id = $1 AND id = $2 AND totp_step < $3`, tenantID, staffID, step, now())
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n != 1 {
+			return ErrNotFound
+		}
+		return nil
+	})
+}
+
+// AuditStaff records a staff member's action on a record (ids only).
+func (s *Store) AuditStaff(ctx context.Context, tenantID, staffID uuid.UUID, action, kind string, recordID uuid.UUID) error {
+	return s.inTenant(ctx, tenantID, func(tx *sqlx.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO audit_log (id, tenant_id, action, record_kind, record_id, staff_id, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+			NewID(), tenantID, action, kind, recordID, staffID, now())
+		return err
+	})
+}

@@ -188,15 +188,14 @@ func (s *Store) Keys(ctx context.Context, tenantID uuid.UUID) ([]APIKey, error) 
 
 // TenantByHost resolves the tenant owning a (normalised) host.
 func (s *Store) TenantByHost(ctx context.Context, host string) (uuid.UUID, error) {
-	var id uuid.UUID
-	err := classify(s.db.GetContext(ctx, &id, `SELECT tenant_id FROM tenant_hosts WHERE host = $1`, host))
-	if errors.Is(err, ErrNotFound) {
-		return uuid.Nil, ErrUnknownTenant
-	}
-	if err != nil {
+	var id *uuid.UUID
+	if err := classify(s.db.GetContext(ctx, &id, `SELECT tenant_by_host($1)`, host)); err != nil {
 		return uuid.Nil, err
 	}
-	return id, nil
+	if id == nil {
+		return uuid.Nil, ErrUnknownTenant
+	}
+	return *id, nil
 }
 
 // Authenticate resolves the tenant owning host and checks that an active

@@ -254,6 +254,7 @@ func run(m *testing.M) int {
 		WatchlistRefresh: 200 * time.Millisecond, WatchlistMaxAge: 48 * time.Hour,
 		WebhookKey: hookKey, WebhookAllow: []netip.Prefix{netip.MustParsePrefix(receiverIP + "/32")},
 		ImageKeys: "e2e:" + hex.EncodeToString(bytes.Repeat([]byte{0xcd}, 32)), DocumentReaders: 1,
+		StaffKey: hex.EncodeToString(bytes.Repeat([]byte{0x5a}, 32)),
 		Harness: app.Harness{RoleURLs: map[string]string{store.AppRole: env.appDSN, store.WorkerRole: env.workerDSN},
 			WebhookResolve: env.dns.lookup, WebhookDial: loopbackOnly, WebhookTLS: env.hookTLS, WebhookTimeout: senderTimeout,
 			DeliverySchedule: &deliverySchedule, MailRootCAs: mailCAs, RelayCallTimeout: 2 * time.Second}}

@@ -19,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kycflow/kycflow/api/lang"
 	"github.com/kycflow/kycflow/check"
 	"github.com/kycflow/kycflow/documents"
 	"github.com/kycflow/kycflow/engines/eu"
@@ -182,18 +183,8 @@ type langLink struct{ Code, Name, URL string }
 // language picks the page language: ?lang=, else the browser's preference
 // between English and Dutch, else Dutch for Dutch customers.
 func language(r *http.Request, customer *store.Customer) string {
-	switch q := r.URL.Query().Get("lang"); q {
-	case "en", "nl":
-		return q
-	}
-	for _, part := range strings.Split(r.Header.Get("Accept-Language"), ",") {
-		tag, _, _ := strings.Cut(strings.TrimSpace(part), ";")
-		switch strings.ToLower(strings.SplitN(tag, "-", 2)[0]) {
-		case "nl":
-			return "nl"
-		case "en":
-			return "en"
-		}
+	if l := lang.Of(r); l != "" {
+		return l
 	}
 	if customer != nil && customer.CountryID == eu.NetherlandsNumeric {
 		return "nl"

@@ -89,7 +89,8 @@ var settings = []setting{
 	{"WEBHOOK_SECRET_KEY", "", "webhooks", append(slices.Clone(serving), "webhook"), "32 bytes (64 hex digits, or base64) that seal endpoints' signing secrets; unset: webhooks are off (dev: a key kept in KYCFLOW_DATA_DIR)"},
 	{"WEBHOOK_ALLOW_NETS", "", "webhooks", append(slices.Clone(serving), "webhook"), "CIDR ranges sandbox tenants' deliveries may reach although private (dev: 127.0.0.0/8,::1/128); unset: none"},
 	{"WEBHOOK_ALLOW_HTTP", "", "webhooks", []string{"api", "dev", "webhook"}, "1: live tenants may register http:// endpoints (sandbox tenants always may)"},
-	// documents
+	// the console
+	{"STAFF_KEY", "", "console", serving, "32 bytes (64 hex digits, or base64) that seal the console's staff's second-factor secrets; unset: the console is off (dev: a key kept in KYCFLOW_DATA_DIR)"},
 	{"IMAGE_KEYS", "", "documents", serving, "keys sealing idscan photos at rest: ID:KEY pairs (KEY 32 bytes, hex or base64), comma-separated, the first sealing; unset: photo uploads are off (dev: a key kept in KYCFLOW_DATA_DIR)"},
 	{"DOCUMENT_READERS", "1", "documents", workSide, "photos of documents one worker reads at once (each takes a core for about a second)"},
 	{"KYCFLOW_OCRB_FONT", ocrb.DefaultPath, "documents", []string{"worker", "dev", "idscan"}, "the OCR-B font the document reader matches MRZ characters against (Debian package fonts-ocr-b)"},
@@ -111,7 +112,7 @@ var settings = []setting{
 
 var groupTitles = map[string]string{
 	"database": "Database", "api": "API", "worker": "Worker", "providers": "Providers",
-	"mail": "Link mails", "webhooks": "Webhooks", "documents": "Identity documents", "dev": "Development stack and sandboxes", "all": "Every process",
+	"mail": "Link mails", "webhooks": "Webhooks", "documents": "Identity documents", "console": "The staff's console", "dev": "Development stack and sandboxes", "all": "Every process",
 }
 
 // lookup is a setting's value: the environment's, else its default.

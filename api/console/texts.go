@@ -1,0 +1,79 @@
+package console
+
+import (
+	"net/http"
+
+	"github.com/kycflow/kycflow/api/lang"
+)
+
+// text is the console's words in one language.
+type text struct {
+	Lang, Other, OtherName, Footer                    string
+	SignInTitle, SignInIntro, Email, Password, Code   string
+	CodeHelp, SignIn, SignInFailed, Locked            string
+	InviteTitle, InviteIntro, NewPassword, Confirm    string
+	PasswordHelp, AppStep, SecretLabel, Activate      string
+	PasswordRule, PasswordsDiffer, CodeWrong          string
+	InviteGoneTitle, InviteGoneBody                   string
+	HomeTitle, SignedInAs, SignOut, SignOutEverywhere string
+	ComingNext                                        string
+	ErrorsTitle                                       string
+	OffTitle, OffBody, UnknownTitle, UnknownBody      string
+	ForeignTitle, ForeignBody, SignedOutTitle         string
+	SignedOutBody, ErrorTitle, ErrorBody              string
+}
+
+var texts = map[string]text{
+	"en": {
+		Lang: "en", Other: "nl", OtherName: "Nederlands", Footer: "kycflow console",
+		SignInTitle: "Sign in", SignInIntro: "Sign in with your email address, your password and a code from your authenticator app.",
+		Email: "Email address", Password: "Password", Code: "Code from your authenticator app", CodeHelp: "Six digits; a new one every 30 seconds.",
+		SignIn: "Sign in", SignInFailed: "Not signed in: the email address, the password or the code is not right.",
+		Locked:      "Not signed in: this account is locked for 15 minutes after too many wrong attempts.",
+		InviteTitle: "Set up your account", InviteIntro: "You are invited to the console as %s (%s). Choose a password and set up a second factor.",
+		NewPassword: "Password", Confirm: "Password again", PasswordHelp: "12 to 128 characters. A sentence is easier to remember than symbols.",
+		AppStep:     "Scan this code with an authenticator app (Google Authenticator, Microsoft Authenticator, 1Password, …), or type the key below, then enter the six digits it shows.",
+		SecretLabel: "Key", Activate: "Activate my account",
+		PasswordRule: "The password must have 12 to 128 characters.", PasswordsDiffer: "The two passwords are not the same.",
+		CodeWrong:       "The code is not right: check that the app shows this account, and the time on your phone.",
+		InviteGoneTitle: "This invitation is not valid", InviteGoneBody: "It was used, replaced by a newer one, or has expired (invitations last 72 hours). Ask an administrator for a new one.",
+		HomeTitle: "Console", SignedInAs: "Signed in as %s, %s.", SignOut: "Sign out", SignOutEverywhere: "Sign out everywhere",
+		ComingNext:  "Reviews, cases and support pages come here next; until then use the API or the kycflow command.",
+		ErrorsTitle: "Please correct:",
+		OffTitle:    "The console is off", OffBody: "The operator has not configured it (STAFF_KEY).",
+		UnknownTitle: "Unknown address", UnknownBody: "No tenant is reached at this address.",
+		ForeignTitle: "Refused", ForeignBody: "This form did not come from this console's own page. Open the page again and send it from there.",
+		SignedOutTitle: "Signed out", SignedOutBody: "Your session has ended. Sign in again.",
+		ErrorTitle: "Something went wrong", ErrorBody: "Please try again in a moment.",
+	},
+	"nl": {
+		Lang: "nl", Other: "en", OtherName: "English", Footer: "kycflow-console",
+		SignInTitle: "Inloggen", SignInIntro: "Log in met uw e-mailadres, uw wachtwoord en een code uit uw authenticator-app.",
+		Email: "E-mailadres", Password: "Wachtwoord", Code: "Code uit uw authenticator-app", CodeHelp: "Zes cijfers; elke 30 seconden een nieuwe.",
+		SignIn: "Inloggen", SignInFailed: "Niet ingelogd: het e-mailadres, het wachtwoord of de code klopt niet.",
+		Locked:      "Niet ingelogd: dit account is 15 minuten geblokkeerd na te veel mislukte pogingen.",
+		InviteTitle: "Uw account instellen", InviteIntro: "U bent uitgenodigd voor de console als %s (%s). Kies een wachtwoord en stel een tweede factor in.",
+		NewPassword: "Wachtwoord", Confirm: "Wachtwoord nogmaals", PasswordHelp: "12 tot 128 tekens. Een zin onthoudt u makkelijker dan symbolen.",
+		AppStep:     "Scan deze code met een authenticator-app (Google Authenticator, Microsoft Authenticator, 1Password, …) of typ de sleutel hieronder, en vul dan de zes cijfers in die de app toont.",
+		SecretLabel: "Sleutel", Activate: "Mijn account activeren",
+		PasswordRule: "Het wachtwoord moet 12 tot 128 tekens hebben.", PasswordsDiffer: "De twee wachtwoorden zijn niet gelijk.",
+		CodeWrong:       "De code klopt niet: controleer of de app dit account toont, en de tijd op uw telefoon.",
+		InviteGoneTitle: "Deze uitnodiging is niet geldig", InviteGoneBody: "Ze is gebruikt, vervangen door een nieuwere of verlopen (uitnodigingen gelden 72 uur). Vraag een beheerder om een nieuwe.",
+		HomeTitle: "Console", SignedInAs: "Ingelogd als %s, %s.", SignOut: "Uitloggen", SignOutEverywhere: "Overal uitloggen",
+		ComingNext:  "Beoordelingen, dossiers en supportpagina's komen hier; gebruik tot dan de API of de kycflow-opdracht.",
+		ErrorsTitle: "Corrigeer:",
+		OffTitle:    "De console staat uit", OffBody: "De beheerder heeft haar niet ingesteld (STAFF_KEY).",
+		UnknownTitle: "Onbekend adres", UnknownBody: "Op dit adres is geen klant bereikbaar.",
+		ForeignTitle: "Geweigerd", ForeignBody: "Dit formulier kwam niet van de eigen pagina van deze console. Open de pagina opnieuw en verstuur het daarvandaan.",
+		SignedOutTitle: "Uitgelogd", SignedOutBody: "Uw sessie is beëindigd. Log opnieuw in.",
+		ErrorTitle: "Er ging iets mis", ErrorBody: "Probeer het zo nog eens.",
+	},
+}
+
+// language is the request's (api/lang), else English.
+func language(r *http.Request) string {
+	if l := lang.Of(r); l != "" {
+		return l
+	}
+	return "en"
+}
