@@ -94,8 +94,8 @@ integration-build:
 test-race: packages integration-build
 	$(RACE) $(LOW) $(GO) test -count=1 -vet=$(VET) -timeout 12m -skip '$(QUALITY_GATES)' $$($(GO) list ./... | grep -v -e /cmd/kycflow$$ -e /api/e2e$$)
 
-test-integration: $(TSERVER) packages integration-build
-	$(TSERVER_ENV) $(RACE) $(GO) test -count=1 -vet=$(VET) -timeout 12m $(INTEGRATION)
+test-integration: $(TSERVER) $(AXE) packages integration-build
+	$(TSERVER_ENV) AXE_JS=$(AXE) $(RACE) $(GO) test -count=1 -vet=$(VET) -timeout 12m $(INTEGRATION)
 
 # The parsers' fuzz targets fuzz in make fuzz; their seed inputs run in
 # every make test.
@@ -177,6 +177,18 @@ packages:
 		echo "installing Debian packages:$$missing"; \
 		$(SUDO) apt-get update -q && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing; \
 	fi
+
+# axe-core, the accessibility checker the browser tests run in the pages
+# they open: fetched from the npm registry once, the tarball's checksum
+# checked. A test tool: never served, never in the binary.
+AXE_VERSION := 4.14.1
+AXE_SHA256  := e6b0ce02b84d892e2e33e403485e7f3d6c29e2be6df65daf44d89ba564139745
+AXE         := $(GOBIN)/axe-core-$(AXE_VERSION)/axe.min.js
+$(AXE):
+	@echo "fetching axe-core $(AXE_VERSION) from the npm registry"
+	@tmp=$$(mktemp -d) && cd $$tmp && npm pack --silent axe-core@$(AXE_VERSION) >/dev/null && \
+		echo "$(AXE_SHA256)  axe-core-$(AXE_VERSION).tgz" | sha256sum -c --quiet - && tar xzf axe-core-$(AXE_VERSION).tgz && \
+		mkdir -p $(dir $(AXE)) && cp package/axe.min.js package/LICENSE $(dir $(AXE)) && rm -rf $$tmp
 
 # The Temporal CLI (dev server + UI), built from the Go module proxy; the first build takes a few minutes.
 temporal: $(TEMPORAL)

@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"github.com/kycflow/kycflow/engines/mrz"
@@ -80,6 +82,61 @@ func waitHeading(t *testing.T, ctx context.Context, want string) {
 		h, err := tryText(ctx, "h1")
 		return err == nil && h == want
 	})
+}
+
+// accessible runs axe-core (AXE_JS, which make test fetches from npm) in
+// the current page and fails on any serious or critical violation of WCAG
+// 2 A/AA — what the page itself offers every visitor, whatever the screen
+// reader or keyboard.
+func accessible(t *testing.T, ctx context.Context, what string) {
+	t.Helper()
+	path := os.Getenv("AXE_JS")
+	if path == "" {
+		t.Fatal("AXE_JS is not set: run the tests with make test (it fetches axe-core)")
+	}
+	script, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("axe-core: %v", err)
+	}
+	type violation struct {
+		ID, Impact, Help string
+		Nodes            []struct{ Target []any }
+	}
+	// The page's Content-Security-Policy allows no script: the checker is
+	// the test's, let in by the browser's debugging protocol only.
+	run := `axe.run(document, {runOnly: {type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]}})
+		.then(r => ({passes: r.passes.length, violations: r.violations.filter(v => v.impact === "serious" || v.impact === "critical")}))`
+	type report struct {
+		Passes     int
+		Violations []violation
+	}
+	sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	bypass := func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
+		_, err := cdp.Call(ctx, tg, page.SetBypassCSP, page.SetBypassCSPParams{Enabled: true})
+		return chromedp.Void{}, err
+	}
+	rep, err := chromedp.Run(sctx, func(ctx context.Context, tg *chromedp.Target) (report, error) {
+		if _, err := bypass(ctx, tg); err != nil {
+			return report{}, err
+		}
+		if _, err := chromedp.Evaluate[bool](string(script)+";true")(ctx, tg); err != nil {
+			return report{}, err
+		}
+		return chromedp.Evaluate[report](run, chromedp.EvalAwaitPromise)(ctx, tg)
+	})
+	if err != nil || rep.Passes == 0 {
+		t.Fatalf("axe-core on %s: %d rules passed, %v", what, rep.Passes, err)
+	}
+	if what == "a control page" {
+		if len(rep.Violations) == 0 {
+			t.Fatal("axe-core found nothing wrong with a control page made to fail")
+		}
+		return
+	}
+	for _, v := range rep.Violations {
+		t.Errorf("%s: %s (%s): %s, at %v", what, v.ID, v.Impact, v.Help, v.Nodes)
+	}
 }
 
 // shoot saves desktop and phone-width screenshots of the current page when
@@ -156,6 +213,7 @@ func TestBrowserJourney(t *testing.T) {
 	do(t, ctx, chromedp.Navigate(links["iDIN"]+"?lang=en"))
 	waitHeading(t, ctx, "Confirm your identity with your bank")
 	shoot(t, ctx, "idin-bank-choice")
+	accessible(t, ctx, "the iDIN bank choice")
 	if _, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelector("#issuer").selectedIndex = 1`)); err != nil {
 		t.Fatal(err)
 	}
@@ -170,6 +228,7 @@ func TestBrowserJourney(t *testing.T) {
 	do(t, ctx, chromedp.Navigate(links["MRZ"]+"?lang=en"))
 	waitHeading(t, ctx, "Verify your identity document")
 	shoot(t, ctx, "idscan-form")
+	accessible(t, ctx, "the typed-MRZ page")
 	// The typed form, for people who cannot take a photo, is one click away.
 	do(t, ctx, chromedp.Click("details summary"), chromedp.WaitVisible("#mrz"))
 	do(t, ctx, chromedp.SendKeys("#mrz", typo), chromedp.Click(`form[action*="?lang"]:not(#photo-form) button[type=submit]`), chromedp.WaitVisible("#mrz-errors"))
@@ -177,6 +236,7 @@ func TestBrowserJourney(t *testing.T) {
 		t.Fatalf("errors shown: %q", e)
 	}
 	shoot(t, ctx, "idscan-errors")
+	accessible(t, ctx, "the typed-MRZ page with errors")
 	// Select what is there and type over it, as a person would.
 	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector("#mrz").select() === undefined`)); err != nil {
 		t.Fatal(err)
@@ -288,6 +348,7 @@ func TestBrowserPhotoJourney(t *testing.T) {
 		t.Fatalf("page does not say which side: %q", page)
 	}
 	shoot(t, ctx, "idscan-photo-nl")
+	accessible(t, ctx, "the photo page")
 	do(t, ctx, chromedp.SetUploadFiles("#image", []string{files["glare"]}), chromedp.Click(`#photo-form button[type=submit]`))
 	eventually(t, 2*time.Minute, "the retake page", func() bool {
 		s, err := tryText(ctx, "#photo-state")
@@ -297,6 +358,7 @@ func TestBrowserPhotoJourney(t *testing.T) {
 		t.Fatalf("retake: %q", s)
 	}
 	shoot(t, ctx, "idscan-retake-nl")
+	accessible(t, ctx, "the retake page")
 	do(t, ctx, chromedp.SetUploadFiles("#image", []string{files["good"]}), chromedp.Click(`#photo-form button[type=submit]`))
 	eventually(t, 2*time.Minute, "the thank-you page", func() bool {
 		h, err := tryText(ctx, "h1")

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
 	"github.com/google/uuid"
 
 	"github.com/kycflow/kycflow/check"
@@ -284,4 +285,56 @@ var base32NoPad = base32.StdEncoding.WithPadding(base32.NoPadding)
 // decodeSecret reads a base32 key as typed into an app.
 func decodeSecret(s string) ([]byte, error) {
 	return base32NoPad.DecodeString(s)
+}
+
+// The same in a real browser at phone width: the invitation page read as
+// a person reads it (the key off the page), the account activated, signed
+// out, signed in again by the form — the __Host- cookies held by Chromium
+// as they will be over HTTPS (a *.localhost host is a secure context).
+func TestConsoleInBrowser(t *testing.T) {
+	ctx := t.Context()
+	host := "staff-" + uuid.NewString()[:8] + ".localhost"
+	tn, err := newTenant(ctx, "Console Browser", host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	token, hash, _ := signin.NewToken()
+	if _, err := env.admin.CreateStaff(ctx, uuid.MustParse(tn.id), "cy@browser.test", check.RoleSupport, hash); err != nil {
+		t.Fatal(err)
+	}
+	u, err := url.Parse(env.apiURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "http://" + host + ":" + u.Port()
+	bctx := browser(t)
+	// The checker finds what it should: a field without a label.
+	do(t, bctx, chromedp.Navigate(`data:text/html,<!doctype html><html lang="en"><title>t</title><main><input type="text"></main></html>`))
+	accessible(t, bctx, "a control page")
+	do(t, bctx, chromedp.EmulateViewport(390, 844), chromedp.Navigate(base+"/console/invite/"+token))
+	waitHeading(t, bctx, "Set up your account")
+	shoot(t, bctx, "console-invite")
+	accessible(t, bctx, "the invitation page")
+	secret, err := decodeSecret(strings.ReplaceAll(text(t, bctx, "#secret"), " ", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const password = "typed into a real browser"
+	step := signin.Step(time.Now())
+	do(t, bctx, chromedp.SendKeys("#password", password), chromedp.SendKeys("#confirm", password),
+		chromedp.SendKeys("#code", signin.Code(secret, step)), chromedp.Click("button[type=submit]"))
+	waitHeading(t, bctx, "Console")
+	if s := text(t, bctx, "main"); !strings.Contains(s, "Signed in as cy@browser.test, support") {
+		t.Fatalf("home: %s", s)
+	}
+	accessible(t, bctx, "the console's home")
+	do(t, bctx, chromedp.Click("button[type=submit]:not([name])"))
+	waitHeading(t, bctx, "Sign in")
+	do(t, bctx, chromedp.Navigate(base+"/console"))
+	waitHeading(t, bctx, "Sign in")
+	shoot(t, bctx, "console-sign-in")
+	accessible(t, bctx, "the sign-in page")
+	do(t, bctx, chromedp.SendKeys("#email", "cy@browser.test"), chromedp.SendKeys("#password", password),
+		chromedp.SendKeys("#code", nextCode(secret, step)), chromedp.Click("button[type=submit]"))
+	waitHeading(t, bctx, "Console")
 }
