@@ -274,6 +274,9 @@ type CheckResult struct {
 	// long the check waits for the decisions.
 	Alerting     []string      `json:",omitempty"`
 	ReviewWindow time.Duration `json:",omitempty"`
+	// FourEyes: each decision needs a second reviewer's approval (the
+	// tenant's setting when the check was screened).
+	FourEyes bool `json:",omitempty"`
 }
 
 // wrap marks a vanished check as final (nothing to retry) and keeps other

@@ -71,7 +71,7 @@ func (a *Activities) AMLScreen(ctx context.Context, in AMLInput) (CheckResult, e
 	}
 	res := CheckResult{Applied: applied, Status: status}
 	if status == check.AwaitingReview {
-		res.Alerting, res.ReviewWindow = alerting, set.ReviewWindow
+		res.Alerting, res.ReviewWindow, res.FourEyes = alerting, set.ReviewWindow, set.FourEyes
 	}
 	return res, nil
 }

@@ -12,6 +12,8 @@ type ReviewInput struct {
 	Check     check.Ref
 	Review    check.ReviewRequest
 	DecidedAt time.Time
+	// FourEyes: decisions wait for a second reviewer's approval.
+	FourEyes bool `json:",omitempty"`
 }
 
 // ReviewResult is the check after the review.
@@ -25,7 +27,7 @@ type ReviewResult struct {
 // check completes once every alerting hit is decided. Idempotent, so a
 // retried attempt changes nothing.
 func (a *Activities) RecordReview(ctx context.Context, in ReviewInput) (ReviewResult, error) {
-	out, err := a.Store.RecordReview(ctx, in.Check, in.Review, in.DecidedAt)
+	out, err := a.Store.RecordReview(ctx, in.Check, in.Review, in.DecidedAt, in.FourEyes)
 	if err != nil {
 		return ReviewResult{}, wrap(err, "record review")
 	}

@@ -121,6 +121,7 @@ type reviewJSON struct {
 	// them decided so far.
 	AlertingHits int     `json:"alerting_hits"`
 	DecidedHits  int     `json:"decided_hits"`
+	PendingHits  int     `json:"pending_hits"` // four eyes: awaiting approval
 	TopScore     float64 `json:"top_score"`
 	// AwaitingSince is when the screening put the check in review.
 	AwaitingSince Time  `json:"awaiting_since"`
@@ -143,8 +144,11 @@ func toReview(now time.Time) func(store.Check) reviewJSON {
 					continue
 				}
 				r.AlertingHits++
-				if h.Review != nil {
+				switch {
+				case h.Review.Final():
 					r.DecidedHits++
+				case h.Review != nil:
+					r.PendingHits++
 				}
 				r.TopScore = max(r.TopScore, h.Score)
 			}

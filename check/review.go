@@ -41,6 +41,28 @@ type HitReview struct {
 	Note      *string  `json:"note"`
 	DecidedAt string   `json:"decided_at"`
 	CheckID   string   `json:"check_id"`
+	// Four eyes (the tenant's setting): a decision awaiting a second
+	// reviewer's approval is Pending; once approved, ApprovedBy and
+	// ApprovedAt say by whom and when.
+	Pending    bool    `json:"pending,omitempty"`
+	ApprovedBy *string `json:"approved_by,omitempty"`
+	ApprovedAt *string `json:"approved_at,omitempty"`
+}
+
+// Final reports whether a hit's review is a decision in force, not one
+// awaiting approval.
+func (r *HitReview) Final() bool { return r != nil && !r.Pending }
+
+// SameReviewer reports whether two reviewers' names are one person's
+// (case and surrounding space aside): an approver must not be.
+func SameReviewer(a, b string) bool {
+	return strings.EqualFold(strings.TrimSpace(a), strings.TrimSpace(b))
+}
+
+// Proposal is a decision on a hit awaiting a second reviewer (four eyes).
+type Proposal struct {
+	Decision Decision
+	Reviewer string
 }
 
 // ReviewRequest is a review: the body of POST /api/v1/checks/{id}/review,
@@ -140,9 +162,12 @@ func (r ReviewRequest) Problems() ReviewProblems {
 }
 
 // Against checks the review against the check's state: each decision must
-// name a hit that alerts and is not decided yet. alerting are the entity
-// ids of the check's alerting hits, decided those already decided.
-func (r ReviewRequest) Against(awaiting bool, alerting, decided []string) ReviewProblems {
+// name a hit that alerts and is not decided yet, and under four eyes not
+// one whose pending decision is this reviewer's own (an approver is never
+// the one who decided). alerting are the entity ids of the check's
+// alerting hits, decided those already decided, proposed the pending
+// decisions by entity id.
+func (r ReviewRequest) Against(awaiting bool, alerting, decided []string, proposed map[string]Proposal) ReviewProblems {
 	if !awaiting {
 		return ReviewProblems{{Conflict: true, Message: "The check is not awaiting review."}}
 	}
@@ -154,6 +179,9 @@ func (r ReviewRequest) Against(awaiting bool, alerting, decided []string) Review
 			ps = append(ps, ReviewProblem{Conflict: true, Field: field, Message: "The hit on " + d.EntityID + " has been decided already."})
 		case !slices.Contains(alerting, d.EntityID):
 			ps = append(ps, fieldProblem(field, "names no alerting hit of this check."))
+		case SameReviewer(proposed[d.EntityID].Reviewer, r.Reviewer):
+			ps = append(ps, ReviewProblem{Conflict: true, Field: field, Message: "The decision on " + d.EntityID +
+				" is yours and awaits another reviewer's approval (four eyes): the approver cannot be the reviewer who decided."})
 		}
 	}
 	return ps

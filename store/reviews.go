@@ -25,15 +25,21 @@ type AMLReview struct {
 	Reviewer   string         `db:"reviewer"`
 	Note       *string        `db:"note"`
 	DecidedAt  time.Time      `db:"decided_at"`
+	ApprovedBy *string        `db:"approved_by"`
+	ApprovedAt *time.Time     `db:"approved_at"`
 }
 
 // HitReview is the decision as a hit shows it.
 func (r AMLReview) HitReview() *check.HitReview {
-	return &check.HitReview{Decision: r.Decision, Reviewer: r.Reviewer, Note: r.Note,
-		DecidedAt: r.DecidedAt.UTC().Format(time.RFC3339Nano), CheckID: r.CheckID.String()}
+	h := &check.HitReview{Decision: r.Decision, Reviewer: r.Reviewer, Note: r.Note,
+		DecidedAt: r.DecidedAt.UTC().Format(time.RFC3339Nano), CheckID: r.CheckID.String(), ApprovedBy: r.ApprovedBy}
+	if r.ApprovedAt != nil {
+		h.ApprovedAt = ptr(r.ApprovedAt.UTC().Format(time.RFC3339Nano))
+	}
+	return h
 }
 
-const amlReviewCols = `check_id, entity_id, entity_hash, query_hash, decision, reviewer, note, decided_at`
+const amlReviewCols = `check_id, entity_id, entity_hash, query_hash, decision, reviewer, note, decided_at, approved_by, approved_at`
 
 // AMLMemory returns the latest decision on each entity a customer's hits
 // were reviewed for: what a new screening of the customer remembers.
@@ -59,12 +65,17 @@ type ReviewOutcome struct {
 
 // RecordReview records a review's decisions on an aml check awaiting
 // review, in one transaction: each decided hit's review in the check's
-// data, an aml_reviews row per decision (the audit trail and the memory of
-// false positives; its trigger writes the check.reviewed event) and, once
-// every alerting hit is decided, the check completed: validated false if a
-// hit is a true match, else true. Decisions on hits decided already are
-// skipped, so a repeated call changes nothing.
-func (s *Store) RecordReview(ctx context.Context, ref check.Ref, r check.ReviewRequest, at time.Time) (ReviewOutcome, error) {
+// data, an aml_reviews row per decision in force (the audit trail and the
+// memory of false positives; its trigger writes the check.reviewed event)
+// and, once every alerting hit is decided, the check completed: validated
+// false if a hit is a true match, else true. Decisions on hits decided
+// already are skipped, so a repeated call changes nothing.
+//
+// Under four eyes a decision is first pending (in the data only); another
+// reviewer's same decision approves it (then it is in force, its row
+// naming both), another's different decision replaces it as the one
+// pending; the decider's own repeat changes nothing.
+func (s *Store) RecordReview(ctx context.Context, ref check.Ref, r check.ReviewRequest, at time.Time, fourEyes bool) (ReviewOutcome, error) {
 	var out ReviewOutcome
 	err := s.inTenant(ctx, ref.TenantID, func(tx *sqlx.Tx) error {
 		var c Check
@@ -80,36 +91,55 @@ func (s *Store) RecordReview(ctx context.Context, ref check.Ref, r check.ReviewR
 		if err := json.Unmarshal(c.Data, &d); err != nil {
 			return fmt.Errorf("read aml data: %w", err)
 		}
-		decidedAt := at.UTC().Format(time.RFC3339Nano)
+		stamp := at.UTC().Format(time.RFC3339Nano)
 		var rows []AMLReview
 		for _, dec := range r.Decisions {
+			var note *string
+			if dec.Note != "" {
+				note = &dec.Note
+			}
 			for i := range d.Hits {
 				h := &d.Hits[i]
-				if h.EntityID != dec.EntityID || !h.Alerting || h.Review != nil {
+				if h.EntityID != dec.EntityID || !h.Alerting || h.Review.Final() {
 					continue
 				}
-				var note *string
-				if dec.Note != "" {
-					note = &dec.Note
+				switch {
+				case fourEyes && h.Review != nil && check.SameReviewer(h.Review.Reviewer, r.Reviewer):
+					continue // the decider's own: never an approval
+				case fourEyes && (h.Review == nil || h.Review.Decision != dec.Decision):
+					h.Review = &check.HitReview{Decision: dec.Decision, Reviewer: r.Reviewer, Note: note, DecidedAt: stamp, CheckID: c.ID.String(), Pending: true}
+					out.Applied = true
+					continue
+				case fourEyes: // another reviewer's same decision: approved
+					h.Review.Pending, h.Review.ApprovedBy, h.Review.ApprovedAt = false, &r.Reviewer, &stamp
+				default:
+					h.Review = &check.HitReview{Decision: dec.Decision, Reviewer: r.Reviewer, Note: note, DecidedAt: stamp, CheckID: c.ID.String()}
 				}
-				h.Review = &check.HitReview{Decision: dec.Decision, Reviewer: r.Reviewer, Note: note, DecidedAt: decidedAt, CheckID: c.ID.String()}
+				out.Applied = true
 				if slices.ContainsFunc(rows, func(r AMLReview) bool { return r.EntityID == h.EntityID }) {
 					continue // listed twice (two lists share the id): one decision
 				}
-				rows = append(rows, AMLReview{TenantID: ref.TenantID, CustomerID: *c.CustomerID, CheckID: c.ID, EntityID: h.EntityID, EntityHash: h.EntityHash, QueryHash: d.Query.Hash(),
-					Decision: dec.Decision, Reviewer: r.Reviewer, Note: note, DecidedAt: at})
+				row := AMLReview{TenantID: ref.TenantID, CustomerID: *c.CustomerID, CheckID: c.ID, EntityID: h.EntityID, EntityHash: h.EntityHash, QueryHash: d.Query.Hash(),
+					Decision: h.Review.Decision, Reviewer: h.Review.Reviewer, Note: h.Review.Note, DecidedAt: at}
+				if h.Review.ApprovedBy != nil {
+					decided, err := time.Parse(time.RFC3339Nano, h.Review.DecidedAt)
+					if err != nil {
+						return fmt.Errorf("read the pending decision's time: %w", err)
+					}
+					row.DecidedAt, row.ApprovedBy, row.ApprovedAt = decided, h.Review.ApprovedBy, &at
+				}
+				rows = append(rows, row)
 			}
 		}
-		if len(rows) == 0 {
+		if !out.Applied {
 			return nil
 		}
-		out.Applied = true
 		done, match := true, false
 		for _, h := range d.Hits {
-			if h.Alerting && h.Review == nil {
+			if h.Alerting && !h.Review.Final() {
 				done = false
 			}
-			if h.Alerting && h.Review != nil && h.Review.Decision == check.TrueMatch {
+			if h.Alerting && h.Review.Final() && h.Review.Decision == check.TrueMatch {
 				match = true
 			}
 		}
@@ -133,10 +163,12 @@ func (s *Store) RecordReview(ctx context.Context, ref check.Ref, r check.ReviewR
 			ref.TenantID, ref.CheckID, JSON(data), at); err != nil {
 			return err
 		}
-		if _, err := tx.NamedExecContext(ctx, `INSERT INTO aml_reviews (tenant_id, customer_id, `+amlReviewCols+`)
-			VALUES (:tenant_id, :customer_id, :check_id, :entity_id, :entity_hash, :query_hash, :decision, :reviewer, :note, :decided_at)`,
-			rows); err != nil {
-			return err
+		if len(rows) > 0 {
+			if _, err := tx.NamedExecContext(ctx, `INSERT INTO aml_reviews (tenant_id, customer_id, `+amlReviewCols+`)
+				VALUES (:tenant_id, :customer_id, :check_id, :entity_id, :entity_hash, :query_hash, :decision, :reviewer, :note, :decided_at, :approved_by, :approved_at)`,
+				rows); err != nil {
+				return err
+			}
 		}
 		if done {
 			_, err = tx.ExecContext(ctx, `UPDATE checks SET status = $3, validated = $4, completed_at = $5 WHERE tenant_id = $1 AND id = $2`,

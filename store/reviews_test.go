@@ -50,22 +50,22 @@ func TestRecordReview(t *testing.T) {
 
 	first := check.ReviewRequest{Reviewer: "A. Officer", Decisions: []check.ReviewDecision{
 		{EntityID: "ofac-1", Decision: check.FalsePositive, Note: "Born twenty years apart."}}}
-	out, err := worker.RecordReview(ctx, ref, first, at)
+	out, err := worker.RecordReview(ctx, ref, first, at, false)
 	if err != nil || !out.Applied || out.Status != check.AwaitingReview || out.Validated != nil {
 		t.Fatalf("first review: %+v %v", out, err)
 	}
 	// The same again (a retried activity) changes nothing.
-	if out, err := worker.RecordReview(ctx, ref, first, at.Add(time.Minute)); err != nil || out.Applied {
+	if out, err := worker.RecordReview(ctx, ref, first, at.Add(time.Minute), false); err != nil || out.Applied {
 		t.Fatalf("repeat: %+v %v", out, err)
 	}
 	// Another tenant's id finds nothing.
 	wrong := ref
 	wrong.TenantID = other.ID
-	if _, err := worker.RecordReview(ctx, wrong, first, at); err == nil {
+	if _, err := worker.RecordReview(ctx, wrong, first, at, false); err == nil {
 		t.Fatal("another tenant's check was reviewed")
 	}
 	out, err = worker.RecordReview(ctx, ref, check.ReviewRequest{Reviewer: "B. Officer", Decisions: []check.ReviewDecision{
-		{EntityID: "un-2", Decision: check.TrueMatch}}}, at.Add(time.Hour))
+		{EntityID: "un-2", Decision: check.TrueMatch}}}, at.Add(time.Hour), false)
 	if err != nil || !out.Applied || out.Status != check.Completed || out.Validated == nil || *out.Validated {
 		t.Fatalf("last review: %+v %v", out, err)
 	}
@@ -145,7 +145,7 @@ func TestReviewQueue(t *testing.T) {
 	}
 	awaitingAML(t, app, worker, other.ID, "ofac-1")
 	if _, err := worker.RecordReview(ctx, refs[1], check.ReviewRequest{Reviewer: "A", Decisions: []check.ReviewDecision{
-		{EntityID: "ofac-1", Decision: check.TrueMatch}}}, time.Now()); err != nil {
+		{EntityID: "ofac-1", Decision: check.TrueMatch}}}, time.Now(), false); err != nil {
 		t.Fatal(err)
 	}
 	p, err := app.ReviewQueue(ctx, tn.ID, store.PageQuery{Limit: 1})
@@ -159,5 +159,68 @@ func TestReviewQueue(t *testing.T) {
 	p, err = app.ReviewQueue(ctx, tn.ID, store.PageQuery{Limit: 5, Before: &p.Items[0].ID})
 	if err != nil || len(p.Items) != 1 || p.Items[0].ID != refs[0].CheckID || !p.HasNext || p.HasPrev {
 		t.Fatalf("back: %+v %v", p, err)
+	}
+}
+
+// Four eyes: a decision is pending (in the data, not yet remembered) until
+// another reviewer makes the same one; the decider's repeat changes
+// nothing; another's different decision replaces it; the approved one
+// names both reviewers, in the data and in the audit row.
+func TestRecordReviewFourEyes(t *testing.T) {
+	ctx := context.Background()
+	admin, app, worker := open(t, ownerDSN), open(t, appDSN), open(t, workerDSN)
+	tn := newTenant(t, admin, "four-eyes.example")
+	ref := awaitingAML(t, app, worker, tn.ID, "ofac-1")
+	at := time.Now().UTC().Truncate(time.Millisecond)
+	review := func(who string, d check.Decision, when time.Time) store.ReviewOutcome {
+		t.Helper()
+		out, err := worker.RecordReview(ctx, ref, check.ReviewRequest{Reviewer: who, Decisions: []check.ReviewDecision{
+			{EntityID: "ofac-1", Decision: d, Note: "Decided by " + who + " on the evidence."}}}, when, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	hit := func() *check.HitReview {
+		t.Helper()
+		c, err := app.GetCheck(ctx, tn.ID, ref.CheckID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var d check.AMLData
+		if err := json.Unmarshal(c.Data, &d); err != nil {
+			t.Fatal(err)
+		}
+		return d.Hits[0].Review
+	}
+	remembered := func() []store.AMLReview {
+		t.Helper()
+		c, _ := app.GetCheck(ctx, tn.ID, ref.CheckID)
+		m, err := worker.AMLMemory(ctx, tn.ID, *c.CustomerID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	if out := review("Ann", check.FalsePositive, at); !out.Applied || out.Status != check.AwaitingReview {
+		t.Fatalf("proposed: %+v", out)
+	}
+	if h := hit(); h == nil || !h.Pending || h.Reviewer != "Ann" || h.Final() || len(remembered()) != 0 {
+		t.Fatalf("pending: %+v, remembered %v", h, remembered())
+	}
+	if out := review(" ann ", check.FalsePositive, at.Add(time.Minute)); out.Applied {
+		t.Fatal("the decider approved her own decision")
+	}
+	if out := review("Bob", check.TrueMatch, at.Add(2*time.Minute)); !out.Applied || out.Status != check.AwaitingReview || hit().Reviewer != "Bob" || !hit().Pending {
+		t.Fatalf("a different decision: %+v %+v", out, hit())
+	}
+	out := review("Cem", check.TrueMatch, at.Add(3*time.Minute))
+	if !out.Applied || out.Status != check.Completed || out.Validated == nil || *out.Validated {
+		t.Fatalf("approved: %+v", out)
+	}
+	h, m := hit(), remembered()
+	if !h.Final() || h.Reviewer != "Bob" || h.ApprovedBy == nil || *h.ApprovedBy != "Cem" || h.ApprovedAt == nil ||
+		len(m) != 1 || m[0].Reviewer != "Bob" || *m[0].ApprovedBy != "Cem" || !m[0].DecidedAt.Equal(at.Add(2*time.Minute)) || !m[0].ApprovedAt.Equal(at.Add(3*time.Minute)) {
+		t.Fatalf("approved hit %+v, remembered %+v", h, m)
 	}
 }

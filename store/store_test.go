@@ -149,7 +149,7 @@ func TestRLSWithoutTenantSeesNothing(t *testing.T) {
 	}
 	review := awaitingAML(t, app, worker, tn.ID, "ofac-1")
 	if _, err := worker.RecordReview(ctx, review, check.ReviewRequest{Reviewer: "R", Decisions: []check.ReviewDecision{
-		{EntityID: "ofac-1", Decision: check.FalsePositive}}}, time.Now()); err != nil { // aml_reviews
+		{EntityID: "ofac-1", Decision: check.FalsePositive}}}, time.Now(), false); err != nil { // aml_reviews
 		t.Fatal(err)
 	}
 	first := deliveries(t, app, tn.ID, ep.ID)[0].Ref()

@@ -276,19 +276,29 @@ type AMLSettings struct {
 	ReviewWindow time.Duration `db:"aml_review_window"`
 	// Lists are the watchlists the tenant screens against; nil: all.
 	Lists pq.StringArray `db:"aml_lists"`
+	// FourEyes: a decision on a hit is final only once a second reviewer
+	// approves it (on for live tenants unless set, off for sandbox ones).
+	FourEyes bool `db:"aml_four_eyes"`
 }
 
 // AMLSettings reads the tenant's aml screening settings.
 func (s *Store) AMLSettings(ctx context.Context, tenantID uuid.UUID) (AMLSettings, error) {
 	var a AMLSettings
 	err := s.db.GetContext(ctx, &a, `SELECT aml_threshold, aml_hard_conflict,
-		(extract(epoch FROM aml_review_window) * 1e9)::bigint AS aml_review_window, aml_lists FROM tenants WHERE id = $1`, tenantID)
+		(extract(epoch FROM aml_review_window) * 1e9)::bigint AS aml_review_window, aml_lists,
+		coalesce(aml_four_eyes, NOT sandbox) AS aml_four_eyes FROM tenants WHERE id = $1`, tenantID)
 	return a, classify(err)
 }
 
 // SetAMLHardConflict sets AMLSettings.HardConflict (admin tools).
 func (s *Store) SetAMLHardConflict(ctx context.Context, tenantID uuid.UUID, on bool) error {
 	return s.updateTenant(ctx, `UPDATE tenants SET aml_hard_conflict = $2 WHERE id = $1`, tenantID, on)
+}
+
+// SetAMLFourEyes sets AMLSettings.FourEyes (admin tools); it applies to
+// checks screened from then on.
+func (s *Store) SetAMLFourEyes(ctx context.Context, tenantID uuid.UUID, on bool) error {
+	return s.updateTenant(ctx, `UPDATE tenants SET aml_four_eyes = $2 WHERE id = $1`, tenantID, on)
 }
 
 // SetAMLThreshold sets AMLSettings.Threshold (admin tools).

@@ -1,7 +1,7 @@
 package workflows
 
 import (
-	"slices"
+	"maps"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -33,7 +33,11 @@ type review struct {
 	st       *state
 	alerting []string // entity ids of the hits to decide
 	decided  []string // decided, or being recorded by a review in flight
-	closed   bool     // expired or ended: no review is accepted
+	// Four eyes: a decision is pending until another reviewer makes the
+	// same one; proposed are the pending ones by entity id.
+	fourEyes bool
+	proposed map[string]check.Proposal
+	closed   bool // expired or ended: no review is accepted
 	result   *activities.CheckResult
 }
 
@@ -44,7 +48,7 @@ func awaitReview(ctx workflow.Context, st *state, screened activities.CheckResul
 	if err := st.show(ctx, check.AwaitingReview); err != nil {
 		return activities.CheckResult{}, err
 	}
-	r := &review{st: st, alerting: screened.Alerting}
+	r := &review{st: st, alerting: screened.Alerting, fourEyes: screened.FourEyes, proposed: map[string]check.Proposal{}}
 	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateReview,
 		func(ctx workflow.Context, req check.ReviewRequest) (ReviewUpdateResult, error) {
 			return r.apply(ctx, req)
@@ -100,7 +104,7 @@ func (r *review) problems(req check.ReviewRequest) check.ReviewProblems {
 	if ps := req.Problems(); len(ps) > 0 {
 		return ps
 	}
-	return req.Against(!r.closed && r.result == nil, r.alerting, r.decided)
+	return req.Against(!r.closed && r.result == nil, r.alerting, r.decided, r.proposed)
 }
 
 // apply records an accepted review. The hits are marked decided at once,
@@ -110,16 +114,25 @@ func (r *review) apply(ctx workflow.Context, req check.ReviewRequest) (ReviewUpd
 	if ps := r.problems(req); len(ps) > 0 { // accepted, but overtaken by another review
 		return ReviewUpdateResult{}, rejection(ps)
 	}
+	before, decided := maps.Clone(r.proposed), len(r.decided)
 	for _, d := range req.Decisions {
-		r.decided = append(r.decided, d.EntityID)
+		p, pending := r.proposed[d.EntityID]
+		switch {
+		case !r.fourEyes, pending && p.Decision == d.Decision: // in force (approved, under four eyes)
+			r.decided = append(r.decided, d.EntityID)
+			delete(r.proposed, d.EntityID)
+		default: // pending, for another reviewer to approve
+			r.proposed[d.EntityID] = check.Proposal{Decision: d.Decision, Reviewer: req.Reviewer}
+		}
 	}
 	var res activities.ReviewResult
 	err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, storeOptions), a.RecordReview,
-		activities.ReviewInput{Check: r.st.in.Check, Review: req, DecidedAt: workflow.Now(ctx)}).Get(ctx, &res)
+		activities.ReviewInput{Check: r.st.in.Check, Review: req, DecidedAt: workflow.Now(ctx), FourEyes: r.fourEyes}).Get(ctx, &res)
+	if err == nil && r.fourEyes {
+		err = workflow.UpsertMemo(ctx, map[string]any{"AwaitingApproval": len(r.proposed)})
+	}
 	if err != nil {
-		r.decided = slices.DeleteFunc(r.decided, func(id string) bool {
-			return slices.ContainsFunc(req.Decisions, func(d check.ReviewDecision) bool { return d.EntityID == id })
-		})
+		r.decided, r.proposed = r.decided[:decided], before
 		if isType(err, activities.ErrTypeGone) {
 			r.result = &activities.CheckResult{Status: check.Cancelled}
 		}

@@ -149,3 +149,39 @@ func (s *checkSuite) TestReviewCancelled() {
 	s.Equal(check.Cancelled, r.Status)
 	s.Equal([]check.Status{check.Running, check.AwaitingReview, check.Cancelled}, s.statuses)
 }
+
+// Four eyes: the first decision waits; its decider cannot approve it (the
+// workflow rejects the update, whatever sent it); another reviewer's same
+// decision approves it and the check completes.
+func (s *checkSuite) TestFourEyes() {
+	s.in.Check.Type, s.in.Check.SubjectKind = check.AML, check.Customer
+	s.storeAccepts()
+	s.env.OnActivity(a.AMLScreen, mock.Anything, mock.Anything).Return(activities.CheckResult{
+		Applied: true, Status: check.AwaitingReview, Alerting: []string{"ofac-1"}, ReviewWindow: time.Hour, FourEyes: true}, nil)
+	var inputs []activities.ReviewInput
+	s.env.OnActivity(a.RecordReview, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.ReviewInput) (activities.ReviewResult, error) {
+		inputs = append(inputs, in)
+		if len(inputs) < 2 {
+			return activities.ReviewResult{Applied: true, Status: check.AwaitingReview}, nil
+		}
+		v := true
+		return activities.ReviewResult{Applied: true, Status: check.Completed, Validated: &v}, nil
+	})
+	decide, self, approve := errors.New("unset"), errors.New("unset"), errors.New("unset")
+	s.review(time.Minute, check.ReviewRequest{Reviewer: "A. Officer", Decisions: []check.ReviewDecision{fp("ofac-1")}}, &decide)
+	s.review(2*time.Minute, check.ReviewRequest{Reviewer: "a. officer ", Decisions: []check.ReviewDecision{fp("ofac-1")}}, &self)
+	s.review(3*time.Minute, check.ReviewRequest{Reviewer: "B. Officer", Decisions: []check.ReviewDecision{fp("ofac-1")}}, &approve)
+	s.env.ExecuteWorkflow(CheckWorkflow, s.in)
+
+	r := s.result()
+	s.Equal(check.Completed, r.Status)
+	s.NoError(decide)
+	ps := problemsOf(self)
+	s.Require().Len(ps, 1, "the decider approving: %v", self)
+	s.True(ps.Conflict())
+	s.Contains(ps[0].Message, "four eyes")
+	s.NoError(approve)
+	s.Require().Len(inputs, 2)
+	s.True(inputs[0].FourEyes && inputs[1].FourEyes)
+	s.Equal("B. Officer", inputs[1].Review.Reviewer)
+}

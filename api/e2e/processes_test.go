@@ -117,8 +117,9 @@ func TestCoreFlowsAcrossProcesses(t *testing.T) {
 }
 
 // amlAcrossProcesses: a listed customer awaits review; a clearance sent
-// through the proxy reaches the workflow on whichever worker holds it, and
-// completes the check validated with the review recorded.
+// through the proxy reaches the workflow on whichever worker holds it and
+// waits for a second reviewer (tenant a is live: four eyes); the second's
+// approval completes the check validated with both recorded.
 func amlAcrossProcesses(t *testing.T) {
 	id := newAMLCustomer(t, env.a, "Marek Zelinsky Obrovac", "1958-09-12", true)
 	chk := amlCheck(t, env.a, id)
@@ -126,9 +127,13 @@ func amlAcrossProcesses(t *testing.T) {
 		t.Fatalf("listed customer: %v", chk)
 	}
 	request(t, env.a, http.MethodPost, reviewPath(chk["id"].(string)), clearance("NK-proc-zelinsky")).want(t, http.StatusOK)
+	approval := clearance("NK-proc-zelinsky")
+	approval["reviewer"] = "Ben Second"
+	request(t, env.a, http.MethodPost, reviewPath(chk["id"].(string)), approval).want(t, http.StatusOK)
 	chk = obj(request(t, env.a, http.MethodGet, "/api/v1/customers/"+id, nil).want(t, http.StatusOK).body["aml_check"])
 	review := obj(obj(obj(chk["data"])["hits"].([]any)[0])["review"])
-	if chk["status"] != "completed" || chk["validated"] != true || review["decision"] != "false_positive" || review["reviewer"] != "Ada Compliance" {
+	if chk["status"] != "completed" || chk["validated"] != true || review["decision"] != "false_positive" || review["reviewer"] != "Ada Compliance" ||
+		review["approved_by"] != "Ben Second" {
 		t.Fatalf("cleared check: %v", chk)
 	}
 }

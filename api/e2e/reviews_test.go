@@ -13,7 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/converter"
 
 	"github.com/kycflow/kycflow/check"
 	"github.com/kycflow/kycflow/webhook"
@@ -23,14 +25,18 @@ import (
 // reviewList imports the review tests' own list (its own name, so the
 // other tests' lists are untouched) and waits until the worker has loaded
 // it and rescreened the customers it concerns.
-func reviewList(t *testing.T, lines ...string) {
+func reviewList(t *testing.T, lines ...string) { t.Helper(); namedList(t, "reviewtest", lines...) }
+
+// namedList imports lines as the list name and waits until the worker has
+// loaded it and rescreened the customers it concerns.
+func namedList(t *testing.T, name string, lines ...string) {
 	t.Helper()
-	file := filepath.Join(t.TempDir(), "review.ftm.json")
+	file := filepath.Join(t.TempDir(), name+".ftm.json")
 	if err := os.WriteFile(file, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out := importList(t, "ftm", "--list", "reviewtest", file)
-	if !strings.Contains(out, "imported reviewtest version") {
+	out := importList(t, "ftm", "--list", name, file)
+	if !strings.Contains(out, "imported "+name+" version") {
 		t.Fatalf("import: %s", out)
 	}
 	latest := func() int64 {
@@ -39,7 +45,7 @@ func reviewList(t *testing.T, lines ...string) {
 			t.Fatal(err)
 		}
 		for _, v := range vs {
-			if v.List == "reviewtest" {
+			if v.List == name {
 				return v.ID
 			}
 		}
@@ -248,5 +254,59 @@ func TestAMLReviewLoop(t *testing.T) {
 	})
 	if hit := obj(obj(changed["data"])["hits"].([]any)[0]); hit["alerting"] != true || hit["review"] != nil {
 		t.Fatalf("hit on the changed entity: %v", hit)
+	}
+}
+
+// Four eyes, on by default for a live tenant: the first decision waits,
+// its decider cannot approve it — through the API or the CLI — and a
+// second reviewer's same decision completes the check, naming both.
+func TestAMLFourEyes(t *testing.T) {
+	namedList(t, "foureyes", `{"id":"NK-4eyes-marlowe","schema":"Person","properties":{"name":["Octavia Marlowe-Venn"],"birthDate":["1958-09-12"],"topics":["sanction"]},"datasets":["4eyes"]}`)
+	tn, err := newTenant(t.Context(), "Four Eyes", "four-eyes-"+uuid.NewString()[:8]+".test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	chk := amlCheck(t, tn, newAMLCustomer(t, tn, "Octavia Marlowe-Venn", "1958-09-12", true))
+	if chk["status"] != "awaiting_review" {
+		t.Fatalf("listed customer: %v", chk)
+	}
+	checkID := chk["id"].(string)
+	decide := func(who string) response {
+		return request(t, tn, http.MethodPost, reviewPath(checkID), map[string]any{"reviewer": who, "decisions": []map[string]any{
+			{"entity_id": "NK-4eyes-marlowe", "decision": "false_positive", "note": "Another person: born in Leiden, Dutch passport since birth."}}})
+	}
+	r := decide("Ada Compliance").want(t, http.StatusOK)
+	c := obj(r.body["check"])
+	review := obj(obj(obj(c["data"])["hits"].([]any)[0])["review"])
+	if c["status"] != "awaiting_review" || review["pending"] != true || review["reviewer"] != "Ada Compliance" {
+		t.Fatalf("the first decision: %s", r.raw)
+	}
+	if q := request(t, tn, http.MethodGet, "/api/v1/reviews", nil).want(t, http.StatusOK); !strings.Contains(string(q.raw), `"pending_hits":1`) {
+		t.Fatalf("queue: %s", q.raw)
+	}
+	// The Temporal UI shows the decision awaiting approval in the memo.
+	desc, err := env.client.DescribeWorkflowExecution(t.Context(), workflows.WorkflowID(mustUUID(t, checkID)), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var awaiting int
+	if p := desc.WorkflowExecutionInfo.GetMemo().GetFields()["AwaitingApproval"]; p == nil || converter.GetDefaultDataConverter().FromPayload(p, &awaiting) != nil || awaiting != 1 {
+		t.Fatalf("memo: %v", desc.WorkflowExecutionInfo.GetMemo())
+	}
+	if r := decide(" ada compliance "); r.status != http.StatusConflict || !strings.Contains(string(r.raw), "four eyes") {
+		t.Fatalf("the decider approving through the API: %d %s", r.status, r.raw)
+	}
+	cmd := exec.Command(env.bin, "check", "review", checkID, "--reviewer", "Ada Compliance", "--entity", "NK-4eyes-marlowe",
+		"--decision", "false_positive", "--note", "Approving my own decision from the terminal.")
+	cmd.Env = append(os.Environ(), "DATABASE_ADMIN_URL="+env.adminDSN, "TEMPORAL_ADDRESS="+env.temporalOpts.HostPort)
+	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "four eyes") {
+		t.Fatalf("the decider approving through the CLI: %v %s", err, out)
+	}
+	r = decide("Ben Second").want(t, http.StatusOK)
+	c = obj(r.body["check"])
+	review = obj(obj(obj(c["data"])["hits"].([]any)[0])["review"])
+	if c["status"] != "completed" || c["validated"] != true || review["pending"] != nil || review["reviewer"] != "Ada Compliance" ||
+		review["approved_by"] != "Ben Second" || review["approved_at"] == nil {
+		t.Fatalf("approved: %s", r.raw)
 	}
 }

@@ -69,17 +69,21 @@ func tenantUpdate(fs *flag.FlagSet) runFunc {
 	hard := fs.String("aml-hard-conflict", "", "on: drop watchlist hits whose birth date or nationality contradicts the customer's (verified data); off: only score them lower (the default)")
 	window := fs.Duration("aml-review-window", 0, "how long an aml check awaits its review before it expires, e.g. 720h (the default: 30 days)")
 	lists := fs.String("aml-lists", "", "the watchlists the tenant screens against, comma-separated (see kycflow watchlist list), or all (the default)")
+	fourEyes := fs.String("aml-four-eyes", "", "on: a decision on an aml hit is final only once a second reviewer approves it (the default for live tenants); off: one reviewer decides (the default for sandbox tenants)")
 	typed := fs.String("idscan-typed", "", "on: idscan links also accept a typed MRZ (the default); off: photos only")
 	attempts := fs.Int("idscan-attempts", 0, "photos a person may upload for one idscan check before it ends image_unreadable (the default: 5)")
 	retention := fs.String("image-retention", "", "how long document photos are kept after their check ends, e.g. 720h (the default: 30 days); 0: none after reading")
 	docs := fs.String("idscan-documents", "", "documents idscan accepts: document codes, optionally with an issuing state (P,ID,I:NLD), or all (the default)")
 	return func(ctx context.Context, cfg app.Config, _ []string) error {
 		tid, err := uuid.Parse(*id)
-		if err != nil || (*linkTTL == 0 && *threshold == 0 && *hard == "" && *window == 0 && *lists == "" && *typed == "" && *attempts == 0 && *retention == "" && *docs == "") {
-			return fmt.Errorf("tenant update needs --tenant ID and --link-ttl DURATION, --aml-threshold SCORE, --aml-hard-conflict on|off, --aml-review-window DURATION, --aml-lists NAMES|all, --idscan-typed on|off, --idscan-attempts N, --image-retention DURATION and/or --idscan-documents CODES|all")
+		if err != nil || (*linkTTL == 0 && *threshold == 0 && *hard == "" && *fourEyes == "" && *window == 0 && *lists == "" && *typed == "" && *attempts == 0 && *retention == "" && *docs == "") {
+			return fmt.Errorf("tenant update needs --tenant ID and --link-ttl DURATION, --aml-threshold SCORE, --aml-hard-conflict on|off, --aml-four-eyes on|off, --aml-review-window DURATION, --aml-lists NAMES|all, --idscan-typed on|off, --idscan-attempts N, --image-retention DURATION and/or --idscan-documents CODES|all")
 		}
 		if *hard != "" && *hard != "on" && *hard != "off" {
 			return fmt.Errorf("--aml-hard-conflict %q: want on or off", *hard)
+		}
+		if *fourEyes != "" && *fourEyes != "on" && *fourEyes != "off" {
+			return fmt.Errorf("--aml-four-eyes %q: want on or off", *fourEyes)
 		}
 		if *typed != "" && *typed != "on" && *typed != "off" {
 			return fmt.Errorf("--idscan-typed %q: want on or off", *typed)
@@ -128,6 +132,15 @@ func tenantUpdate(fs *flag.FlagSet) runFunc {
 			}
 			if *window != 0 {
 				if err := say(s.SetAMLReviewWindow(ctx, tid, *window), "new aml checks await review for %s, then expire", *window); err != nil {
+					return err
+				}
+			}
+			if *fourEyes != "" {
+				what := "a decision on an aml hit is final once made"
+				if *fourEyes == "on" {
+					what = "a decision on an aml hit is final once a second reviewer approves it (four eyes)"
+				}
+				if err := say(s.SetAMLFourEyes(ctx, tid, *fourEyes == "on"), "%s", what); err != nil {
 					return err
 				}
 			}

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
@@ -257,12 +258,28 @@ func reachable(dir string) error {
 }
 
 // FreePort returns a TCP port free on 127.0.0.1 right now, for tests and
-// throwaway servers.
+// throwaway servers that another process binds later. It is drawn at
+// random below the kernel's ephemeral range (Linux hands out 32768 and up
+// to outgoing connections and to ":0"), so no connection opened meanwhile
+// can take it — a port the kernel picked for ":0" could be, and a child
+// process once failed to bind one (TestCoreFlowsAcrossProcesses) — and
+// never twice in one process.
 func FreePort() int {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		panic(err)
+	for {
+		p := freePortLow + rand.IntN(freePortHigh-freePortLow)
+		if _, taken := handedOut.LoadOrStore(p, true); taken {
+			continue
+		}
+		l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p))
+		if err != nil {
+			continue // in use
+		}
+		l.Close()
+		return p
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }
+
+// The ports FreePort draws from, and those it gave.
+const freePortLow, freePortHigh = 20000, 32000
+
+var handedOut sync.Map
