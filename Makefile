@@ -227,13 +227,13 @@ bench: build
 # distinct path the e2e suite's workflows take. New paths are added (and
 # listed in SHA256SUMS); the histories already there stay, so today's code
 # keeps replaying yesterday's (TestRecordedHistoriesKept).
-histories: packages $(TSERVER)
-	KYCFLOW_RECORD_HISTORIES=$(CURDIR)/workflows/testdata/histories $(TSERVER_ENV) $(GO) test -count=1 ./api/e2e
+histories: packages $(TSERVER) $(AXE)
+	KYCFLOW_RECORD_HISTORIES=$(CURDIR)/workflows/testdata/histories $(TSERVER_ENV) AXE_JS=$(AXE) $(GO) test -count=1 ./api/e2e
 
 # Screenshots of the verification pages (desktop and phone width), taken by
 # the browser test in real Chromium.
-screenshots: packages $(TSERVER)
-	KYCFLOW_SCREENSHOTS=$(CURDIR)/docs/screenshots $(TSERVER_ENV) $(GO) test -count=1 -run '^TestBrowser(Photo)?Journey$$' ./api/e2e
+screenshots: packages $(TSERVER) $(AXE)
+	KYCFLOW_SCREENSHOTS=$(CURDIR)/docs/screenshots $(TSERVER_ENV) AXE_JS=$(AXE) $(GO) test -count=1 -run '^(TestBrowser(Photo)?Journey|TestConsoleInBrowser)$$' ./api/e2e
 
 clean:
 	rm -rf bin .data

@@ -87,3 +87,18 @@ func TestToken(t *testing.T) {
 		t.Fatalf("tokens %q %q", a, b)
 	}
 }
+
+// What a sign-in's password check costs (docs/BENCHMARKS.md): one argon2id
+// hash at the parameters HashPassword uses.
+func BenchmarkVerifyPassword(b *testing.B) {
+	h, err := HashPassword("correct horse battery")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if ok, _ := VerifyPassword(h, "correct horse battery"); !ok {
+			b.Fatal("no match")
+		}
+	}
+}
