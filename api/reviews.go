@@ -136,22 +136,11 @@ func toReview(now time.Time) func(store.Check) reviewJSON {
 		}
 		var d check.AMLData
 		if json.Unmarshal(c.Data, &d) == nil {
-			if t, err := time.Parse(time.RFC3339, d.ScreenedAt); err == nil {
-				r.AwaitingSince = Time(t)
+			st := d.ReviewState()
+			if !st.Since.IsZero() {
+				r.AwaitingSince = Time(st.Since)
 			}
-			for _, h := range d.Hits {
-				if !h.Alerting {
-					continue
-				}
-				r.AlertingHits++
-				switch {
-				case h.Review.Final():
-					r.DecidedHits++
-				case h.Review != nil:
-					r.PendingHits++
-				}
-				r.TopScore = max(r.TopScore, h.Score)
-			}
+			r.AlertingHits, r.DecidedHits, r.PendingHits, r.TopScore = st.Alerting, st.Decided, st.Pending, st.TopScore
 		}
 		r.AgeSeconds = int64(now.Sub(time.Time(r.AwaitingSince)).Seconds())
 		return r

@@ -188,3 +188,34 @@ func (r ReviewRequest) Against(awaiting bool, alerting, decided []string, propos
 }
 
 func blank(s string) bool { return strings.TrimSpace(s) == "" }
+
+// ReviewState is where an aml check's review stands: its alerting hits,
+// how many are decided (in force) and how many await approval (four
+// eyes), the top score, and when the screening put it in review.
+type ReviewState struct {
+	Alerting, Decided, Pending int
+	TopScore                   float64
+	Since                      time.Time // zero when the data does not say
+}
+
+// ReviewState reads where the review of d stands.
+func (d AMLData) ReviewState() ReviewState {
+	var r ReviewState
+	if t, err := time.Parse(time.RFC3339, d.ScreenedAt); err == nil {
+		r.Since = t
+	}
+	for _, h := range d.Hits {
+		if !h.Alerting {
+			continue
+		}
+		r.Alerting++
+		switch {
+		case h.Review.Final():
+			r.Decided++
+		case h.Review != nil:
+			r.Pending++
+		}
+		r.TopScore = max(r.TopScore, h.Score)
+	}
+	return r
+}

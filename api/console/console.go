@@ -35,7 +35,7 @@ var stylesheet []byte
 var pages = map[string]*template.Template{}
 
 func init() {
-	for _, p := range []string{"signin", "invite", "home", "message"} {
+	for _, p := range []string{"signin", "invite", "home", "message", "reviews"} {
 		pages[p] = template.Must(template.ParseFS(files, "templates/layout.html", "templates/"+p+".html"))
 	}
 }
@@ -78,6 +78,7 @@ func New(s *store.Store, log *slog.Logger, key string) (*Handler, error) {
 		h.seal, h.key, h.keyID = aead, raw, "k"+hex.EncodeToString(sum[:4])
 	}
 	h.mux.HandleFunc("GET /console", h.authed(h.home))
+	h.mux.HandleFunc("GET /console/reviews", h.authed(h.reviews))
 	h.mux.HandleFunc("GET /console/sign-in", h.signInPage)
 	h.mux.HandleFunc("POST /console/sign-in", h.signIn)
 	h.mux.HandleFunc("POST /console/sign-out", h.authed(h.signOut))
@@ -206,6 +207,11 @@ type view struct {
 	// The invitation's second factor: its secret as typed, its QR code.
 	Secret, QR template.URL
 	Path       string
+	// The review inbox: its rows, the tenant's review window, the next
+	// page.
+	Inbox  []inboxRow
+	Window string
+	Next   string
 }
 
 func (h *Handler) render(w http.ResponseWriter, status int, page string, v view) {

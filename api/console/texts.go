@@ -1,7 +1,9 @@
 package console
 
 import (
+	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/kycflow/kycflow/api/lang"
 )
@@ -17,6 +19,10 @@ type text struct {
 	InviteGoneTitle, InviteGoneBody                   string
 	HomeTitle, SignedInAs, SignOut, SignOutEverywhere string
 	ComingNext                                        string
+	InboxTitle, InboxIntro, InboxEmpty, InboxNext     string
+	ColWaiting, ColLeft, ColCustomer, ColHits         string
+	ColDecided, ColPending, ColScore, Overdue         string
+	Reviews, Days, Hours, Minutes                     string
 	ErrorsTitle                                       string
 	OffTitle, OffBody, UnknownTitle, UnknownBody      string
 	ForeignTitle, ForeignBody, SignedOutTitle         string
@@ -38,7 +44,12 @@ var texts = map[string]text{
 		CodeWrong:       "The code is not right: check that the app shows this account, and the time on your phone.",
 		InviteGoneTitle: "This invitation is not valid", InviteGoneBody: "It was used, replaced by a newer one, or has expired (invitations last 72 hours). Ask an administrator for a new one.",
 		HomeTitle: "Console", SignedInAs: "Signed in as %s, %s.", SignOut: "Sign out", SignOutEverywhere: "Sign out everywhere",
-		ComingNext:  "Reviews, cases and support pages come here next; until then use the API or the kycflow command.",
+		ComingNext: "Deciding reviews, cases and support pages come here next; until then decide through the API or the kycflow command.",
+		InboxTitle: "Review inbox", InboxIntro: "Sanctions and PEP hits awaiting a decision, oldest first. The review window is %s: a check not decided by then expires.",
+		InboxEmpty: "Nothing awaits review.", InboxNext: "Older reviews first: the next ones",
+		ColWaiting: "Waiting", ColLeft: "Window left", ColCustomer: "Customer", ColHits: "Alerting hits",
+		ColDecided: "Decided", ColPending: "Awaiting approval", ColScore: "Top score", Overdue: "(due soon)",
+		Reviews: "Review inbox", Days: "%d d", Hours: "%d h", Minutes: "%d min",
 		ErrorsTitle: "Please correct:",
 		OffTitle:    "The console is off", OffBody: "The operator has not configured it (STAFF_KEY).",
 		UnknownTitle: "Unknown address", UnknownBody: "No tenant is reached at this address.",
@@ -60,7 +71,12 @@ var texts = map[string]text{
 		CodeWrong:       "De code klopt niet: controleer of de app dit account toont, en de tijd op uw telefoon.",
 		InviteGoneTitle: "Deze uitnodiging is niet geldig", InviteGoneBody: "Ze is gebruikt, vervangen door een nieuwere of verlopen (uitnodigingen gelden 72 uur). Vraag een beheerder om een nieuwe.",
 		HomeTitle: "Console", SignedInAs: "Ingelogd als %s, %s.", SignOut: "Uitloggen", SignOutEverywhere: "Overal uitloggen",
-		ComingNext:  "Beoordelingen, dossiers en supportpagina's komen hier; gebruik tot dan de API of de kycflow-opdracht.",
+		ComingNext: "Beslissen, dossiers en supportpagina's komen hier; beslis tot dan via de API of de kycflow-opdracht.",
+		InboxTitle: "Te beoordelen", InboxIntro: "Treffers op sanctie- en PEP-lijsten die op een beslissing wachten, oudste eerst. De beoordelingstermijn is %s: een controle die dan niet beslist is, verloopt.",
+		InboxEmpty: "Er wacht niets op beoordeling.", InboxNext: "Oudste eerst: de volgende",
+		ColWaiting: "Wacht", ColLeft: "Termijn over", ColCustomer: "Klant", ColHits: "Treffers",
+		ColDecided: "Beslist", ColPending: "Wacht op goedkeuring", ColScore: "Hoogste score", Overdue: "(bijna verlopen)",
+		Reviews: "Te beoordelen", Days: "%d d", Hours: "%d u", Minutes: "%d min",
 		ErrorsTitle: "Corrigeer:",
 		OffTitle:    "De console staat uit", OffBody: "De beheerder heeft haar niet ingesteld (STAFF_KEY).",
 		UnknownTitle: "Onbekend adres", UnknownBody: "Op dit adres is geen klant bereikbaar.",
@@ -76,4 +92,16 @@ func language(r *http.Request) string {
 		return l
 	}
 	return "en"
+}
+
+// duration says d in whole days, else hours, else minutes (never below
+// zero).
+func (t text) duration(d time.Duration) string {
+	switch d = max(d, 0); {
+	case d >= 48*time.Hour:
+		return fmt.Sprintf(t.Days, int(d.Hours()/24))
+	case d >= 2*time.Hour:
+		return fmt.Sprintf(t.Hours, int(d.Hours()))
+	}
+	return fmt.Sprintf(t.Minutes, int(d.Minutes()))
 }

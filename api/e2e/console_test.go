@@ -328,6 +328,11 @@ func TestConsoleInBrowser(t *testing.T) {
 		t.Fatalf("home: %s", s)
 	}
 	accessible(t, bctx, "the console's home")
+	do(t, bctx, chromedp.Click(`a[href="/console/reviews"]`))
+	waitHeading(t, bctx, "Review inbox")
+	accessible(t, bctx, "the review inbox")
+	do(t, bctx, chromedp.Click(`a[href="/console"]`))
+	waitHeading(t, bctx, "Console")
 	do(t, bctx, chromedp.Click("button[type=submit]:not([name])"))
 	waitHeading(t, bctx, "Sign in")
 	do(t, bctx, chromedp.Navigate(base+"/console"))
