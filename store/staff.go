@@ -248,8 +248,8 @@ func (s *Store) EndSessions(ctx context.Context, tenantID, staffID uuid.UUID) er
 }
 
 // Lock-out: after MaxSignInFailures wrong passwords or codes in a row an
-// account is locked for LockOut, and each further failure while locked
-// starts it again.
+// account is locked for LockOut, and until a sign-in succeeds each
+// further failure (while locked or after) locks it for LockOut again.
 const (
 	MaxSignInFailures = 5
 	LockOut           = 15 * time.Minute
