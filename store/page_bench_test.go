@@ -24,18 +24,11 @@ var (
 
 func seedPages(b *testing.B) {
 	benchOnce.Do(func() {
-		ctx := context.Background()
-		admin, err := store.Open(ctx, ownerDSN, 2)
-		if err != nil {
-			b.Fatal(err)
-		}
+		var admin *store.Store
+		admin, benchTenant = benchSetup(b, "bench", "bench.example")
 		defer admin.Close()
-		benchTenant, _, err = admin.CreateTenant(ctx, "bench", []string{"bench.example"}, false)
-		if err != nil {
-			b.Fatal(err)
-		}
 		// Ids as UUIDv7 would be: a time prefix, so they sort by creation.
-		_, err = admin.DB().Exec(`INSERT INTO businesses (id, tenant_id, name, country_id, coc_number, city, created_at, updated_at)
+		_, err := admin.DB().Exec(`INSERT INTO businesses (id, tenant_id, name, country_id, coc_number, city, created_at, updated_at)
 			SELECT (lpad(to_hex(1700000000000 + g), 12, '0') || '7000' || '8000' || lpad(to_hex(g), 12, '0'))::uuid,
 			       $1, 'Business ' || g, 528, '12345678', 'Amsterdam', now(), now()
 			FROM generate_series(1, $2) g`, benchTenant.ID, benchRows)
@@ -70,4 +63,20 @@ func BenchmarkListPageFirst(b *testing.B) { benchPage(b, store.PageQuery{Limit: 
 func BenchmarkListPage50000Deep(b *testing.B) {
 	seedPages(b)
 	benchPage(b, store.PageQuery{Limit: 20, After: &benchDeep})
+}
+
+// benchSetup opens the owner's store (the caller closes it) and creates a
+// live tenant for a benchmark's rows.
+func benchSetup(b *testing.B, name, host string) (*store.Store, store.Tenant) {
+	ctx := context.Background()
+	admin, err := store.Open(ctx, ownerDSN, 2)
+	if err != nil {
+		b.Fatal(err)
+	}
+	t, _, err := admin.CreateTenant(ctx, name, []string{host}, false)
+	if err != nil {
+		admin.Close()
+		b.Fatal(err)
+	}
+	return admin, t
 }

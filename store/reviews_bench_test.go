@@ -20,16 +20,9 @@ var (
 
 func seedQueue(b *testing.B) {
 	queueOnce.Do(func() {
-		ctx := context.Background()
-		admin, err := store.Open(ctx, ownerDSN, 2)
-		if err != nil {
-			b.Fatal(err)
-		}
+		var admin *store.Store
+		admin, queueTenant = benchSetup(b, "queue bench", "queue-bench.example")
 		defer admin.Close()
-		queueTenant, _, err = admin.CreateTenant(ctx, "queue bench", []string{"queue-bench.example"}, false)
-		if err != nil {
-			b.Fatal(err)
-		}
 		// Ids as UUIDv7 would be: a time prefix, so they sort by creation.
 		id := func(prefix string) string {
 			return `(lpad(to_hex(1700000000000 + g), 12, '0') || '7` + prefix + `' || '8000' || lpad(to_hex(g), 12, '0'))::uuid`
