@@ -84,12 +84,18 @@ func New(s *store.Store, log *slog.Logger, key string) (*Handler, error) {
 	h.mux.HandleFunc("POST /console/sign-out", h.authed(h.signOut))
 	h.mux.HandleFunc("GET /console/invite/{token}", h.invitePage)
 	h.mux.HandleFunc("POST /console/invite/{token}", h.acceptInvite)
-	h.mux.HandleFunc("GET /console/assets/console.css", func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "text/css; charset=utf-8")
-		w.Header().Set("Cache-Control", "public, max-age=3600")
-		w.Write(stylesheet)
-	})
 	return h, nil
+}
+
+// stylesheetPath is the console's one asset, served before any tenant or
+// session is looked up: it is the same for everyone, and every page loads
+// it.
+const stylesheetPath = "/console/assets/console.css"
+
+func serveStylesheet(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "text/css; charset=utf-8")
+	w.Header().Set("Cache-Control", "public, max-age=3600")
+	w.Write(stylesheet)
 }
 
 // headers: the console's pages load their own stylesheet and images
@@ -116,6 +122,10 @@ type ctxKey struct{}
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	headers(w)
+	if r.Method == http.MethodGet && r.URL.Path == stylesheetPath {
+		serveStylesheet(w)
+		return
+	}
 	lang := language(r)
 	if h.seal == nil {
 		h.message(w, http.StatusServiceUnavailable, lang, texts[lang].OffTitle, texts[lang].OffBody)

@@ -3,6 +3,7 @@ package console
 import (
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/google/uuid"
@@ -56,7 +57,7 @@ func (h *Handler) reviews(w http.ResponseWriter, r *http.Request, rq *request) {
 		}
 		age := now.Sub(since)
 		row := inboxRow{CheckID: c.ID.String(), Alerting: st.Alerting, Decided: st.Decided, Pending: st.Pending,
-			TopScore: formatScore(st.TopScore), Age: t.duration(age), Left: t.duration(set.ReviewWindow - age), Overdue: age > set.ReviewWindow*4/5}
+			TopScore: strconv.FormatFloat(st.TopScore, 'f', 2, 64), Age: t.duration(age), Left: t.duration(set.ReviewWindow - age), Overdue: age > set.ReviewWindow*4/5}
 		if c.CustomerID != nil {
 			row.CustomerID = c.CustomerID.String()
 		}
@@ -68,9 +69,4 @@ func (h *Handler) reviews(w http.ResponseWriter, r *http.Request, rq *request) {
 		v.Next = "/console/reviews?after=" + page.Items[len(page.Items)-1].ID.String()
 	}
 	h.render(w, http.StatusOK, "reviews", v)
-}
-
-func formatScore(s float64) string {
-	b, _ := json.Marshal(float64(int(s*100+0.5)) / 100)
-	return string(b)
 }

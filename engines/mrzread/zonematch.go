@@ -78,6 +78,7 @@ type zoneLine struct {
 	conf              float64
 	left, top, bottom float64
 	capitals          bool
+	dates             []printedDate // the dates it prints, read once
 }
 
 // zonePage is a page's lines.
@@ -132,6 +133,7 @@ func zoneLineOf(l ocrLine) zoneLine {
 		}
 		z.words = append(z.words, s)
 	}
+	z.dates = z.printedDates()
 	return z
 }
 
@@ -239,8 +241,8 @@ var (
 	numericDate = regexp.MustCompile(`\b(\d{1,2}) ?[./ -] ?(\d{1,2}) ?[./ -] ?(\d{4})\b`)
 )
 
-// dates are the dates a line prints.
-func (l zoneLine) dates() []printedDate {
+// printedDates are the dates a line prints.
+func (l zoneLine) printedDates() []printedDate {
 	words := make([]string, len(l.words))
 	for i, w := range l.words {
 		words[i] = digitsOf(w)
@@ -305,7 +307,7 @@ func dateFound(page zonePage, d mrz.Date) bool {
 		return false
 	}
 	for _, l := range page {
-		for _, p := range l.dates() {
+		for _, p := range l.dates {
 			if p.is(d) {
 				return true
 			}
@@ -327,7 +329,7 @@ func otherDate(page zonePage, doc *mrz.Document) bool {
 		return false
 	}
 	for _, l := range page {
-		for _, p := range l.dates() {
+		for _, p := range l.dates {
 			if p.conf < zoneConf || p.is(doc.BirthDate) || p.is(doc.ExpiryDate) || p.month < 1 || p.month > 12 || p.day < 1 || p.day > 31 {
 				continue
 			}
