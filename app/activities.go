@@ -14,6 +14,19 @@ import (
 	"github.com/kycflow/kycflow/webhook"
 )
 
+// mailer is the SMTP mailer the settings name; nil without SMTP_HOST.
+func (c Config) mailer() (*mail.Mailer, error) {
+	if c.SMTPHost == "" {
+		return nil, nil
+	}
+	m, err := mail.New(mail.Config{Host: c.SMTPHost, Port: c.SMTPPort, Username: c.SMTPUsername,
+		Password: c.SMTPPassword, From: c.SMTPFrom, TLS: c.SMTPTLS, RootCAs: c.Harness.MailRootCAs})
+	if err != nil {
+		return nil, fmt.Errorf("SMTP settings: %w", err)
+	}
+	return m, nil
+}
+
 // activities builds the worker's activities with the provider clients the
 // configuration names. Without KVK_API_KEY the KvK is not configured (coc
 // checks of Dutch businesses fail with provider_not_configured); VIES needs
@@ -21,14 +34,11 @@ import (
 func (c Config) activities(s *store.Store) (*activities.Activities, error) {
 	a := &activities.Activities{Store: s, Limits: activities.NewLimits(s, c.KvKRate, c.VIESRate, c.VIESConcurrency),
 		PublicURL: strings.TrimSuffix(c.PublicURL, "/")}
-	if c.SMTPHost != "" {
-		m, err := mail.New(mail.Config{Host: c.SMTPHost, Port: c.SMTPPort, Username: c.SMTPUsername,
-			Password: c.SMTPPassword, From: c.SMTPFrom, TLS: c.SMTPTLS, RootCAs: c.Harness.MailRootCAs})
-		if err != nil {
-			return nil, fmt.Errorf("SMTP settings: %w", err)
-		}
-		a.Mailer = m
+	m, err := c.mailer()
+	if err != nil {
+		return nil, err
 	}
+	a.Mailer = m
 	if c.KvKAPIKey != "" {
 		a.KvK = &kvk.Client{BaseURL: c.KvKBaseURL, APIKey: c.KvKAPIKey, Timeout: c.KvKTimeout}
 		if c.KvKRootCA != "" {

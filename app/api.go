@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/kycflow/kycflow/api"
 	"github.com/kycflow/kycflow/api/console"
 	"github.com/kycflow/kycflow/metrics"
 	"github.com/kycflow/kycflow/ops"
+	"github.com/kycflow/kycflow/providers/mail"
 	"github.com/kycflow/kycflow/screening"
 	"github.com/kycflow/kycflow/store"
 	"github.com/kycflow/kycflow/worker"
@@ -76,12 +78,25 @@ func NewAPI(ctx context.Context, cfg Config, sh Shared) (_ *API, err error) {
 	if cfg.StaffKey == "" {
 		log.Warn("the console is off: set STAFF_KEY")
 	}
-	con, err := console.New(a.Store, log, cfg.StaffKey)
+	reviews := worker.Reviews{Client: sh.Temporal}
+	public, err := url.Parse(cfg.PublicURL)
+	if err != nil {
+		return nil, fmt.Errorf("PUBLIC_URL: %w", err)
+	}
+	ccfg := console.Config{Store: a.Store, Log: log, Key: cfg.StaffKey, Reviews: reviews, Images: images, PublicURL: public}
+	if m, err := cfg.mailer(); err != nil {
+		return nil, err
+	} else if m != nil {
+		ccfg.Invitations = invitations{mailer: m, store: a.Store}
+	} else {
+		log.Warn("the console's invitations are not mailed (no SMTP_HOST): an admin passes each link on")
+	}
+	con, err := console.New(ccfg)
 	if err != nil {
 		return nil, fmt.Errorf("STAFF_KEY: %w", err)
 	}
 	conf := api.Config{Store: a.Store, Logger: log, Limits: cfg.Limits, PublicURL: cfg.PublicURL, IDIN: cfg.IDINBroker(), Webhooks: hooks,
-		Reviews: worker.Reviews{Client: sh.Temporal}, Probes: a.Probes, Metrics: a.Metrics, Images: images, Console: con}
+		Reviews: reviews, Probes: a.Probes, Metrics: a.Metrics, Images: images, Console: con}
 	if a.Lists != nil {
 		conf.Screener = a.Lists
 	}
@@ -109,4 +124,20 @@ func (a *API) Serve(ctx context.Context, ln net.Listener) error {
 		return err
 	}
 	return nil
+}
+
+// invitations mails the console's invitation links, in the tenant's
+// name, through the link mailer.
+type invitations struct {
+	mailer *mail.Mailer
+	store  *store.Store
+}
+
+func (i invitations) Invite(ctx context.Context, inv console.Invitation) error {
+	name, err := i.store.TenantName(ctx, inv.TenantID)
+	if err != nil {
+		return err
+	}
+	return i.mailer.SendLink(ctx, mail.LinkMail{To: inv.To, TenantName: name, Purpose: mail.PurposeConsole, URL: inv.URL,
+		ExpiresAt: inv.ExpiresAt, Lang: inv.Lang, Role: inv.Role})
 }

@@ -142,7 +142,10 @@ type AMLHit struct {
 	EntityID string `json:"entity_id"`
 	// EntityHash identifies the listed entity's data: a remembered false
 	// positive holds only while it is unchanged.
-	EntityHash     string  `json:"entity_hash"`
+	EntityHash string `json:"entity_hash"`
+	// List is the list the entity was found on (absent in checks
+	// screened before it was recorded).
+	List           string  `json:"list,omitempty"`
 	MatchedName    string  `json:"matched_name"`
 	Score          float64 `json:"score"`
 	NameScore      float64 `json:"name_score"`

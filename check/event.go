@@ -17,6 +17,10 @@ const (
 	CustomerDeleted  EventType = "customer.deleted"
 	CheckReviewed    EventType = "check.reviewed"
 	WatchlistUpdated EventType = "watchlist.updated"
+	// A staff member's actions on a review in the console.
+	ReviewAssigned EventType = "review.assigned"
+	ReviewDecided  EventType = "review.decided" // a decision awaiting a second reviewer's approval
+	ReviewApproved EventType = "review.approved"
 )
 
 // StatusEvent is the event of a check entering a status (the database's
@@ -27,11 +31,11 @@ const checkEventPrefix = "check."
 
 // eventTypes are all the events there are, in documentation order.
 var eventTypes = func() []EventType {
-	out := make([]EventType, 0, len(statuses)+6)
+	out := make([]EventType, 0, len(statuses)+9)
 	for _, s := range statuses {
 		out = append(out, StatusEvent(s))
 	}
-	return append(out, CheckReviewed, BusinessCreated, BusinessDeleted, CustomerCreated, CustomerDeleted, WatchlistUpdated)
+	return append(out, CheckReviewed, ReviewAssigned, ReviewDecided, ReviewApproved, BusinessCreated, BusinessDeleted, CustomerCreated, CustomerDeleted, WatchlistUpdated)
 }()
 
 // EventFilter is a set of event types given by their names, where "*" is

@@ -35,7 +35,7 @@ func Hits(hs []sanctions.Hit, threshold float64) []check.AMLHit {
 		hit := check.AMLHit{EntityID: h.EntityID, MatchedName: h.MatchedName, Score: check.RoundScore(h.Score), NameScore: check.RoundScore(h.NameScore),
 			AboveThreshold: h.Score >= threshold, Explanation: h.Explanation, Topics: []string{}, Programs: []string{}}
 		if e := h.Entity; e != nil {
-			hit.EntityHash, hit.Schema, hit.Topics, hit.Programs = e.Hash(), e.Schema, nonNil(e.Topics), nonNil(e.Programs)
+			hit.EntityHash, hit.List, hit.Schema, hit.Topics, hit.Programs = e.Hash(), e.List, e.Schema, nonNil(e.Topics), nonNil(e.Programs)
 		}
 		out = append(out, hit)
 	}

@@ -87,9 +87,7 @@ func (s *Store) deleteSubject(ctx context.Context, p Principal, kind check.Kind,
 			AND position(convert_to($2, 'UTF8') IN body) > 0`, p.TenantID, id.String()); err != nil {
 			return fmt.Errorf("forget answers about %s: %w", kind, err)
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO audit_log (id, tenant_id, action, record_kind, record_id, api_key_id, created_at)
-			VALUES ($1, $2, 'delete', $3, $4, $5, $6)`, NewID(), p.TenantID, kind, id, keyIDOf(p), at)
-		return err
+		return audit(ctx, tx, p, "delete", string(kind), id, nil)
 	})
 	if err == nil {
 		s.wakeRelay() // cancellations of its workflows

@@ -219,9 +219,7 @@ func (s *Store) CheckImage(ctx context.Context, p Principal, checkID uuid.UUID, 
 			p.TenantID, checkID, n); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO audit_log (id, tenant_id, action, record_kind, record_id, api_key_id, detail, created_at)
-			VALUES ($1, $2, 'image.viewed', 'check', $3, $4, jsonb_build_object('image', $5::int), $6)`, NewID(), p.TenantID, checkID, keyIDOf(p), n, now())
-		return err
+		return audit(ctx, tx, p, "image.viewed", "check", checkID, map[string]int{"image": n})
 	})
 	return im, err
 }

@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -27,7 +28,8 @@ func awaitingAML(t *testing.T, app, worker *store.Store, tenantID uuid.UUID, ent
 	}
 	d := check.AMLData{Outcome: check.OutcomeChecked, Query: check.AMLQuery{Name: c.Name}, Threshold: 0.88}
 	for i, e := range entities {
-		d.Hits = append(d.Hits, check.AMLHit{EntityID: e, EntityHash: "h-" + e, Score: 0.95 - float64(i)/100, AboveThreshold: true, Alerting: true})
+		list, _, _ := strings.Cut(e, "-") // "ofac-1" is on the list ofac
+		d.Hits = append(d.Hits, check.AMLHit{EntityID: e, EntityHash: "h-" + e, List: list, Score: 0.95 - float64(i)/100, AboveThreshold: true, Alerting: true})
 	}
 	d.Hits = append(d.Hits, check.AMLHit{EntityID: "below", EntityHash: "h-below", Score: 0.7})
 	b, _ := json.Marshal(d)

@@ -30,7 +30,7 @@ var roleMatrix = map[string]map[string][]string{
 		"checks":             {"SELECT", "INSERT", "UPDATE"},
 		"links":              {"SELECT", "INSERT", "UPDATE"},
 		"outbox":             {"INSERT"},
-		"audit_log":          {"INSERT"},
+		"audit_log":          {"SELECT", "INSERT"},
 		"watchlist_versions": {"SELECT"},
 		"watchlist_entities": {"SELECT"},
 		"goose_db_version":   nil,
@@ -46,8 +46,9 @@ var roleMatrix = map[string]map[string][]string{
 		"document_images":    {"SELECT", "INSERT"},
 		"staff": {"SELECT", "INSERT", "U(role)", "U(status)", "U(password_hash)", "U(totp_key_id)", "U(totp_sealed)", "U(totp_step)",
 			"U(failures)", "U(locked_until)", "U(updated_at)"},
-		"staff_invitations": {"SELECT", "INSERT", "U(used_at)"},
-		"staff_sessions":    {"SELECT", "INSERT", "U(seen_at)", "U(ended_at)"},
+		"staff_invitations":  {"SELECT", "INSERT", "U(used_at)"},
+		"staff_sessions":     {"SELECT", "INSERT", "U(seen_at)", "U(ended_at)"},
+		"review_assignments": {"SELECT", "INSERT", "DELETE", "U(staff_id)", "U(assigned_by)", "U(assigned_at)"},
 	},
 	store.WorkerRole: {
 		"tenants":            {"SELECT"},
@@ -75,6 +76,7 @@ var roleMatrix = map[string]map[string][]string{
 		"staff":              nil,
 		"staff_invitations":  nil,
 		"staff_sessions":     nil,
+		"review_assignments": nil,
 	},
 }
 

@@ -124,6 +124,21 @@ func (s *Store) DisableStaff(ctx context.Context, tenantID uuid.UUID, email stri
 	return st, err
 }
 
+// SetStaffRole changes a staff member's role; a disabled one stays as
+// they are (ErrConflict).
+func (s *Store) SetStaffRole(ctx context.Context, tenantID, staffID uuid.UUID, role check.Role) (Staff, error) {
+	var st Staff
+	err := s.inTenant(ctx, tenantID, func(tx *sqlx.Tx) error {
+		err := tx.GetContext(ctx, &st, `UPDATE staff SET role = $3, updated_at = $4 WHERE tenant_id = $1 AND id = $2 AND status <> $5 RETURNING `+staffCols,
+			tenantID, staffID, role, now(), check.StaffDisabled)
+		if errors.Is(classify(err), ErrNotFound) {
+			return fmt.Errorf("%w: no such staff member, or disabled", ErrConflict)
+		}
+		return err
+	})
+	return st, err
+}
+
 // Invitation is the staff member an unused, unexpired invitation whose
 // token hashes to tokenHash is for; ErrNotFound for any other token.
 func (s *Store) Invitation(ctx context.Context, tenantID uuid.UUID, tokenHash []byte) (Staff, error) {
@@ -287,8 +302,6 @@ func (s *Store) SignedIn(ctx context.Context, tenantID, staffID uuid.UUID, step 
 // AuditStaff records a staff member's action on a record (ids only).
 func (s *Store) AuditStaff(ctx context.Context, tenantID, staffID uuid.UUID, action, kind string, recordID uuid.UUID) error {
 	return s.inTenant(ctx, tenantID, func(tx *sqlx.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO audit_log (id, tenant_id, action, record_kind, record_id, staff_id, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-			NewID(), tenantID, action, kind, recordID, staffID, now())
-		return err
+		return audit(ctx, tx, Principal{TenantID: tenantID, StaffID: staffID}, action, kind, recordID, nil)
 	})
 }

@@ -172,6 +172,13 @@ func TestRLSWithoutTenantSeesNothing(t *testing.T) {
 	if _, cookie, _ := signin.NewToken(); app.CreateSession(ctx, tn.ID, member.ID, cookie, "csrf") != nil { // staff_sessions
 		t.Fatal("no session")
 	}
+	if _, err := admin.SetStaffRole(ctx, tn.ID, member.ID, check.RoleReviewer); err != nil {
+		t.Fatal(err)
+	}
+	inHand := awaitingAML(t, app, worker, tn.ID, "ofac-2")
+	if err := app.AssignReview(ctx, store.Principal{TenantID: tn.ID, StaffID: member.ID}, inHand.CheckID, &member.ID); err != nil { // review_assignments
+		t.Fatal(err)
+	}
 
 	other := newTenant(t, admin, "rls-other.example")
 	// rows counts tn's rows of table as seen through db, in a transaction

@@ -38,6 +38,8 @@ type APIKey struct {
 type Principal struct {
 	TenantID uuid.UUID
 	KeyID    uuid.UUID
+	// StaffID: a console staff member acting (then KeyID is nil).
+	StaffID uuid.UUID
 }
 
 const base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"

@@ -229,9 +229,14 @@ func (s *Store) RecordScreening(ctx context.Context, p Principal, n ScreeningCou
 
 // keyIDOf is the principal's key id as an audit row holds it (null for
 // admin tools, which have none).
-func keyIDOf(p Principal) *uuid.UUID {
-	if p.KeyID == uuid.Nil {
+func keyIDOf(p Principal) *uuid.UUID { return nilIfZero(p.KeyID) }
+
+// staffIDOf is the acting staff member's id for the audit log, if any.
+func staffIDOf(p Principal) *uuid.UUID { return nilIfZero(p.StaffID) }
+
+func nilIfZero(id uuid.UUID) *uuid.UUID {
+	if id == uuid.Nil {
 		return nil
 	}
-	return &p.KeyID
+	return &id
 }

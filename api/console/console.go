@@ -7,6 +7,7 @@
 package console
 
 import (
+	"context"
 	"crypto/cipher"
 	"crypto/hmac"
 	"crypto/sha256"
@@ -21,6 +22,8 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/kycflow/kycflow/check"
+	"github.com/kycflow/kycflow/documents"
 	"github.com/kycflow/kycflow/sealing"
 	"github.com/kycflow/kycflow/signin"
 	"github.com/kycflow/kycflow/store"
@@ -35,8 +38,8 @@ var stylesheet []byte
 var pages = map[string]*template.Template{}
 
 func init() {
-	for _, p := range []string{"signin", "invite", "home", "message", "reviews"} {
-		pages[p] = template.Must(template.ParseFS(files, "templates/layout.html", "templates/"+p+".html"))
+	for _, p := range []string{"signin", "invite", "home", "message", "reviews", "review", "case", "image", "support", "deliveries", "staff"} {
+		pages[p] = template.Must(template.New(p).Funcs(funcs).Option("missingkey=error").ParseFS(files, "templates/layout.html", "templates/"+p+".html"))
 	}
 }
 
@@ -48,10 +51,37 @@ const (
 	formCookie    = "__Host-kycflow-form"
 )
 
+// Reviewer sends a review to the workflow of the check awaiting it (the
+// one path decisions take, API and console alike: the workflow keeps four
+// eyes); a review the workflow rejects is a check.ReviewProblems.
+type Reviewer interface {
+	Review(ctx context.Context, checkID uuid.UUID, req check.ReviewRequest) error
+}
+
+// Config is what the console is built from.
+type Config struct {
+	Store *store.Store
+	Log   *slog.Logger
+	// Key (STAFF_KEY, 32 bytes as hex or base64) seals staff members'
+	// second-factor secrets; empty: the console answers 503 on every page.
+	Key string
+	// Reviews records decisions; nil: deciding answers 503.
+	Reviews Reviewer
+	// Images open idscan photos; nil: they cannot be shown.
+	Images *documents.Keys
+	// Invitations mails invitation links; nil: the admin passes the link
+	// on.
+	Invitations Inviter
+	// PublicURL gives links their scheme and port (the host is the
+	// tenant's).
+	PublicURL *url.URL
+}
+
 // Handler serves /console/.
 type Handler struct {
 	store *store.Store
 	log   *slog.Logger
+	cfg   Config
 	// seal seals second-factor secrets at rest; keyID names its key, and
 	// key derives an invitation's secret before it is accepted.
 	seal  cipher.AEAD
@@ -60,12 +90,10 @@ type Handler struct {
 	mux   *http.ServeMux
 }
 
-// New returns the console's handler; key (STAFF_KEY, 32 bytes as hex or
-// base64) seals staff members' second-factor secrets. With no key the
-// console answers 503 on every page.
-func New(s *store.Store, log *slog.Logger, key string) (*Handler, error) {
-	h := &Handler{store: s, log: log, mux: http.NewServeMux()}
-	if key != "" {
+// New returns the console's handler.
+func New(cfg Config) (*Handler, error) {
+	h := &Handler{store: cfg.Store, log: cfg.Log, cfg: cfg, mux: http.NewServeMux()}
+	if key := cfg.Key; key != "" {
 		raw, err := sealing.Decode(key)
 		if err != nil {
 			return nil, err
@@ -79,6 +107,23 @@ func New(s *store.Store, log *slog.Logger, key string) (*Handler, error) {
 	}
 	h.mux.HandleFunc("GET /console", h.authed(h.home))
 	h.mux.HandleFunc("GET /console/reviews", h.authed(h.reviews))
+	h.mux.HandleFunc("GET /console/find", h.authed(h.find))
+	h.mux.HandleFunc("GET /console/reviews/{id}", h.authed(h.reviewPage))
+	h.mux.HandleFunc("POST /console/reviews/{id}/assign", h.authed(h.assign))
+	h.mux.HandleFunc("POST /console/reviews/{id}/decide", h.authed(h.decide))
+	h.mux.HandleFunc("GET /console/customers/{id}", h.authed(h.casePage(check.Customer)))
+	h.mux.HandleFunc("GET /console/businesses/{id}", h.authed(h.casePage(check.Business)))
+	h.mux.HandleFunc("POST /console/customers/{id}/checks", h.authed(h.queue(check.Customer)))
+	h.mux.HandleFunc("POST /console/businesses/{id}/checks", h.authed(h.queue(check.Business)))
+	h.mux.HandleFunc("GET /console/checks/{id}/images/{n}", h.authed(h.imagePage))
+	h.mux.HandleFunc("GET /console/checks/{id}/images/{n}/photo", h.authed(h.photo))
+	h.mux.HandleFunc("POST /console/checks/retry", h.authed(h.retry))
+	h.mux.HandleFunc("GET /console/support", h.authed(h.support))
+	h.mux.HandleFunc("GET /console/support/webhooks/{id}", h.authed(h.deliveries))
+	h.mux.HandleFunc("POST /console/support/webhooks/{id}/redeliver", h.authed(h.redeliver))
+	h.mux.HandleFunc("GET /console/staff", h.authed(h.staffPage))
+	h.mux.HandleFunc("POST /console/staff", h.authed(h.staffInvite))
+	h.mux.HandleFunc("POST /console/staff/{id}", h.authed(h.staffChange))
 	h.mux.HandleFunc("GET /console/sign-in", h.signInPage)
 	h.mux.HandleFunc("POST /console/sign-in", h.signIn)
 	h.mux.HandleFunc("POST /console/sign-out", h.authed(h.signOut))
@@ -222,6 +267,10 @@ type view struct {
 	Inbox  []inboxRow
 	Window string
 	Next   string
+	// W: the words of the pages built on the inbox (words.go); Data: the
+	// page's own.
+	W    map[string]string
+	Data any
 }
 
 func (h *Handler) render(w http.ResponseWriter, status int, page string, v view) {

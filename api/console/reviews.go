@@ -1,14 +1,19 @@
 package console
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
+	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/kycflow/kycflow/check"
+	"github.com/kycflow/kycflow/engines/watchlist"
 	"github.com/kycflow/kycflow/store"
 )
 
@@ -23,16 +28,40 @@ type inboxRow struct {
 	TopScore            string
 	Age, Left           string
 	Overdue             bool
+	Assignee            string
 }
 
+// inboxFilters are the inbox's filters as the form sends them.
+type inboxFilters struct {
+	Assigned, List, Score, Age string
+	Lists                      []string // the lists there are, to choose from
+}
+
+// inboxAges are the age filter's choices.
+var inboxAges = map[string]time.Duration{"1h": time.Hour, "1d": 24 * time.Hour, "3d": 72 * time.Hour, "7d": 7 * 24 * time.Hour}
+
 // reviews is the review inbox: the tenant's aml checks awaiting review,
-// oldest first, each with its age against the tenant's review window.
+// oldest first, filtered, each with its age against the tenant's review
+// window and who has it in hand.
 func (h *Handler) reviews(w http.ResponseWriter, r *http.Request, rq *request) {
-	q := store.PageQuery{Limit: inboxPage}
-	if after, err := uuid.Parse(r.URL.Query().Get("after")); err == nil {
+	in := r.URL.Query()
+	f := inboxFilters{Assigned: in.Get("assigned"), List: in.Get("list"), Score: in.Get("score"), Age: in.Get("age")}
+	q := store.InboxQuery{Limit: inboxPage, Me: rq.session.Staff.ID, List: f.List, OlderThan: inboxAges[f.Age]}
+	switch f.Assigned {
+	case store.AssignedMe, store.AssignedNone:
+		q.Assigned = f.Assigned
+	default:
+		f.Assigned = ""
+	}
+	if v, err := strconv.ParseFloat(f.Score, 64); err == nil && v > 0 && v <= 1 {
+		q.MinScore = v
+	} else {
+		f.Score = ""
+	}
+	if after, err := uuid.Parse(in.Get("after")); err == nil {
 		q.After = &after
 	}
-	page, err := h.store.ReviewQueue(r.Context(), rq.tenant, q)
+	page, err := h.store.ReviewInbox(r.Context(), rq.tenant, q)
 	if err != nil {
 		h.fail(w, rq, err)
 		return
@@ -41,6 +70,14 @@ func (h *Handler) reviews(w http.ResponseWriter, r *http.Request, rq *request) {
 	if err != nil {
 		h.fail(w, rq, err)
 		return
+	}
+	lists, err := h.store.LatestWatchlists(r.Context())
+	if err != nil {
+		h.fail(w, rq, err)
+		return
+	}
+	for _, l := range lists {
+		f.Lists = append(f.Lists, l.List)
 	}
 	t, now := texts[rq.lang], time.Now()
 	rows := make([]inboxRow, 0, len(page.Items))
@@ -61,12 +98,309 @@ func (h *Handler) reviews(w http.ResponseWriter, r *http.Request, rq *request) {
 		if c.CustomerID != nil {
 			row.CustomerID = c.CustomerID.String()
 		}
+		if c.Assignee != nil {
+			row.Assignee = *c.Assignee
+		}
 		rows = append(rows, row)
 	}
-	v := view{Lang: rq.lang, T: t, Title: t.InboxTitle, CSRF: rq.session.CSRF, Email: rq.session.Staff.Email, Role: string(rq.session.Staff.Role),
-		Inbox: rows, Window: t.duration(set.ReviewWindow)}
+	v := h.page(rq, t.InboxTitle)
+	v.Inbox, v.Window, v.Data = rows, t.duration(set.ReviewWindow), f
 	if page.HasNext && len(page.Items) > 0 {
-		v.Next = "/console/reviews?after=" + page.Items[len(page.Items)-1].ID.String()
+		next := url.Values{"assigned": {f.Assigned}, "list": {f.List}, "score": {f.Score}, "age": {f.Age}, "after": {page.Items[len(page.Items)-1].ID.String()}}
+		v.Next = "/console/reviews?" + next.Encode()
 	}
 	h.render(w, http.StatusOK, "reviews", v)
+}
+
+// assign claims a review (to=me), gives it to a reviewer (to=their id)
+// or releases it (to=none).
+func (h *Handler) assign(w http.ResponseWriter, r *http.Request, rq *request) {
+	id, ok := h.pathID(w, r, rq)
+	if !ok || !h.allowed(w, rq, check.ActionAssign) {
+		return
+	}
+	var to *uuid.UUID
+	switch v := r.PostFormValue("to"); v {
+	case "me":
+		to = &rq.session.Staff.ID
+	case "none":
+	default:
+		sid, err := uuid.Parse(v)
+		if err != nil {
+			h.message(w, http.StatusUnprocessableEntity, rq.lang, words[rq.lang]["assignTitle"], words[rq.lang]["assignBad"])
+			return
+		}
+		to = &sid
+	}
+	err := h.store.AssignReview(r.Context(), actor(rq), id, to)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		h.notFound(w, rq)
+	case errors.Is(err, store.ErrNotAssignable):
+		h.message(w, http.StatusUnprocessableEntity, rq.lang, words[rq.lang]["assignTitle"], words[rq.lang]["assignBad"])
+	case errors.Is(err, store.ErrNotInReview):
+		h.message(w, http.StatusConflict, rq.lang, words[rq.lang]["assignTitle"], words[rq.lang]["notInReview"])
+	case err != nil:
+		h.fail(w, rq, err)
+	default:
+		target := "/console/reviews/" + id.String()
+		if r.PostFormValue("from") == "inbox" {
+			target = "/console/reviews"
+		}
+		back(w, r, target, "assigned")
+	}
+}
+
+// hitView is an alerting hit as the review page shows it: the hit, the
+// listed entity beside it, and where its decision stands.
+type hitView struct {
+	EntityID, List, MatchedName string
+	Score, NameScore            string
+	Schema                      string
+	Topics, Programs            []string
+	Explanation                 []string
+	// The listed entity, from the list version the screening used.
+	Names, BirthDates, Nationalities []string
+	Version                          int64
+	Found                            bool
+	// State: "open", "pending" (awaits a second reviewer), "decided".
+	State, Decision, Other, Reviewer, Note, DecidedAt, ApprovedBy string
+	Mine                                                          bool
+}
+
+// reviewData is the review page.
+type reviewData struct {
+	CheckID, CustomerID, Status string
+	// The customer's screened fields.
+	Name, BirthDate, Nationality string
+	Lists                        []check.AMLList
+	Hits                         []hitView
+	Earlier                      []store.AMLReview
+	FourEyes, CanDecide          bool
+	CanAssign, Mine              bool
+	Assignee                     string
+	Reviewers                    []store.Staff
+	Notice                       string
+}
+
+// reviewPage shows one aml check's review: what was screened beside each
+// alerting hit's listed entity, the matcher's explanation, earlier
+// decisions on this customer, and a decision form per hit.
+func (h *Handler) reviewPage(w http.ResponseWriter, r *http.Request, rq *request) {
+	id, ok := h.pathID(w, r, rq)
+	if !ok {
+		return
+	}
+	data, status, err := h.reviewData(r.Context(), rq, id)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		h.notFound(w, rq)
+		return
+	case err != nil:
+		h.fail(w, rq, err)
+		return
+	}
+	data.Notice = notice(rq, r)
+	v := h.page(rq, words[rq.lang]["reviewTitle"])
+	v.Data = data
+	h.render(w, status, "review", v)
+}
+
+func (h *Handler) reviewData(ctx context.Context, rq *request, id uuid.UUID) (reviewData, int, error) {
+	c, err := h.store.GetCheck(ctx, rq.tenant, id)
+	if err != nil {
+		return reviewData{}, 0, err
+	}
+	if c.Type != check.AML || c.CustomerID == nil {
+		return reviewData{}, 0, store.ErrNotFound
+	}
+	var d check.AMLData
+	if err := json.Unmarshal(c.Data, &d); err != nil {
+		return reviewData{}, 0, err
+	}
+	set, err := h.store.AMLSettings(ctx, rq.tenant)
+	if err != nil {
+		return reviewData{}, 0, err
+	}
+	me := rq.session.Staff
+	out := reviewData{CheckID: c.ID.String(), CustomerID: c.CustomerID.String(), Status: string(c.Status), Name: d.Query.Name, Lists: d.Lists,
+		FourEyes: set.FourEyes, CanDecide: me.Role.Can(check.ActionDecide) && c.Status == check.AwaitingReview,
+		CanAssign: me.Role.Can(check.ActionAssign) && c.Status == check.AwaitingReview}
+	if d.Query.BirthDate != nil {
+		out.BirthDate = *d.Query.BirthDate
+	}
+	if d.Query.Nationality != nil {
+		out.Nationality = strings.ToUpper(*d.Query.Nationality)
+	}
+	var versions []int64
+	for _, l := range d.Lists {
+		versions = append(versions, l.Version)
+	}
+	var ids []string
+	for _, hit := range d.Hits {
+		if hit.Alerting {
+			ids = append(ids, hit.EntityID)
+		}
+	}
+	listed, err := h.store.ListedEntities(ctx, versions, ids)
+	if err != nil {
+		return reviewData{}, 0, err
+	}
+	for _, hit := range d.Hits {
+		if !hit.Alerting {
+			continue
+		}
+		hv := hitView{EntityID: hit.EntityID, List: hit.List, MatchedName: hit.MatchedName, Score: strconv.FormatFloat(hit.Score, 'f', 3, 64),
+			NameScore: strconv.FormatFloat(hit.NameScore, 'f', 3, 64), Schema: hit.Schema, Topics: hit.Topics, Programs: hit.Programs,
+			Explanation: hit.Explanation, State: "open"}
+		for _, le := range listed {
+			if le.EntityID != hit.EntityID || (hit.List != "" && le.List != hit.List) {
+				continue
+			}
+			var e watchlist.Entity
+			if json.Unmarshal(le.Data, &e) != nil {
+				continue
+			}
+			hv.Found, hv.List, hv.Version = true, le.List, le.Version
+			for _, n := range e.Names {
+				hv.Names = append(hv.Names, n.Full)
+			}
+			hv.BirthDates, hv.Nationalities = e.BirthDates, e.Nationalities
+			for i := range hv.Nationalities {
+				hv.Nationalities[i] = strings.ToUpper(hv.Nationalities[i])
+			}
+		}
+		if rv := hit.Review; rv != nil {
+			hv.Decision, hv.Reviewer, hv.DecidedAt = string(rv.Decision), rv.Reviewer, rv.DecidedAt
+			if rv.Note != nil {
+				hv.Note = *rv.Note
+			}
+			hv.State = "decided"
+			if rv.Pending {
+				hv.State, hv.Mine = "pending", check.SameReviewer(rv.Reviewer, me.Email)
+				hv.Other = string(check.TrueMatch)
+				if rv.Decision == check.TrueMatch {
+					hv.Other = string(check.FalsePositive)
+				}
+			}
+			if rv.ApprovedBy != nil {
+				hv.ApprovedBy = *rv.ApprovedBy
+			}
+		}
+		out.Hits = append(out.Hits, hv)
+	}
+	if out.Earlier, err = h.store.AMLMemory(ctx, rq.tenant, *c.CustomerID); err != nil {
+		return reviewData{}, 0, err
+	}
+	a, err := h.store.ReviewAssignee(ctx, rq.tenant, id)
+	if err != nil {
+		return reviewData{}, 0, err
+	}
+	if a != nil {
+		out.Assignee, out.Mine = a.Email, a.StaffID == me.ID
+	}
+	if out.CanAssign {
+		all, err := h.store.ListStaff(ctx, rq.tenant)
+		if err != nil {
+			return reviewData{}, 0, err
+		}
+		for _, st := range all {
+			if st.Status == check.StaffActive && st.Role.Can(check.ActionDecide) {
+				out.Reviewers = append(out.Reviewers, st)
+			}
+		}
+	}
+	return out, http.StatusOK, nil
+}
+
+// decide records the signed-in reviewer's decision on one hit (or their
+// approval of another's) through the check's workflow, which keeps four
+// eyes: the page only offers what the workflow will take.
+func (h *Handler) decide(w http.ResponseWriter, r *http.Request, rq *request) {
+	id, ok := h.pathID(w, r, rq)
+	if !ok || !h.allowed(w, rq, check.ActionDecide) {
+		return
+	}
+	ctx, W := r.Context(), words[rq.lang]
+	me := rq.session.Staff
+	dec := check.ReviewDecision{EntityID: r.PostFormValue("entity"), Decision: check.Decision(r.PostFormValue("decision")), Note: strings.TrimSpace(r.PostFormValue("note"))}
+	req := check.ReviewRequest{Reviewer: me.Email, Decisions: []check.ReviewDecision{dec}}
+	var problems []string
+	if len([]rune(dec.Note)) < check.MinNoteLength {
+		problems = append(problems, W["noteRequired"])
+	} else if ps := req.Problems(); len(ps) > 0 {
+		problems = append(problems, W["decisionBad"])
+	}
+	status := http.StatusUnprocessableEntity
+	if len(problems) == 0 {
+		if h.cfg.Reviews == nil {
+			h.message(w, http.StatusServiceUnavailable, rq.lang, texts[rq.lang].ErrorTitle, texts[rq.lang].ErrorBody)
+			return
+		}
+		c, err := h.store.GetCheck(ctx, rq.tenant, id)
+		if errors.Is(err, store.ErrNotFound) || (err == nil && c.Type != check.AML) {
+			h.notFound(w, rq)
+			return
+		}
+		if err != nil {
+			h.fail(w, rq, err)
+			return
+		}
+		rctx, cancel := context.WithTimeout(ctx, reviewTimeout)
+		err = h.cfg.Reviews.Review(rctx, id, req)
+		cancel()
+		var ps check.ReviewProblems
+		switch {
+		case err == nil:
+			if err := h.auditDecision(ctx, rq, id, dec); err != nil {
+				h.fail(w, rq, err)
+				return
+			}
+			back(w, r, "/console/reviews/"+id.String(), "decided")
+			return
+		case errors.As(err, &ps):
+			for _, p := range ps {
+				problems = append(problems, p.Message)
+			}
+			if ps.Conflict() {
+				status = http.StatusConflict
+			}
+		case ctx.Err() == nil:
+			h.log.Warn("console: review not recorded", "error", err)
+			problems, status = append(problems, W["reviewLate"]), http.StatusServiceUnavailable
+		default:
+			return
+		}
+	}
+	data, _, err := h.reviewData(ctx, rq, id)
+	if h.failed(w, rq, err) {
+		return
+	}
+	v := h.page(rq, W["reviewTitle"])
+	v.Data, v.Errors = data, problems
+	h.render(w, status, "review", v)
+}
+
+// reviewTimeout bounds the wait for the workflow to record a decision
+// (its worker may be down).
+const reviewTimeout = 15 * time.Second
+
+// auditDecision writes the audit row (and event) of a recorded decision:
+// review.approved when it approved another's, else review.decided.
+func (h *Handler) auditDecision(ctx context.Context, rq *request, id uuid.UUID, dec check.ReviewDecision) error {
+	c, err := h.store.GetCheck(ctx, rq.tenant, id)
+	if err != nil {
+		return err
+	}
+	var d check.AMLData
+	if err := json.Unmarshal(c.Data, &d); err != nil {
+		return err
+	}
+	action := "review.decided"
+	for _, hit := range d.Hits {
+		if hit.EntityID == dec.EntityID && hit.Review != nil && hit.Review.ApprovedBy != nil && check.SameReviewer(*hit.Review.ApprovedBy, rq.session.Staff.Email) {
+			action = "review.approved"
+		}
+	}
+	return h.store.Audit(ctx, actor(rq), action, "check", id, map[string]string{"entity_id": dec.EntityID, "decision": string(dec.Decision)})
 }

@@ -162,9 +162,7 @@ func (h *Handler) signOut(w http.ResponseWriter, r *http.Request, rq *request) {
 }
 
 func (h *Handler) home(w http.ResponseWriter, r *http.Request, rq *request) {
-	st := rq.session.Staff
-	h.render(w, http.StatusOK, "home", view{Lang: rq.lang, T: texts[rq.lang], Title: texts[rq.lang].HomeTitle, CSRF: rq.session.CSRF,
-		Email: st.Email, Role: string(st.Role)})
+	h.render(w, http.StatusOK, "home", h.page(rq, texts[rq.lang].HomeTitle))
 }
 
 // audit records a staff member's action on their own account; a failure

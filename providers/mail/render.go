@@ -19,6 +19,9 @@ type Purpose string
 const (
 	PurposeBank     Purpose = "bank"     // confirm identity with the person's bank (iDIN)
 	PurposeDocument Purpose = "document" // photograph a passport or ID card (or type its MRZ)
+	// PurposeConsole: set up an account in the tenant's staff console
+	// (LinkMail.Role names the role; Name is not used).
+	PurposeConsole Purpose = "console"
 )
 
 // Languages for LinkMail.Lang.
@@ -36,9 +39,10 @@ type LinkMail struct {
 	URL        string    // the single-use link, {PUBLIC_URL}/verify/{token}; absolute http(s)
 	ExpiresAt  time.Time // when the link stops working; required
 	Lang       string    // "en" or "nl"; empty or anything else means "en"
+	Role       string    // PurposeConsole: the role the account gets
 }
 
-//go:embed templates/link.*.txt templates/link.*.html
+//go:embed templates/link.*.txt templates/link.*.html templates/invite.*.txt templates/invite.*.html
 var templateFS embed.FS
 
 // langTemplates holds one language's parsed templates. The text template
@@ -55,25 +59,38 @@ type linkData struct {
 	Bank       bool // the link is for identification through the person's bank
 	URL        string
 	Expires    string // ExpiresAt in Europe/Amsterdam, worded for the language
+	Role       string // a console invitation's role
 }
 
+// parseTemplates reads each purpose's templates by language, keyed
+// "link.en", "invite.nl", ….
 func parseTemplates() (map[string]langTemplates, error) {
-	out := make(map[string]langTemplates, 2)
-	for _, lang := range []string{LangEN, LangNL} {
-		txt, err := texttemplate.ParseFS(templateFS, "templates/link."+lang+".txt")
-		if err != nil {
-			return nil, fmt.Errorf("mail: parse %s text template: %w", lang, err)
+	out := make(map[string]langTemplates, 4)
+	for _, set := range []string{"link", "invite"} {
+		for _, lang := range []string{LangEN, LangNL} {
+			t, err := parseSet(set, lang)
+			if err != nil {
+				return nil, err
+			}
+			out[set+"."+lang] = t
 		}
-		if txt.Lookup("subject") == nil {
-			return nil, fmt.Errorf("mail: %s text template defines no subject", lang)
-		}
-		html, err := htmltemplate.ParseFS(templateFS, "templates/link."+lang+".html")
-		if err != nil {
-			return nil, fmt.Errorf("mail: parse %s HTML template: %w", lang, err)
-		}
-		out[lang] = langTemplates{text: txt, html: html}
 	}
 	return out, nil
+}
+
+func parseSet(set, lang string) (langTemplates, error) {
+	txt, err := texttemplate.ParseFS(templateFS, "templates/"+set+"."+lang+".txt")
+	if err != nil {
+		return langTemplates{}, fmt.Errorf("mail: parse %s %s text template: %w", set, lang, err)
+	}
+	if txt.Lookup("subject") == nil {
+		return langTemplates{}, fmt.Errorf("mail: %s %s text template defines no subject", set, lang)
+	}
+	html, err := htmltemplate.ParseFS(templateFS, "templates/"+set+"."+lang+".html")
+	if err != nil {
+		return langTemplates{}, fmt.Errorf("mail: parse %s %s HTML template: %w", set, lang, err)
+	}
+	return langTemplates{text: txt, html: html}, nil
 }
 
 // Render returns the subject and both bodies SendLink would send for lm,
@@ -85,7 +102,11 @@ func (m *Mailer) Render(lm LinkMail) (subject, text, html string, err error) {
 	if err != nil {
 		return "", "", "", err
 	}
-	t := m.templates[lang]
+	set := "link."
+	if lm.Purpose == PurposeConsole {
+		set = "invite."
+	}
+	t := m.templates[set+lang]
 
 	var sb, tb, hb strings.Builder
 	if err := t.text.ExecuteTemplate(&sb, "subject", data); err != nil {
@@ -110,8 +131,8 @@ func (m *Mailer) linkData(lm LinkMail, lang string) (linkData, error) {
 	if tenant == "" {
 		errs = append(errs, errors.New("LinkMail.TenantName is required"))
 	}
-	if lm.Purpose != PurposeBank && lm.Purpose != PurposeDocument {
-		errs = append(errs, fmt.Errorf("LinkMail.Purpose %q is not %s or %s", lm.Purpose, PurposeBank, PurposeDocument))
+	if lm.Purpose != PurposeBank && lm.Purpose != PurposeDocument && lm.Purpose != PurposeConsole {
+		errs = append(errs, fmt.Errorf("LinkMail.Purpose %q is not %s, %s or %s", lm.Purpose, PurposeBank, PurposeDocument, PurposeConsole))
 	}
 	if u, err := url.Parse(strings.TrimSpace(lm.URL)); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 		errs = append(errs, errors.New("LinkMail.URL is not an absolute http(s) URL"))
@@ -128,6 +149,7 @@ func (m *Mailer) linkData(lm LinkMail, lang string) (linkData, error) {
 		Bank:       lm.Purpose == PurposeBank,
 		URL:        strings.TrimSpace(lm.URL),
 		Expires:    formatExpiry(lm.ExpiresAt.In(m.zone), lang),
+		Role:       oneLine(lm.Role),
 	}, nil
 }
 

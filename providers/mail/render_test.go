@@ -172,3 +172,28 @@ func TestRenderDetails(t *testing.T) {
 		}
 	})
 }
+
+// A console invitation: its own words, the role, the link, the expiry,
+// in both languages; the tenant's name escaped in the HTML.
+func TestRenderConsoleInvitation(t *testing.T) {
+	m := newMailer(t)
+	lm := linkMail()
+	lm.Purpose, lm.Role, lm.Name = mail.PurposeConsole, "reviewer", ""
+	subject, text, html, err := m.Render(lm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	contains(t, "subject", subject, "Your account in Acme <b>&</b> Co's kycflow console")
+	contains(t, "text", text, "as reviewer", lm.URL, "17 May 2026 at 14:30 CEST")
+	contains(t, "html", html, "Set up my account", "Acme &lt;b&gt;&amp;&lt;/b&gt; Co", "as reviewer")
+	if strings.Contains(text, "identity") {
+		t.Errorf("an invitation speaks of identity verification: %s", text)
+	}
+	lm.Lang = mail.LangNL
+	subject, text, _, err = m.Render(lm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	contains(t, "Dutch subject", subject, "Uw account in de kycflow-console van")
+	contains(t, "Dutch text", text, "als reviewer", "17 mei 2026 om 14:30")
+}
