@@ -19,6 +19,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/kycflow/kycflow/check"
 	"github.com/kycflow/kycflow/engines/docgen"
 	"github.com/kycflow/kycflow/engines/mrz"
 )
@@ -227,6 +228,33 @@ func TestIDScanFromPhoto(t *testing.T) {
 	getImage(t, env.a, checkID, 2, http.StatusNotFound)
 	if n := countRows(t, `SELECT count(*) FROM audit_log WHERE record_id = $1 AND action = 'image.viewed'`, checkID); n != 1 {
 		t.Errorf("%d audited views", n)
+	}
+
+	// In the console: the case lists the photos; the viewer rotates and
+	// zooms by links (no script); the photo is the same bytes; each view
+	// is audited with the staff member; another tenant's staff get nothing.
+	viewer := staffOn(t, env.a, "viewer-"+uuid.NewString()[:8]+"@photo.test", check.RoleViewer)
+	if code, page, _ := viewer.do(http.MethodGet, "/console/customers/"+cid, nil, ""); code != http.StatusOK ||
+		!strings.Contains(page, `href="/console/checks/`+checkID+`/images/3"`) || !strings.Contains(page, "kept until") {
+		t.Fatalf("the case page: %d %s", code, page)
+	}
+	code, page, _ := viewer.do(http.MethodGet, "/console/checks/"+checkID+"/images/3?rotate=90&zoom=2", nil, "")
+	if code != http.StatusOK || !strings.Contains(page, `class="viewer zoom2"`) || !strings.Contains(page, `class="rot90"`) ||
+		!strings.Contains(page, "rotate=180&amp;zoom=2") || !strings.Contains(page, "rotate=90&amp;zoom=3") {
+		t.Fatalf("the photo page: %d %s", code, page)
+	}
+	if code, photo, h := viewer.do(http.MethodGet, "/console/checks/"+checkID+"/images/3/photo", nil, ""); code != http.StatusOK ||
+		photo != string(img) || h.Get("Content-Type") != "image/jpeg" || h.Get("Cache-Control") != "no-store" {
+		t.Fatalf("the photo in the console: %d %v", code, h)
+	}
+	if n := countRows(t, `SELECT count(*) FROM audit_log WHERE record_id = $1 AND action = 'image.viewed' AND staff_id IS NOT NULL`, checkID); n != 1 {
+		t.Errorf("%d views audited with a staff member", n)
+	}
+	outsider := staffOn(t, env.b, "outsider-"+uuid.NewString()[:8]+"@photo.test", check.RoleAdmin)
+	for _, p := range []string{"/console/checks/" + checkID + "/images/3", "/console/checks/" + checkID + "/images/3/photo"} {
+		if code, _, _ := outsider.do(http.MethodGet, p, nil, ""); code != http.StatusNotFound {
+			t.Errorf("another tenant's staff on %s: %d", p, code)
+		}
 	}
 
 	lines := strings.Split(id.MRZ, "\n")

@@ -343,3 +343,49 @@ func TestConsoleFourEyesInBrowser(t *testing.T) {
 		t.Fatalf("audit details with personal data: %s", raw)
 	}
 }
+
+// A support agent sees an endpoint's failing delivery with the receiver's
+// last answer, and redelivers its event: a new delivery, audited; a viewer
+// may look but not redeliver.
+func TestConsoleRedeliver(t *testing.T) {
+	tn := hookTenant(t, true)
+	rcv := newReceiver(t, false, "")
+	rcv.setAnswer(func(delivery) int { return http.StatusServiceUnavailable })
+	env.dns.set("redeliver-hooks.test", receiverIP)
+	epID, _ := register(t, tn, "http://redeliver-hooks.test:"+strings.Split(rcv.addr, ":")[1]+"/hook", "customer.created")
+	r := request(t, tn, http.MethodPost, "/api/v1/customers/create", map[string]any{"name": "Redelivered Person", "email": "r@example.com",
+		"country_code": "NLD", "checks": map[string]bool{"idin": false, "idscan": false, "iban": false, "aml": false}}).want(t, http.StatusCreated)
+	customer := r.body["id"].(string)
+	var eventID string
+	eventually(t, 30*time.Second, "a delivery answered 503", func() bool {
+		return env.admin.DB().Get(&eventID, `SELECT d.event_id::text FROM webhook_deliveries d JOIN webhook_attempts a ON a.delivery_id = d.id
+			WHERE d.endpoint_id = $1 AND d.subject_id = $2 AND a.status_code = 503 LIMIT 1`, epID, customer) == nil
+	})
+	support := staffOn(t, tn, "support@redeliver.test", check.RoleSupport)
+	viewer := staffOn(t, tn, "viewer@redeliver.test", check.RoleViewer)
+	page := "/console/support/webhooks/" + epID
+	code, body, _ := support.do(http.MethodGet, page, nil, "")
+	if code != http.StatusOK || !strings.Contains(body, `data-event="`+eventID+`"`) || !strings.Contains(body, "HTTP 503") || !strings.Contains(body, `{&#34;answer&#34;:503}`) ||
+		!strings.Contains(body, `name="event" value="`+eventID+`"`) {
+		t.Fatalf("the endpoint's page: %d %s", code, body)
+	}
+	if _, body, _ := viewer.do(http.MethodGet, page, nil, ""); strings.Contains(body, `name="event"`) {
+		t.Fatal("a viewer is offered to redeliver")
+	}
+	if code, _, _ := viewer.post(page+"/redeliver", url.Values{"event": {eventID}}); code != http.StatusForbidden {
+		t.Fatalf("a viewer's redelivery: %d", code)
+	}
+	rcv.setAnswer(nil)
+	if code, _, h := support.post(page+"/redeliver", url.Values{"event": {eventID}}); code != http.StatusSeeOther || !strings.Contains(h.Get("Location"), "done=redelivered") {
+		t.Fatalf("the redelivery: %d", code)
+	}
+	if n := countRows(t, `SELECT count(*) FROM webhook_deliveries WHERE event_id = $1 AND endpoint_id = $2`, eventID, epID); n != 2 {
+		t.Fatalf("%d deliveries of the event", n)
+	}
+	if n := countRows(t, `SELECT count(*) FROM audit_log WHERE action = 'webhook.redelivered' AND staff_id IS NOT NULL AND tenant_id = $1`, tn.id); n != 1 {
+		t.Fatalf("%d audited redeliveries", n)
+	}
+	eventually(t, 30*time.Second, "the event delivered", func() bool {
+		return slices.ContainsFunc(rcv.delivered(), func(d delivery) bool { return d.id == eventID })
+	})
+}

@@ -79,12 +79,12 @@ var settings = []setting{
 	{"IDIN_BASE_URL", "", "providers", serving, "the iDIN broker (CM.com's API; dev: its sandbox)"},
 	{"IDIN_MERCHANT_TOKEN", "", "providers", serving, "iDIN merchant token; without it idin checks fail provider_not_configured"},
 	// mail
-	{"SMTP_HOST", "", "mail", workSide, "mail relay for link mails (dev: its mail catcher)"},
-	{"SMTP_PORT", "", "mail", workSide, "SMTP port (by SMTP_TLS: 587, 465 for tls, 25 for none)"},
-	{"SMTP_USERNAME", "", "mail", workSide, "SMTP AUTH user"},
-	{"SMTP_PASSWORD", "", "mail", workSide, "SMTP AUTH password"},
-	{"SMTP_TLS", "starttls", "mail", workSide, "starttls (mandatory), tls (implicit) or none"},
-	{"SMTP_FROM", "kycflow <no-reply@kycflow.localhost>", "mail", workSide, "sender of link mails"},
+	{"SMTP_HOST", "", "mail", serving, "mail relay for link mails and (the api) the console's invitations (dev: its mail catcher)"},
+	{"SMTP_PORT", "", "mail", serving, "SMTP port (by SMTP_TLS: 587, 465 for tls, 25 for none)"},
+	{"SMTP_USERNAME", "", "mail", serving, "SMTP AUTH user"},
+	{"SMTP_PASSWORD", "", "mail", serving, "SMTP AUTH password"},
+	{"SMTP_TLS", "starttls", "mail", serving, "starttls (mandatory), tls (implicit) or none"},
+	{"SMTP_FROM", "kycflow <no-reply@kycflow.localhost>", "mail", serving, "sender of link mails and invitations"},
 	// webhooks
 	{"WEBHOOK_SECRET_KEY", "", "webhooks", append(slices.Clone(serving), "webhook"), "32 bytes (64 hex digits, or base64) that seal endpoints' signing secrets; unset: webhooks are off (dev: a key kept in KYCFLOW_DATA_DIR)"},
 	{"WEBHOOK_ALLOW_NETS", "", "webhooks", append(slices.Clone(serving), "webhook"), "CIDR ranges sandbox tenants' deliveries may reach although private (dev: 127.0.0.0/8,::1/128); unset: none"},
