@@ -80,7 +80,12 @@ type nameRec struct {
 	// surnameFirst: the name was written "SURNAME, Given" (see
 	// normName.surnameFirst).
 	surnameFirst bool
-	tokens       []token
+	// shortened: a spelling kycflow derived, not the list: a name that
+	// begins with a kunya or theophoric compound (Abu Muhammad, Abd
+	// al-Rahman) as its first half and the last name (Abu al-Julani, Abd
+	// Khalid), as people write it (see shortenedSpelling).
+	shortened bool
+	tokens    []token
 }
 
 // Index is an immutable, searchable sanctions/PEP list. Build one per list
@@ -162,56 +167,75 @@ func Build(entities []watchlist.Entity, opts Options) *Index {
 	flat := make([]uint32, 0, 32*listed) // key numbers, name after name
 	bounds := make([]uint32, 0, cap(ix.names))
 	var keyBuf []uint64
+	// spelling indexes one spelling of entity ei's name ni.
+	spelling := func(ei, ni, vi int, toks []token, nn normName, shortened bool) {
+		for i := range toks {
+			toks[i].s = internStr(toks[i].s)
+			toks[i].c = internStr(toks[i].c)
+			toks[i].alt = internStr(toks[i].alt)
+			k := toks[i]
+			if toks[i].id = tokenIDs[k]; toks[i].id == 0 {
+				toks[i].id = uint32(len(tokenIDs) + 1)
+				tokenIDs[k] = toks[i].id
+			}
+		}
+		toks = mem.tokens(toks)
+		ix.tokBytes += len(toks) * int(unsafe.Sizeof(token{}))
+		ix.names = append(ix.names, nameRec{
+			entity: uint32(ei), name: uint16(ni), variant: uint8(vi),
+			tokens: toks, script: scriptCode(nn.script), nEff: uint8(effTokens(toks)),
+			surnameFirst: nn.surnameFirst, shortened: shortened,
+		})
+		keyBuf = keyBuf[:0]
+		for _, t := range toks {
+			keyBuf = blockKeys(t, keyBuf)
+			if blocks(t) {
+				keyBuf = append(keyBuf, skeletonBlockKey(t.s))
+			}
+		}
+		slices.Sort(keyBuf)
+		keyBuf = slices.Compact(keyBuf)
+		for _, k := range keyBuf {
+			ki, ok := keyIdx[k]
+			if !ok {
+				ki = uint32(nKeys)
+				keyIdx[k] = ki
+				nKeys++
+			}
+			flat = append(flat, ki)
+		}
+		bounds = append(bounds, uint32(len(flat)))
+	}
 	for ei := range ix.entities {
 		e := &ix.entities[ei]
 		org := isOrgSchema(e.Schema)
 		first := len(ix.names)
+		type derived struct {
+			ni   int
+			toks []token
+		}
+		var shortened []derived
 		for ni, n := range e.Names {
 			if ni > 0xFFFF {
 				break
 			}
 			nn := normalize(n.Full, org)
 			for vi, toks := range nn.variants {
-				for i := range toks {
-					toks[i].s = internStr(toks[i].s)
-					toks[i].c = internStr(toks[i].c)
-					toks[i].alt = internStr(toks[i].alt)
-					k := toks[i]
-					if toks[i].id = tokenIDs[k]; toks[i].id == 0 {
-						toks[i].id = uint32(len(tokenIDs) + 1)
-						tokenIDs[k] = toks[i].id
+				if !org && nn.script == "" {
+					for _, d := range shortenedSpellings(toks) {
+						shortened = append(shortened, derived{ni, d})
 					}
 				}
-				toks = mem.tokens(toks)
-				ix.tokBytes += len(toks) * int(unsafe.Sizeof(token{}))
-				ix.names = append(ix.names, nameRec{
-					entity: uint32(ei), name: uint16(ni), variant: uint8(vi),
-					tokens: toks, script: scriptCode(nn.script), nEff: uint8(effTokens(toks)),
-					surnameFirst: nn.surnameFirst,
-				})
-				keyBuf = keyBuf[:0]
-				for _, t := range toks {
-					keyBuf = blockKeys(t, keyBuf)
-					if blocks(t) {
-						keyBuf = append(keyBuf, skeletonBlockKey(t.s))
-					}
-				}
-				slices.Sort(keyBuf)
-				keyBuf = slices.Compact(keyBuf)
-				for _, k := range keyBuf {
-					ki, ok := keyIdx[k]
-					if !ok {
-						ki = uint32(nKeys)
-						keyIdx[k] = ki
-						nKeys++
-					}
-					flat = append(flat, ki)
-				}
-				bounds = append(bounds, uint32(len(flat)))
+				spelling(ei, ni, vi, toks, nn, false)
 			}
 		}
 		if !opts.NoVocabulary {
 			ix.vocab.addEntity(ix.names[first:])
+		}
+		// After the vocabulary: a spelling kycflow made up is no word the
+		// list uses.
+		for _, d := range shortened {
+			spelling(ei, d.ni, 0, d.toks, normName{}, true)
 		}
 	}
 	// Pass 2: lay the postings out in one byte array, each key's name ids
@@ -467,6 +491,25 @@ func (ix *Index) search(q Query, limit int, minScore float64, blocked bool) []Hi
 	if !org {
 		for i, v := range qn.variants {
 			qn.variants[i] = dropTitleSlips(v, ix.vocab)
+			qn.titled = qn.titled || len(qn.variants[i]) < len(v)
+		}
+		for i, v := range qn.variants {
+			// A title and one name: a rare nisba or tribe names few
+			// people, so the given names a customer record leaves out
+			// cost little and the hit alerts; a less rare one still
+			// shows its people as hits; a common one ("Haji Ahmad") gets
+			// no leave at all.
+			if qn.titled && len(v) == 1 && blocks(v[0]) {
+				if qn.lenient == nil {
+					qn.lenient = make([]float64, len(qn.variants))
+				}
+				switch u := ix.vocab.uses(v[0].s); {
+				case u > 0 && u < commonUses:
+					qn.lenient[i] = missingTitled
+				case u > 0 && u < titledUncommon:
+					qn.lenient[i] = missingTitledUncommon
+				}
+			}
 		}
 	}
 	sc := ix.scratch.Get().(*scratch)
@@ -485,13 +528,16 @@ func (ix *Index) search(q Query, limit int, minScore float64, blocked bool) []Hi
 		e := &ix.entities[nr.entity]
 		ns := 0.0
 		for vi, qv := range qn.variants {
-			sc.ts.slot = vi
+			sc.ts.slot, sc.ts.lenient = vi, qn.lenientAt(vi)
 			s, _ := sc.ts.nameScore(qv, nr.tokens, nr.surnameFirst, false)
 			ns = max(ns, s)
 		}
-		sc.ts.slot = -1
+		sc.ts.slot, sc.ts.lenient = -1, 0
 		if e.Names[nr.name].Kind == watchlist.NameWeak {
 			ns += malusWeakAlias
+		}
+		if nr.shortened {
+			ns += ix.shortenedMalus(nr)
 		}
 		if ns+maxBonus < minScore {
 			return
@@ -717,12 +763,12 @@ func (ix *Index) hit(c *candidate, qn normName, ts *tokenScorer) Hit {
 	n := e.Names[nr.name]
 	bestS, bestDesc := -1.0, ""
 	for vi, qv := range qn.variants {
-		ts.slot = vi
+		ts.slot, ts.lenient = vi, qn.lenientAt(vi)
 		if s, d := ts.nameScore(qv, nr.tokens, nr.surnameFirst, true); s > bestS {
 			bestS, bestDesc = s, d
 		}
 	}
-	ts.slot = -1
+	ts.slot, ts.lenient = -1, 0
 	kind := n.Kind
 	if kind == "" {
 		kind = watchlist.NameAlias
@@ -742,6 +788,16 @@ func (ix *Index) hit(c *candidate, qn normName, ts *tokenScorer) Hit {
 	}
 	if n.Kind == watchlist.NameWeak {
 		expl = append(expl, "weak alias (nickname) "+signed(malusWeakAlias)+" included in name score")
+	}
+	if nr.shortened {
+		line := fmt.Sprintf("kunya or compound name '%s' asked by its first half and another of the names, as people shorten it", firstCompound(n))
+		if m := ix.shortenedMalus(nr); m != 0 {
+			line += ": " + signed(m) + " included in name score"
+			if m == malusShortenedRare {
+				line += " (a name few listed people have)"
+			}
+		}
+		expl = append(expl, line)
 	}
 	expl = append(expl, c.ev.lines...)
 	return Hit{

@@ -41,6 +41,13 @@ type normName struct {
 	// surnameFirst: a person's name written "SURNAME, Given Middle", as
 	// lists do; its first word is then no given name.
 	surnameFirst bool
+	// titled: a person's name that came with a title (Haji, Mullah,
+	// Shaykh), left out of its tokens.
+	titled bool
+	// lenient, by variant: a titled query down to one word, a nisba or a
+	// tribe; what each listed word it leaves out costs instead of the
+	// usual share, by how rare the word is in the lists (0: the usual).
+	lenient []float64
 }
 
 // recompose puts back the Cyrillic letters that NFKD splits into a base
@@ -56,7 +63,7 @@ var honorifics = setOf(`mr mrs ms miss mx dr doctor prof professor sir dame lord
 	sheikh shaikh shaykh sheik haji hajji hadji alhaj alhajj hajj
 	general gen colonel col major maj captain capt lieutenant lt admiral adm
 	sergeant sgt commander marshal brigadier president minister senator
-	imam mullah mulla ayatollah mufti maulana mawlana rev reverend
+	imam mullah mulla ayatollah mufti maulana mawlana maulvi mawlawi maulawi moulvi molvi haj rev reverend
 	his her excellency hon honourable honorable jr sr ii iii`)
 
 // titleKeys are the deletion keys (see deletionKeys) of the honorifics of
@@ -285,7 +292,9 @@ func normalize(full string, org bool) normName {
 		// "S.A.", "B.V.": letters separated by dots are one word.
 		v0, v1 = joinLetters(v0), joinLetters(v1)
 	}
+	n0 := len(v0)
 	v0, v1 = dropWords(v0, drop), dropWords(v1, drop)
+	out.titled = !org && len(v0) < n0
 	if len(v0) == 0 {
 		return out
 	}

@@ -183,17 +183,11 @@ func TestRealListQuality(t *testing.T) {
 					}
 					continue
 				}
-				i := slices.IndexFunc(hits, func(h Hit) bool { return h.EntityID == c.WantID })
-				if i < 0 {
-					misses = append(misses, c.Query.Name+" ("+c.WantID+") not found")
-					continue
+				f, a, miss := judge(c, hits)
+				found, alerted = found+f, alerted+a
+				if miss != "" {
+					misses = append(misses, miss)
 				}
-				found++
-				if hits[i].Score >= 0.88 {
-					alerted++
-					continue
-				}
-				misses = append(misses, fmt.Sprintf("%s → %s %.3f", c.Query.Name, hits[i].MatchedName, hits[i].Score))
 			}
 			rate := float64(alerted) / float64(len(cs))
 			if cs[0].WantID == "" {
@@ -256,4 +250,17 @@ func TestSubsetOfListsQuality(t *testing.T) {
 			t.Errorf("%s: alerted %.3f < %.2f", l.list, rate, l.floor)
 		}
 	}
+}
+
+// judge says whether a listed person's query found them among hits (1, 0)
+// and whether they alerted (score ≥ 0.88), and if not, what missed.
+func judge(c EvalCase, hits []Hit) (found, alerted int, miss string) {
+	i := slices.IndexFunc(hits, func(h Hit) bool { return h.EntityID == c.WantID })
+	switch {
+	case i < 0:
+		return 0, 0, c.Query.Name + " (" + c.WantID + ") not found"
+	case hits[i].Score >= 0.88:
+		return 1, 1, ""
+	}
+	return 1, 0, fmt.Sprintf("%s → %s %.3f", c.Query.Name, hits[i].MatchedName, hits[i].Score)
 }

@@ -1,0 +1,110 @@
+package sanctions
+
+import (
+	"strings"
+
+	"github.com/kycflow/kycflow/engines/watchlist"
+)
+
+// Arabic names are often asked shorter than lists write them: a kunya or a
+// theophoric given name in two words (Abu Muhammad, Abd al-Rahman) by its
+// first half and the family name or nisba (Abu al-Julani, Abd Khalid); a
+// title and a nisba or tribe with the given names left out (Haji
+// Noorzai). See docs/AML.md ("How names are built").
+
+// shortenedMax bounds the shortened spellings of one listed name.
+const shortenedMax = 3
+
+// Name-score malus of a shortened spelling: little when the name it keeps
+// is rare in the lists (it names few people), so the hit alerts; more when
+// it is common, so the hit is shown but does not alert on every Abu
+// Muhammad al-Masri.
+const (
+	malusShortenedRare   = -0.05
+	malusShortenedCommon = -0.14
+)
+
+// shortenedSpellings are the spellings of a listed name that holds a kunya
+// or Abd compound (joined to one word by joinCompounds: abumuhammad,
+// abdrahman; not Abdullah, a name of its own) as its first half with each
+// other name, last first (abujulani, abdkhalid), joined the way a query's
+// "Abu al-Julani" is. Lists write the compound first or, surname first,
+// after the family name ("Al-Masri, Abu Mohamed").
+func shortenedSpellings(ts []token) [][]token {
+	c, head := -1, ""
+	for i, t := range ts {
+		if h := compoundHead(t); h != "" {
+			c, head = i, h
+			break
+		}
+	}
+	if c < 0 || len(ts) < 2 {
+		return nil
+	}
+	var out [][]token
+	for j := len(ts) - 1; j >= 0 && len(out) < shortenedMax; j-- {
+		t := ts[j]
+		if j == c || !blocks(t) || t.skel || !isASCII(t.s) || len(t.s) < 3 || compoundHead(t) != "" {
+			continue
+		}
+		out = append(out, []token{merged(head, stripArticle(t.s), false)})
+	}
+	return out
+}
+
+// compoundHead is "abu" or "abd" for a token joined from a kunya or an Abd
+// compound and its name, else "".
+func compoundHead(t token) string {
+	if t.skel || strings.HasSuffix(t.s, "lah") {
+		return ""
+	}
+	for _, h := range []string{"abu", "abd"} {
+		if strings.HasPrefix(t.s, h) && len(t.s) > len(h)+1 {
+			return h
+		}
+	}
+	return ""
+}
+
+// shortenedMalus is what a shortened spelling's match loses (see
+// malusShortenedRare); a weak alias's own malus says it already.
+func (ix *Index) shortenedMalus(nr *nameRec) float64 {
+	if ix.entities[nr.entity].Names[nr.name].Kind == watchlist.NameWeak {
+		return 0
+	}
+	if u := ix.vocab.uses(nr.tokens[0].s[3:]); u < commonUses {
+		return malusShortenedRare
+	}
+	return malusShortenedCommon
+}
+
+// firstCompound is the kunya or compound a listed name begins with, as the
+// list writes it (for explanations): its first two words, three with an
+// article between ("Abd al-Rahman").
+func firstCompound(n watchlist.Name) string {
+	full := n.Full
+	if n.First != "" {
+		full = n.First
+	} else if _, after, ok := strings.Cut(full, ","); ok {
+		full = after
+	}
+	ws := strings.Fields(full)
+	k := min(2, len(ws))
+	if len(ws) > 2 && particles[strings.ToLower(strings.Trim(ws[1], "-'"))] {
+		k = 3
+	}
+	return strings.Join(ws[:k], " ")
+}
+
+// titledUncommon: a title's one name used by fewer entities than this
+// still finds them as hits (see normName.lenient).
+const titledUncommon = 20
+
+// lenientAt is query spelling vi's share for listed words it leaves out,
+// 0 for the usual (see normName.lenient).
+func (n normName) lenientAt(vi int) float64 {
+	if vi < len(n.lenient) {
+		return n.lenient[vi]
+	}
+	return 0
+}
