@@ -110,6 +110,11 @@ type Index struct {
 	strBytes  int
 	tokBytes  int
 	vocab     *vocabulary
+	// vocabs are each list's own vocabulary, by list number (vocab
+	// itself when one list is indexed): a fuzzy match is judged by the
+	// words of the list its name is on, so a name common in another list
+	// loaded beside it does not make a typo here look like a name.
+	vocabs []*vocabulary
 }
 
 // Stats describe an Index.
@@ -130,6 +135,11 @@ func (ix *Index) Stats() Stats {
 		len(ix.names)*int(unsafe.Sizeof(nameRec{})) +
 		ix.strBytes
 	mem += ix.tokBytes + ix.vocab.memoryBytes()
+	if len(ix.vocabs) > 1 {
+		for _, v := range ix.vocabs {
+			mem += v.memoryBytes()
+		}
+	}
 	return Stats{Entities: len(ix.entities), Names: len(ix.names), Keys: len(ix.keys), Postings: ix.nPostings, MemoryBytes: mem}
 }
 
@@ -167,6 +177,25 @@ func Build(entities []watchlist.Entity, opts Options) *Index {
 	flat := make([]uint32, 0, 32*listed) // key numbers, name after name
 	bounds := make([]uint32, 0, cap(ix.names))
 	var keyBuf []uint64
+	number := func(all *[]string, v string) uint8 {
+		i := slices.Index(*all, v)
+		if i < 0 {
+			i = len(*all)
+			*all = append(*all, v)
+		}
+		return uint8(min(i, 255)) // more than 255 lists or schemas share the last number: a filter then lets them all through
+	}
+	listNo := make([]uint8, len(ix.entities))
+	for i := range ix.entities {
+		listNo[i] = number(&ix.lists, ix.entities[i].List)
+	}
+	ix.vocabs = []*vocabulary{ix.vocab}
+	if len(ix.lists) > 1 {
+		ix.vocabs = make([]*vocabulary, len(ix.lists))
+		for i := range ix.vocabs {
+			ix.vocabs[i] = newVocabulary()
+		}
+	}
 	// spelling indexes one spelling of entity ei's name ni.
 	spelling := func(ei, ni, vi int, toks []token, nn normName, shortened bool) {
 		for i := range toks {
@@ -231,6 +260,9 @@ func Build(entities []watchlist.Entity, opts Options) *Index {
 		}
 		if !opts.NoVocabulary {
 			ix.vocab.addEntity(ix.names[first:])
+			if len(ix.vocabs) > 1 {
+				ix.vocabs[min(int(listNo[ei]), len(ix.vocabs)-1)].addEntity(ix.names[first:])
+			}
 		}
 		// After the vocabulary: a spelling kycflow made up is no word the
 		// list uses.
@@ -270,14 +302,6 @@ func Build(entities []watchlist.Entity, opts Options) *Index {
 	})
 	ix.nEff = make([]uint8, len(ix.names))
 	ix.schema, ix.list = make([]uint8, len(ix.names)), make([]uint8, len(ix.names))
-	number := func(all *[]string, v string) uint8 {
-		i := slices.Index(*all, v)
-		if i < 0 {
-			i = len(*all)
-			*all = append(*all, v)
-		}
-		return uint8(min(i, 255)) // more than 255 lists or schemas share the last number: a filter then lets them all through
-	}
 	for i := range ix.names {
 		e := &ix.entities[ix.names[i].entity]
 		ix.nEff[i] = ix.names[i].nEff
@@ -527,6 +551,7 @@ func (ix *Index) search(q Query, limit int, minScore float64, blocked bool) []Hi
 		nr := &ix.names[id]
 		e := &ix.entities[nr.entity]
 		ns := 0.0
+		sc.ts.judgeBy(ix, id)
 		for vi, qv := range qn.variants {
 			sc.ts.slot, sc.ts.lenient = vi, qn.lenientAt(vi)
 			s, _ := sc.ts.nameScore(qv, nr.tokens, nr.surnameFirst, false)
@@ -537,7 +562,7 @@ func (ix *Index) search(q Query, limit int, minScore float64, blocked bool) []Hi
 			ns += malusWeakAlias
 		}
 		if nr.shortened {
-			ns += ix.shortenedMalus(nr)
+			ns += ix.shortenedMalus(id)
 		}
 		if ns+maxBonus < minScore {
 			return
@@ -762,6 +787,7 @@ func (ix *Index) hit(c *candidate, qn normName, ts *tokenScorer) Hit {
 	e := &ix.entities[nr.entity]
 	n := e.Names[nr.name]
 	bestS, bestDesc := -1.0, ""
+	ts.judgeBy(ix, c.name)
 	for vi, qv := range qn.variants {
 		ts.slot, ts.lenient = vi, qn.lenientAt(vi)
 		if s, d := ts.nameScore(qv, nr.tokens, nr.surnameFirst, true); s > bestS {
@@ -791,7 +817,7 @@ func (ix *Index) hit(c *candidate, qn normName, ts *tokenScorer) Hit {
 	}
 	if nr.shortened {
 		line := fmt.Sprintf("kunya or compound name '%s' asked by its first half and another of the names, as people shorten it", firstCompound(n))
-		if m := ix.shortenedMalus(nr); m != 0 {
+		if m := ix.shortenedMalus(c.name); m != 0 {
 			line += ": " + signed(m) + " included in name score"
 			if m == malusShortenedRare {
 				line += " (a name few listed people have)"

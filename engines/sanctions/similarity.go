@@ -282,8 +282,10 @@ type tokenScorer struct {
 	// the lists (normName.lenient): what each listed word it lacks costs
 	// (0: the usual share).
 	lenient float64
-	// vocab is the index's vocabulary (see knownWord).
+	// vocab is the vocabulary of the list of the name being scored (see
+	// knownWord), list its number: the memos are kept per list.
 	vocab *vocabulary
+	list  uint8
 	// join is scratch space for joinScratch.
 	join []byte
 }
@@ -292,7 +294,7 @@ type tokenScorer struct {
 // from s).
 type memoKey struct {
 	a, aAlt, b, bAlt string
-	flags            uint8
+	flags, list      uint8
 }
 
 func keyOf(a, b token) memoKey {
@@ -302,7 +304,7 @@ func keyOf(a, b token) memoKey {
 			f |= 1 << i
 		}
 	}
-	return memoKey{a.s, a.alt, b.s, b.alt, f}
+	return memoKey{a: a.s, aAlt: a.alt, b: b.s, bAlt: b.alt, flags: f}
 }
 
 type simMemo struct {
@@ -320,13 +322,21 @@ func (ts *tokenScorer) reset(v *vocabulary) {
 	clear(ts.memo)
 	clear(ts.byID)
 	ts.slot = -1
-	ts.vocab = v
+	ts.vocab, ts.list = v, 0
+}
+
+// judgeBy sets the vocabulary for scoring name id: its list's.
+func (ts *tokenScorer) judgeBy(ix *Index, id uint32) {
+	if len(ix.vocabs) > 1 {
+		ts.vocab, ts.list = ix.vocabOf(id), ix.list[id]
+	}
 }
 
 // tokenSim is tokenSim tempered by the index's vocabulary, memoised.
 func (ts *tokenScorer) tokenSim(a, b token) (float64, int) {
 	memo := ts.memo != nil
 	k := keyOf(a, b)
+	k.list = ts.list
 	if memo {
 		if m, ok := ts.memo[k]; ok {
 			return m.sim, int(m.kind)
@@ -463,7 +473,7 @@ func (ts *tokenScorer) nameScore(q, n []token, surnameFirst, explain bool) (floa
 			var s float64
 			var k int
 			if ts.slot >= 0 && n[j].id != 0 && ts.byID != nil {
-				key := uint64(n[j].id)<<8 | uint64(ts.slot*maxTokens+i)
+				key := uint64(n[j].id)<<16 | uint64(ts.list)<<8 | uint64(ts.slot*maxTokens+i)
 				m, ok := ts.byID[key]
 				if !ok {
 					s, k = ts.tokenSim(q[i], n[j])

@@ -68,10 +68,13 @@ func compoundHead(t token) string {
 
 // shortenedMalus is what a shortened spelling's match loses (see
 // malusShortenedRare); a weak alias's own malus says it already.
-func (ix *Index) shortenedMalus(nr *nameRec) float64 {
+func (ix *Index) shortenedMalus(id uint32) float64 {
+	nr := &ix.names[id]
 	if ix.entities[nr.entity].Names[nr.name].Kind == watchlist.NameWeak {
 		return 0
 	}
+	// Rare over all the lists loaded: a customer's "Abu Jabir" is no one
+	// in particular when several lists' people have that name.
 	if u := ix.vocab.uses(nr.tokens[0].s[3:]); u < commonUses {
 		return malusShortenedRare
 	}
@@ -107,4 +110,12 @@ func (n normName) lenientAt(vi int) float64 {
 		return n.lenient[vi]
 	}
 	return 0
+}
+
+// vocabOf is the vocabulary of the list name id is on.
+func (ix *Index) vocabOf(id uint32) *vocabulary {
+	if len(ix.vocabs) > 1 {
+		return ix.vocabs[min(int(ix.list[id]), len(ix.vocabs)-1)]
+	}
+	return ix.vocab
 }
