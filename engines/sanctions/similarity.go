@@ -607,6 +607,18 @@ func (ts *tokenScorer) nameScore(q, n []token, surnameFirst, explain bool) (floa
 	// are strong evidence: the first word left out costs half a middle
 	// name's share, each further one little.
 	chain := shareN < conflicting && nn >= 3 && !surnameFirst && usedN[firstWord(n)] && usedN[lastWord(n)]
+	// A title and one rare name stands on a family name or nisba: the
+	// listed name's last word (its first, written surname first), never
+	// a given name ("Haji Bashir" is no one in particular).
+	lenient := 0.0
+	if fam := lastWord(n); ts.lenient > 0 {
+		if surnameFirst {
+			fam = firstWord(n)
+		}
+		if usedN[fam] {
+			lenient = ts.lenient
+		}
+	}
 	dropped := 0
 	for j := range n {
 		if !usedN[j] {
@@ -636,8 +648,8 @@ func (ts *tokenScorer) nameScore(q, n []token, surnameFirst, explain bool) (floa
 					share = missingEdgeLong
 				}
 			}
-			if ts.lenient > 0 {
-				share = min(share, ts.lenient)
+			if lenient > 0 {
+				share = min(share, lenient)
 			}
 			den += share * min(tokenWeight(n[j]), missingCap)
 			if explain {
@@ -655,7 +667,7 @@ func (ts *tokenScorer) nameScore(q, n []token, surnameFirst, explain bool) (floa
 	}
 	if len(missN) > 0 {
 		desc += "; not in query: " + strings.Join(missN, " ")
-		if ts.lenient > 0 {
+		if lenient > 0 {
 			desc += " (the query is a title and one name few listed people have: the names it leaves out cost less)"
 		}
 		if chain && dropped > 0 {

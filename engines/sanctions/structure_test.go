@@ -198,3 +198,23 @@ func TestStructureExplained(t *testing.T) {
 		}
 	}
 }
+
+// The title rule stands on the family name or nisba only: in a list where
+// every word is rare, "Haji Qandorzai" alerts on Haji Bashir Qandorzai and
+// "Haji Bashir" (his given name) does not.
+func TestTitleStandsOnTheFamilyName(t *testing.T) {
+	ix := Build([]watchlist.Entity{
+		{ID: "q", Schema: "Person", Names: []watchlist.Name{{Full: "Haji Bashir Qandorzai", Kind: watchlist.NamePrimary}}},
+		{ID: "z", Schema: "Person", Names: []watchlist.Name{{Full: "ZAWQARI, Mullah Hafiz", Kind: watchlist.NamePrimary}}},
+	}, Options{})
+	for q, want := range map[string]string{"Haji Qandorzai": "q", "Haji Bashir": "", "Mullah Zawqari": "z", "Mullah Hafiz": ""} {
+		hits := ix.Search(Query{Name: q}, 3)
+		got := ""
+		if len(hits) > 0 && hits[0].Score >= 0.88 {
+			got = hits[0].EntityID
+		}
+		if got != want {
+			t.Errorf("%s alerts on %q, want %q: %+v", q, got, want, hits)
+		}
+	}
+}
