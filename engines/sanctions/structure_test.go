@@ -1,85 +1,21 @@
 package sanctions
 
 import (
-	"os"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/kycflow/kycflow/engines/screeneval"
 	"github.com/kycflow/kycflow/engines/watchlist"
 )
 
-// The query kinds of names built the Arabic and Afghan way, made from the
-// real lists' names by rules of their own (not the matcher's tables): a
-// title with the last name only ("Haji Bashir Noorzai" → "Haji
-// Noorzai"), and a kunya or theophoric name with its second half left out
-// ("Abu Muhammad al-Julani" → "Abu al-Julani", "Abd al-Rahman Khalid" →
-// "Abd Khalid").
-var (
-	evalTitles = []string{"haji", "hajji", "haj", "hajj", "alhaj", "alhajj", "mullah", "mulla", "maulvi", "mawlawi", "maulawi",
-		"moulvi", "sheikh", "shaykh", "shaikh", "sheik", "qari", "mufti"}
-	evalCompoundHeads = []string{"abu", "abou", "abd", "abdul", "abdel", "abdal", "abdur", "abdu"}
-)
-
-// structureCases are the two kinds built from es's person names (each
-// name in natural order; words split on spaces and hyphens).
-func structureCases(es []watchlist.Entity) map[string][]EvalCase {
-	out := map[string][]EvalCase{}
-	seen := map[string]bool{}
-	add := func(kind, q, id string) {
-		if !seen[kind+q+id] {
-			seen[kind+q+id] = true
-			out[kind] = append(out[kind], EvalCase{Query: Query{Name: q}, WantID: id, Kind: kind})
-		}
-	}
-	for _, e := range es {
-		if e.Schema != "Person" {
-			continue
-		}
-		for _, n := range e.Names {
-			if !isLatinName(n.Full) {
-				continue
-			}
-			full := n.Full
-			if n.First != "" && n.Last != "" {
-				full = n.First + " " + n.Middle + " " + n.Last
-			} else if before, after, ok := strings.Cut(full, ","); ok {
-				full = after + " " + before
-			}
-			words := strings.FieldsFunc(full, func(r rune) bool { return r == ' ' || r == '-' })
-			if len(words) < 3 {
-				continue
-			}
-			first, last := strings.ToLower(words[0]), words[len(words)-1]
-			if len(last) < 4 {
-				continue
-			}
-			switch {
-			case slices.Contains(evalTitles, first):
-				add("title + name", words[0]+" "+last, e.ID)
-			case slices.Contains(evalCompoundHeads, first):
-				// The second half: the word after the head, with its
-				// article when written apart ("al", "el", "ul", "ur").
-				rest := words[1:]
-				if len(rest) > 1 && slices.Contains([]string{"al", "el", "ul", "ur", "ar", "as", "ad"}, strings.ToLower(rest[0])) {
-					rest = rest[1:]
-				}
-				if len(rest) >= 2 {
-					add("kunya split", words[0]+" "+last, e.ID)
-				}
-			}
-		}
-	}
-	return out
-}
-
-// structureFloors are today's figures (found among the first ten; see
-// docs/BENCHMARKS.md), under the issue's goal of 95 % where the name kept
-// is rare: a change that loses ground fails.
+// structureFloors are today's figures, the lower split's (found among the
+// first ten; see docs/BENCHMARKS.md), under the goal of 95 % where the name
+// kept is rare: a change that loses ground fails.
 var structureFloors = map[string]float64{
-	"UN title + name rare": 0.95, "OFAC title + name rare": 0.87,
-	"UN kunya split rare": 0.95, "OFAC kunya split rare": 0.90,
-	"UN kunya split common": 0.86, "OFAC kunya split common": 0.90,
+	"UN title + name rare": 0.92, "OFAC title + name rare": 0.83,
+	"UN kunya split rare": 0.89, "OFAC kunya split rare": 0.92,
+	"UN kunya split common": 0.85, "OFAC kunya split common": 0.87,
 }
 
 // A title and a common given name ("Haji Ahmad") is no one in particular:
@@ -88,7 +24,7 @@ var structureFloors = map[string]float64{
 // and a family name written first, "AL-OTAIBI, Mohammad", or the given
 // name alone as an alias; docs/BENCHMARKS.md.)
 func TestTitleAndCommonName(t *testing.T) {
-	all := Build(slices.Concat(latinOnly(realUN(t)), realOFAC(t)), Options{})
+	all := Build(slices.Concat(screeneval.LatinOnly(realUN(t)), realOFAC(t)), Options{})
 	for _, q := range []string{"Haji Ahmad", "Mullah Mohammad", "Sheikh Hassan", "Haji Mohammad", "Maulvi Ahmad", "Shaykh Ali",
 		"Mullah Abdul", "Haji Karim", "Hajji Mahmoud", "Mufti Omar"} {
 		alerts := 0
@@ -103,10 +39,12 @@ func TestTitleAndCommonName(t *testing.T) {
 	}
 }
 
-// TestNameStructureQuality measures the two kinds on both real lists and
-// all lists loaded at once, split by whether the name kept is rare (fewer
-// than three listed people use it) or common (quality gate, `make test`).
-// MISSES=1 logs the misses.
+// TestNameStructureQuality measures screeneval's title + name and kunya
+// split cases on both real lists, screened against both loaded at once,
+// split by whether the name kept is rare (fewer than three listed people
+// use it, by screeneval's count) or common, and into tuning and held-out
+// cases (quality gate, `make test`). Floors on what is found. MISSES=1
+// logs the tuning split's misses.
 func TestNameStructureQuality(t *testing.T) {
 	un, ofac := realUN(t), realOFAC(t)
 	tag := func(es []watchlist.Entity, list string) []watchlist.Entity {
@@ -116,40 +54,18 @@ func TestNameStructureQuality(t *testing.T) {
 		}
 		return es
 	}
-	everyone := slices.Concat(tag(latinOnly(un), "un"), tag(ofac, "ofac"))
+	everyone := slices.Concat(tag(screeneval.LatinOnly(un), "un"), tag(ofac, "ofac"))
 	all := Build(everyone, Options{})
-	// How many listed people use a word, counted here by plain rules
-	// (lower case, an "al-" or "el-" before it left out): a name few
-	// people have is one a query may stand on.
-	people := map[string]int{}
-	plain := func(w string) string {
-		w = strings.ToLower(w)
-		for _, a := range []string{"al-", "el-"} {
-			w = strings.TrimPrefix(w, a)
-		}
-		return w
-	}
-	for _, e := range everyone {
-		seen := map[string]bool{}
-		for _, n := range e.Names {
-			for _, w := range strings.Fields(strings.ReplaceAll(n.Full, ",", " ")) {
-				if w = plain(w); !seen[w] {
-					seen[w] = true
-					people[w]++
-				}
-			}
-		}
-	}
+	people := screeneval.CountPeople(everyone)
 	for _, l := range []struct {
 		name string
 		es   []watchlist.Entity
 	}{{"UN", un}, {"OFAC", ofac}} {
-		cases := structureCases(l.es)
-		for _, kind := range []string{"title + name", "kunya split"} {
-			var rare, common []EvalCase
+		cases := screeneval.Cases(l.es, 1)
+		for _, kind := range []string{screeneval.TitleName, screeneval.KunyaSplit} {
+			var rare, common []screeneval.Case
 			for _, c := range cases[kind] {
-				last := strings.Fields(c.Query.Name)[1]
-				if people[plain(last)] < 3 {
+				if ws := strings.Fields(c.Name); people.Rare(ws[len(ws)-1]) {
 					rare = append(rare, c)
 				} else {
 					common = append(common, c)
@@ -157,28 +73,11 @@ func TestNameStructureQuality(t *testing.T) {
 			}
 			for _, part := range []struct {
 				name string
-				cs   []EvalCase
+				cs   []screeneval.Case
 			}{{"rare", rare}, {"common", common}} {
-				cs := part.cs
-				found, alerted := 0, 0
-				var misses []string
-				for _, c := range cs {
-					f, a, miss := judge(c, all.Search(c.Query, 10))
-					found, alerted = found+f, alerted+a
-					if miss != "" {
-						misses = append(misses, miss)
-					}
-				}
-				n := float64(max(len(cs), 1))
-				if floor := structureFloors[l.name+" "+kind+" "+part.name]; float64(found)/n < floor {
-					t.Errorf("%s %s %s: found %.3f < %.3f", l.name, kind, part.name, float64(found)/n, floor)
-				}
-				t.Logf("%-4s %-13s %-6s %4d cases: found %5.1f%%, alerted %5.1f%%", l.name, kind, part.name, len(cs), 100*float64(found)/n, 100*float64(alerted)/n)
-				if os.Getenv("MISSES") != "" {
-					for _, m := range misses[:min(len(misses), 25)] {
-						t.Log("   ", m)
-					}
-				}
+				what := l.name + " " + kind + " " + part.name
+				tuning, held := tally(all, part.cs, nil)
+				report(t, what, tuning, held, structureFloors[what], true)
 			}
 		}
 	}
@@ -187,7 +86,7 @@ func TestNameStructureQuality(t *testing.T) {
 // The explanations name the parts: the kunya shortened, the title's one
 // rare name and what it leaves out.
 func TestStructureExplained(t *testing.T) {
-	all := Build(latinOnly(realUN(t)), Options{})
+	all := Build(screeneval.LatinOnly(realUN(t)), Options{})
 	for q, want := range map[string]string{
 		"Abu al-Jaziri": "kunya or compound name 'Abu Bakr' asked by its first half",
 		"Haji Alizai":   "the query is a title and one name few listed people have",

@@ -1,0 +1,319 @@
+// Package screeneval makes the queries a name matcher is measured with from
+// real lists, by rules of its own: it knows nothing of the matcher (it
+// imports no part of it), so a figure it yields is not the matcher grading
+// itself. Its tables of titles, particles and compound heads are written
+// here from how the lists write names, not copied from the matcher's.
+//
+// Every case is either in the tuning split, whose misses may be looked at,
+// or held out (a quarter, by a hash of the entity and the query): the
+// held-out figures are reported, their misses never listed.
+package screeneval
+
+import (
+	"fmt"
+	"hash/fnv"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/kycflow/kycflow/engines/watchlist"
+)
+
+// Case is a query and the listed entity it names.
+type Case struct {
+	Name   string
+	WantID string
+	Kind   string
+}
+
+// The kinds of case Cases makes.
+const (
+	ArabicScript  = "arabic script"  // a person's Arabic-script name, against the list's Latin names
+	MiddleDropped = "middle dropped" // the first and the last name, the names between left out
+	ShortTypo     = "short typo"     // a letter wrong in a short two-word name
+	TitleName     = "title + name"   // a title and the last name ("Haji Noorzai")
+	KunyaSplit    = "kunya split"    // a kunya or Abd compound by its first half and the last name
+)
+
+// Kinds lists the kinds in report order.
+var Kinds = []string{ArabicScript, MiddleDropped, ShortTypo, TitleName, KunyaSplit}
+
+// HeldOut reports whether a case is in the held-out quarter.
+func (c Case) HeldOut() bool {
+	h := fnv.New32a()
+	io.WriteString(h, c.WantID+"\x00"+c.Name)
+	return h.Sum32()%4 == 0
+}
+
+// LoadUN reads the UN consolidated list (XML).
+func LoadUN(path string) ([]watchlist.Entity, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var es []watchlist.Entity
+	_, err = watchlist.ParseUNXML(f, func(e watchlist.Entity) error { es = append(es, e); return nil })
+	return es, err
+}
+
+// LoadOFAC reads an OFAC SDN snapshot (sdn.csv, alt.csv, add.csv in dir).
+func LoadOFAC(dir string) ([]watchlist.Entity, error) {
+	var files []*os.File
+	defer func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}()
+	for _, n := range []string{"sdn.csv", "alt.csv", "add.csv"} {
+		f, err := os.Open(filepath.Join(dir, n))
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, f)
+	}
+	var es []watchlist.Entity
+	_, err := watchlist.ParseOFAC(files[0], files[1], files[2], func(e watchlist.Entity) error { es = append(es, e); return nil })
+	return es, err
+}
+
+// IsArabic reports whether s holds Arabic letters.
+func IsArabic(s string) bool {
+	return strings.IndexFunc(s, func(r rune) bool { return unicode.Is(unicode.Arabic, r) }) >= 0
+}
+
+// IsLatin reports whether every letter of s is Latin.
+func IsLatin(s string) bool {
+	return strings.IndexFunc(s, func(r rune) bool { return unicode.IsLetter(r) && !unicode.Is(unicode.Latin, r) }) < 0
+}
+
+// LatinOnly is es with every name in another script left out.
+func LatinOnly(es []watchlist.Entity) []watchlist.Entity {
+	out := make([]watchlist.Entity, len(es))
+	for i, e := range es {
+		e.Names = slices.DeleteFunc(slices.Clone(e.Names), func(n watchlist.Name) bool { return !IsLatin(n.Full) })
+		out[i] = e
+	}
+	return out
+}
+
+// titles are forms of address lists put before Arabic, Afghan and
+// Pakistani names.
+var titles = []string{"haji", "hajji", "haj", "hajj", "alhaj", "alhajj", "mullah", "mulla", "maulvi", "mawlawi", "maulawi",
+	"moulvi", "sheikh", "shaykh", "shaikh", "sheik", "qari", "mufti"}
+
+// compoundHeads begin a name of two words: a kunya (Abu, father of) or a
+// theophoric name (Abd, servant of).
+var compoundHeads = []string{"abu", "abou", "abd", "abdul", "abdel", "abdal", "abdur", "abdu"}
+
+// honorifics and suffixes are not names: a title before them (besides
+// titles: Dr., Mr.), a generation after them (Jr., III).
+var (
+	honorifics = []string{"dr", "mr", "mrs", "ms", "prof", "general", "gen", "colonel", "col", "major", "captain", "imam", "sayyid", "sayed"}
+	suffixes   = []string{"jr", "sr", "ii", "iii", "iv"}
+)
+
+// bare is words without the titles before them and the suffixes after
+// them.
+func bare(words []string) []string {
+	word := func(w string) string { return strings.Trim(strings.ToLower(w), ".'’") }
+	for len(words) > 0 && (slices.Contains(titles, word(words[0])) || slices.Contains(honorifics, word(words[0]))) {
+		words = words[1:]
+	}
+	for len(words) > 0 && slices.Contains(suffixes, word(words[len(words)-1])) {
+		words = words[:len(words)-1]
+	}
+	return words
+}
+
+// faithEndings end a compound name after an article (Izz al-Din).
+var faithEndings = []string{"din", "deen", "dine"}
+
+// articles stand between a compound's halves or before a nisba ("al",
+// "ul", "ur"); joiners belong with the word after them ("bin", "de").
+var (
+	articles = []string{"al", "el", "ul", "ur", "ar", "as", "ad", "an", "at"}
+	joiners  = []string{"bin", "ibn", "bint", "ben", "ould", "wuld", "de", "da", "del", "di", "van", "von", "der", "le", "la"}
+)
+
+// naturalWords is a name's words in natural order (given names first: the
+// list's parts when it gives them, else a "FAMILY, Given" turned round),
+// split at spaces and hyphens.
+func naturalWords(n watchlist.Name) []string {
+	full := n.Full
+	if n.First != "" && n.Last != "" {
+		full = n.First + " " + n.Middle + " " + n.Last
+	} else if before, after, ok := strings.Cut(full, ","); ok {
+		full = after + " " + before
+	}
+	return strings.FieldsFunc(full, func(r rune) bool { return r == ' ' || r == '-' })
+}
+
+// units groups words into the names they form: a compound head or a joiner
+// with the word after it, an article with its word ("al Rahman").
+func units(words []string) []string {
+	var out []string
+	for i := 0; i < len(words); i++ {
+		u, lw := words[i], strings.Trim(strings.ToLower(words[i]), "'’‘`")
+		// Izz al-Din, Salah ud-Din: the faith ending stays with its name.
+		if slices.Contains(articles, lw) && i+1 < len(words) && slices.Contains(faithEndings, strings.ToLower(words[i+1])) && len(out) > 0 {
+			out[len(out)-1] += " " + u + " " + words[i+1]
+			i++
+			continue
+		}
+		if (slices.Contains(compoundHeads, lw) || slices.Contains(joiners, lw) || slices.Contains(articles, lw)) && i+1 < len(words) {
+			i++
+			u += " " + words[i]
+			if slices.Contains(articles, strings.Trim(strings.ToLower(words[i]), "'’‘`")) && i+1 < len(words) {
+				i++
+				u += " " + words[i]
+			}
+		}
+		out = append(out, u)
+	}
+	return out
+}
+
+// Cases makes the cases of every kind from es's people (each person's
+// names, Latin ones for all but ArabicScript), drawing typos with seed.
+func Cases(es []watchlist.Entity, seed uint64) map[string][]Case {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	out := map[string][]Case{}
+	seen := map[string]bool{}
+	add := func(kind, name, id string) {
+		if k := kind + "\x00" + strings.ToLower(name) + "\x00" + id; !seen[k] {
+			seen[k] = true
+			out[kind] = append(out[kind], Case{Name: name, WantID: id, Kind: kind})
+		}
+	}
+	for _, e := range es {
+		if e.Schema != "Person" || len(e.Names) == 0 {
+			continue
+		}
+		for _, n := range e.Names {
+			if n.Kind == watchlist.NameAlias && IsArabic(n.Full) {
+				add(ArabicScript, n.Full, e.ID)
+				break
+			}
+		}
+		// Middle names dropped: the primary name's first and last name.
+		if p := e.Names[0]; IsLatin(p.Full) {
+			if us := units(bare(naturalWords(p))); len(us) >= 3 {
+				add(MiddleDropped, us[0]+" "+us[len(us)-1], e.ID)
+			}
+			if ws := strings.Fields(strings.ReplaceAll(p.Full, ",", " ")); len(ws) == 2 && inLen(ws[0]) && inLen(ws[1]) {
+				add(ShortTypo, typo(rng, ws), e.ID)
+			}
+		}
+		for _, n := range e.Names {
+			if !IsLatin(n.Full) {
+				continue
+			}
+			ws := naturalWords(n)
+			if len(ws) < 3 || len([]rune(ws[len(ws)-1])) < 4 {
+				continue
+			}
+			first, last := strings.Trim(strings.ToLower(ws[0]), "'’‘`"), ws[len(ws)-1]
+			switch {
+			case slices.Contains(titles, first):
+				add(TitleName, ws[0]+" "+last, e.ID)
+			case slices.Contains(compoundHeads, first):
+				rest := ws[1:]
+				if len(rest) > 1 && slices.Contains(articles, strings.Trim(strings.ToLower(rest[0]), "'’‘`")) {
+					rest = rest[1:]
+				}
+				if len(rest) >= 2 {
+					add(KunyaSplit, ws[0]+" "+last, e.ID)
+				}
+			}
+		}
+	}
+	return out
+}
+
+func inLen(w string) bool { n := len([]rune(w)); return n >= 4 && n <= 6 }
+
+// typo changes one letter, not the first, of one of two words.
+func typo(rng *rand.Rand, ws []string) string {
+	ws = slices.Clone(ws)
+	w := rng.IntN(2)
+	r := []rune(ws[w])
+	i := 1 + rng.IntN(len(r)-1)
+	c := rune('a' + rng.IntN(26))
+	for unicode.ToLower(c) == unicode.ToLower(r[i]) {
+		c = rune('a' + rng.IntN(26))
+	}
+	r[i] = unicode.ToUpper(c)
+	ws[w] = string(r)
+	return strings.Join(ws, " ")
+}
+
+// People counts, per word, the listed people whose names use it (lower
+// case, an "al-" or "el-" before it left out): Rare says whether a query
+// may stand on it.
+type People map[string]int
+
+// CountPeople counts over es.
+func CountPeople(es ...[]watchlist.Entity) People {
+	p := People{}
+	for _, list := range es {
+		for _, e := range list {
+			seen := map[string]bool{}
+			for _, n := range e.Names {
+				for _, w := range strings.Fields(strings.ReplaceAll(n.Full, ",", " ")) {
+					if w = plain(w); !seen[w] {
+						seen[w] = true
+						p[w]++
+					}
+				}
+			}
+		}
+	}
+	return p
+}
+
+// Rare reports whether fewer than three listed people use word w.
+func (p People) Rare(w string) bool { return p[plain(w)] < 3 }
+
+func plain(w string) string {
+	w = strings.ToLower(w)
+	for _, a := range []string{"al-", "el-"} {
+		w = strings.TrimPrefix(w, a)
+	}
+	return w
+}
+
+// Tally counts, for one kind of case, the cases found among the first ten
+// hits and those alerting, and keeps what missed (tuning cases only).
+type Tally struct {
+	Cases, Found, Alerted int
+	Misses                []string
+}
+
+// Add records one case's outcome: rank is the entity's place among the hits
+// (-1: not among them), score its score there.
+func (t *Tally) Add(c Case, rank int, score float64, matched string, threshold float64) {
+	t.Cases++
+	switch {
+	case rank < 0:
+		if !c.HeldOut() {
+			t.Misses = append(t.Misses, c.Name+" ("+c.WantID+") not found")
+		}
+		return
+	case score >= threshold:
+		t.Alerted++
+	case !c.HeldOut():
+		t.Misses = append(t.Misses, fmt.Sprintf("%s → %s %.3f", c.Name, matched, score))
+	}
+	t.Found++
+}
+
+// Rates are the shares found and alerting.
+func (t Tally) Rates() (found, alerted float64) {
+	n := float64(max(t.Cases, 1))
+	return float64(t.Found) / n, float64(t.Alerted) / n
+}
