@@ -136,7 +136,7 @@ var faithEndings = []string{"din", "deen", "dine"}
 // articles stand between a compound's halves or before a nisba ("al",
 // "ul", "ur"); joiners belong with the word after them ("bin", "de").
 var (
-	articles = []string{"al", "el", "ul", "ur", "ar", "as", "ad", "an", "at"}
+	articles = []string{"al", "el", "ul", "ud", "ed", "ur", "ar", "as", "ad", "an", "at"}
 	joiners  = []string{"bin", "ibn", "bint", "ben", "ould", "wuld", "de", "da", "del", "di", "van", "von", "der", "le", "la"}
 )
 
