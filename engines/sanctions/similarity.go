@@ -639,10 +639,13 @@ func (ts *tokenScorer) nameScore(q, n []token, surnameFirst, explain bool) (floa
 					share = missingChain
 				}
 				dropped++
-			case (j == 0 || j == nn-1) && share < missingEdge:
+			case (j == 0 || j == nn-1 || j == firstWord(n)) && share < missingEdge:
 				// A given name or surname left out says more than a
 				// middle name left out — less for the last of four words
-				// or more (a second surname: Jean-Pierre Bemba Gombo).
+				// or more (a second surname: Jean-Pierre Bemba Gombo). The
+				// first word is the first that is no article: a family
+				// name written first as "AL-OTAIBI, Mohammad" is left out
+				// of "Mohammad" as a family name, not a middle one.
 				share = missingEdge
 				if nn >= 4 && j == nn-1 {
 					share = missingEdgeLong

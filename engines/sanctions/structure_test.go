@@ -19,10 +19,9 @@ var structureFloors = map[string]float64{
 }
 
 // A title and a common given name ("Haji Ahmad") is no one in particular:
-// it does not alert on the many listed people of that name. (Up to three
-// do today, as the given name alone does: listed names of one given name
-// and a family name written first, "AL-OTAIBI, Mohammad", or the given
-// name alone as an alias; docs/BENCHMARKS.md.)
+// it does not alert on the many listed people of that name — only where
+// the list itself holds the name as one ("HASSAN, Sheikh", an alias
+// "Hassan"), three at most here.
 func TestTitleAndCommonName(t *testing.T) {
 	all := Build(slices.Concat(screeneval.LatinOnly(realUN(t)), realOFAC(t)), Options{})
 	for _, q := range []string{"Haji Ahmad", "Mullah Mohammad", "Sheikh Hassan", "Haji Mohammad", "Maulvi Ahmad", "Shaykh Ali",
