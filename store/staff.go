@@ -298,10 +298,3 @@ func (s *Store) SignedIn(ctx context.Context, tenantID, staffID uuid.UUID, step 
 		return nil
 	})
 }
-
-// AuditStaff records a staff member's action on a record (ids only).
-func (s *Store) AuditStaff(ctx context.Context, tenantID, staffID uuid.UUID, action, kind string, recordID uuid.UUID) error {
-	return s.inTenant(ctx, tenantID, func(tx *sqlx.Tx) error {
-		return audit(ctx, tx, Principal{TenantID: tenantID, StaffID: staffID}, action, kind, recordID, nil)
-	})
-}

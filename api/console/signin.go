@@ -168,7 +168,7 @@ func (h *Handler) home(w http.ResponseWriter, r *http.Request, rq *request) {
 // audit records a staff member's action on their own account; a failure
 // to record is logged, not shown (the action happened).
 func (h *Handler) audit(r *http.Request, rq *request, st store.Staff, action string) {
-	if err := h.store.AuditStaff(r.Context(), rq.tenant, st.ID, action, "staff", st.ID); err != nil {
+	if err := h.store.Audit(r.Context(), store.Principal{TenantID: rq.tenant, StaffID: st.ID}, action, "staff", st.ID, nil); err != nil {
 		h.log.Error("console: audit", "action", action, "error", err)
 	}
 }

@@ -3,6 +3,7 @@ package mail
 import (
 	"errors"
 	"net/textproto"
+	"strings"
 
 	gomail "github.com/wneessen/go-mail"
 )
@@ -22,10 +23,22 @@ type Error struct {
 	Permanent bool
 	// Err is the underlying error.
 	Err error
+	// to is the recipient's address, which the server's words may hold
+	// ("affected recipient(s): …"): Error never says it, so the error can
+	// go into logs and workflow histories.
+	to string
 }
 
-// Error returns the underlying error's text, prefixed with "mail: ".
-func (e *Error) Error() string { return "mail: " + e.Err.Error() }
+// Error returns the underlying error's text, prefixed with "mail: ", the
+// recipient's address left out.
+func (e *Error) Error() string {
+	s := "mail: " + e.Err.Error()
+	if e.to != "" {
+		s = strings.ReplaceAll(s, e.to, "<recipient>")
+		s = strings.ReplaceAll(s, strings.ToLower(e.to), "<recipient>")
+	}
+	return s
+}
 
 // Unwrap returns Err, so errors.Is(err, context.Canceled) and the like work.
 func (e *Error) Unwrap() error { return e.Err }

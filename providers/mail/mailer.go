@@ -60,6 +60,15 @@ func New(cfg Config) (*Mailer, error) {
 // after the server accepted the message (e.g. QUIT) is ignored, so a retry
 // never sends the same link twice because of it.
 func (m *Mailer) SendLink(ctx context.Context, lm LinkMail) error {
+	err := m.sendLink(ctx, lm)
+	var e *Error
+	if errors.As(err, &e) {
+		e.to = strings.TrimSpace(lm.To)
+	}
+	return err
+}
+
+func (m *Mailer) sendLink(ctx context.Context, lm LinkMail) error {
 	msg, err := m.message(lm)
 	if err != nil {
 		return err

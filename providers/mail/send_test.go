@@ -351,3 +351,20 @@ func TestSendLinkConcurrent(t *testing.T) {
 		t.Fatalf("%d messages caught, want 5", n)
 	}
 }
+
+// A refused recipient's error keeps the server's reply and names no one:
+// the server's words list the recipient ("affected recipient(s): …"),
+// and the error goes into logs and the check's workflow history.
+func TestSendErrorNamesNoOne(t *testing.T) {
+	s := startSink(t, sink.WithRejectRecipient(func(string) bool { return true }))
+	m := mailerFor(t, s.Addr(), kmail.Config{})
+	lm := linkMail()
+	err := m.SendLink(testCtx(t), lm)
+	var e *kmail.Error
+	if !errors.As(err, &e) || e.Code != 550 || !e.Permanent || !strings.Contains(e.Err.Error(), lm.To) {
+		t.Fatalf("a refused recipient: %v (the test expects the server's words to name the address)", err)
+	}
+	if strings.Contains(err.Error(), lm.To) || !strings.Contains(err.Error(), "<recipient>") {
+		t.Fatalf("the error names the recipient: %v", err)
+	}
+}
