@@ -1,6 +1,7 @@
 package mrzread
 
 import (
+	"cmp"
 	"image"
 	"math"
 	"slices"
@@ -253,6 +254,7 @@ func chain(bs []blob, minChain int) []row {
 		for j, ok := next[i]; ok; j, ok = next[j] {
 			r.members = append(r.members, j)
 		}
+		r.members = trimmed(bs, r.members)
 		if len(r.members) < minChain {
 			continue
 		}
@@ -262,6 +264,37 @@ func chain(bs []blob, minChain int) []row {
 		out = append(out, r)
 	}
 	return out
+}
+
+// trimmed drops a blob at either end of a chain that stands apart from
+// its neighbour by well over the chain's usual step and is no wider than
+// its usual blob — a speck of the background or the card's edge that all
+// of an MRZ's rows reach alike, so that their ends agree and only the
+// pitch tells (a glyph merged with its neighbour at the end is wide, and
+// stays).
+func trimmed(bs []blob, m []int) []int {
+	if len(m) < 4 {
+		return m
+	}
+	steps := make([]int, 0, len(m))
+	widths := make([]int, 0, len(m))
+	for k := range m {
+		widths = append(widths, int(4*bs[m[k]].du))
+		if k > 0 {
+			steps = append(steps, int(4*(bs[m[k]].u-bs[m[k-1]].u)))
+		}
+	}
+	step, width := float64(percentile(steps, 0.5))/4, float64(percentile(widths, 0.5))/4
+	stray := func(end, next int) bool {
+		return math.Abs(bs[end].u-bs[next].u) > 1.6*step && bs[end].du < 1.4*width
+	}
+	for len(m) > 2 && stray(m[0], m[1]) {
+		m = m[1:]
+	}
+	for len(m) > 2 && stray(m[len(m)-1], m[len(m)-2]) {
+		m = m[:len(m)-1]
+	}
+	return m
 }
 
 // fit sets r's line, ends and height from its blobs.
@@ -310,7 +343,7 @@ type zone struct {
 // zones groups rows into MRZs: two rows of 44 characters or three of 30,
 // as long for their height as OCR-B at ICAO's pitch is, one under the
 // other at the MRZ's line spacing, starting and ending alike.
-func zones(rs []row, deg float64) []zone {
+func zones(bs []blob, rs []row, deg float64) []zone {
 	slices.SortFunc(rs, func(a, b row) int {
 		switch {
 		case a.at(a.u0) < b.at(b.u0):
@@ -331,9 +364,15 @@ func zones(rs []row, deg float64) []zone {
 			if gap < 1.2*h || gap > 2.6*h {
 				continue
 			}
-			span := last.u1 - last.u0
-			if math.Abs(r.u0-last.u0) > span/10 || math.Abs(r.u1-last.u1) > span/10 {
-				continue
+			if !sameEnds(r, last) {
+				// A row that took in a blob or two beyond the MRZ (the
+				// card's edge, a word of the page it lies on) is cut back
+				// to the other's ends.
+				var ok bool
+				if r, last, ok = clipped(bs, r, last); !ok {
+					continue
+				}
+				group[len(group)-1] = last
 			}
 			group = append(group, r)
 			if len(group) == 3 {
@@ -366,14 +405,50 @@ func zones(rs []row, deg float64) []zone {
 	return out
 }
 
+// sameEnds reports whether rows a and b start and end alike, as an MRZ's
+// rows do.
+func sameEnds(a, b row) bool {
+	span := b.u1 - b.u0
+	return math.Abs(a.u0-b.u0) <= span/10 && math.Abs(a.u1-b.u1) <= span/10
+}
+
+// clipped cuts the longer of rows a and b back to the blobs within the
+// other's ends; ok is false unless the rows then start and end alike and
+// the cut one is still a row (the blobs it loses are at most a sixth of
+// its own).
+func clipped(bs []blob, a, b row) (row, row, bool) {
+	long, short := &a, &b
+	if a.u1-a.u0 < b.u1-b.u0 {
+		long, short = &b, &a
+	}
+	tol := short.height / 2
+	var keep []int
+	for _, i := range long.members {
+		if u := bs[i].u; u >= short.u0-tol && u <= short.u1+tol {
+			keep = append(keep, i)
+		}
+	}
+	if len(keep) == len(long.members) || 6*(len(long.members)-len(keep)) > len(long.members) {
+		return a, b, false
+	}
+	cut := row{members: keep}
+	if cut.fit(bs); cut.regular < minRegular {
+		return a, b, false
+	}
+	*long = cut
+	return a, b, sameEnds(a, b)
+}
+
 // maxBlobs is the most character-sized blobs a photo find looks at holds
 // (docs/DECISIONS.md has the counts generated photos make).
 const maxBlobs = 25000
 
-// find looks for the MRZ in det: its zone, and the quadrilateral around
-// it in det's pixels (corners in reading order of the zone as found: it
-// may be upside down).
-func find(det *image.Gray) (zone, [4]pt, bool) {
+// find looks for the MRZ in det: the candidate zones, best first, each
+// with the quadrilateral around it in det's pixels (corners in reading
+// order of the zone as found: it may be upside down). Rows of a
+// tablecloth's checks or a page's print can look more like an MRZ than
+// the MRZ does from their blobs alone; the typeface tells (read.go).
+func find(det *image.Gray) []candidate {
 	w, h := det.Rect.Dx(), det.Rect.Dy()
 	ink := dark(det, max(8, min(w, h)/40), 0.2)
 	bs, label := blobs(ink, w, h)
@@ -388,29 +463,51 @@ func find(det *image.Gray) (zone, [4]pt, bool) {
 		}
 	}
 	if charSized > maxBlobs {
-		return zone{}, [4]pt{}, false
+		return nil
 	}
-	var best zone
-	found := false
+	var all []zone
 	for _, deg := range orientation(bs, w, h) {
 		// The rows run at deg or, read from the other side, deg+180; one
 		// frame serves both (the matcher turns the band later).
 		project(bs, label, w, deg)
-		for _, z := range zones(chain(bs, 12), deg) {
-			if !found || z.score > best.score {
-				best, found = z, true
+		for _, z := range zones(bs, chain(bs, 12), deg) {
+			if z.fit >= 0.2 {
+				all = append(all, z)
 			}
 		}
 	}
-	if !found || best.fit < 0.2 {
-		return zone{}, [4]pt{}, false
+	slices.SortStableFunc(all, func(a, b zone) int { return cmp.Compare(b.score, a.score) })
+	var out []candidate
+	used := map[int]bool{} // blobs of the candidates kept: one set of rows, one candidate
+	for _, z := range all {
+		if len(out) == maxCandidates {
+			break
+		}
+		if slices.ContainsFunc(z.rows, func(r row) bool { return slices.ContainsFunc(r.members, func(i int) bool { return used[i] }) }) {
+			continue
+		}
+		for _, r := range z.rows {
+			for _, i := range r.members {
+				used[i] = true
+			}
+		}
+		chars := 44
+		if len(z.rows) == 3 {
+			chars = 30
+		}
+		out = append(out, candidate{z, z.quad(chars)})
 	}
-	chars := 44
-	if len(best.rows) == 3 {
-		chars = 30
-	}
-	return best, best.quad(chars), true
+	return out
 }
+
+// candidate is a zone find offers, and its quadrilateral in det.
+type candidate struct {
+	zone
+	corners [4]pt
+}
+
+// maxCandidates is how many zones find offers at most.
+const maxCandidates = 3
 
 // quad is the zone's corners in det: where the first and the last row
 // begin and end (in perspective a row's far end is nearer its neighbour,

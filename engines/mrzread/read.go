@@ -85,11 +85,22 @@ type Reader struct {
 // Photo reads the MRZ from an image file's bytes (as docimage.Inspect
 // accepted them).
 func (r Reader) Photo(ctx context.Context, b []byte, info docimage.Info) (Result, error) {
-	g, err := docimage.DecodeGray(b, info, workSide)
+	full, err := docimage.DecodeGray(b, info, 0)
 	if err != nil {
 		return Result{}, err
 	}
-	return r.read(ctx, g, float64(max(info.Width, info.Height))/float64(max(g.Rect.Dx(), g.Rect.Dy())))
+	f := 1
+	if long := max(full.Rect.Dx(), full.Rect.Dy()); long > workSide {
+		f = (long + workSide - 1) / workSide
+	}
+	return r.read(ctx, shot{docimage.Shrink(full, f), full, f})
+}
+
+// shot is the image read, and the photo it was shrunk from by an integer
+// factor (1: g is the photo).
+type shot struct {
+	g, full *image.Gray
+	shrunk  int
 }
 
 // The sizes the reader works at: the image read (longer side), and the
@@ -110,11 +121,11 @@ const (
 // Read reads the MRZ from g, upright as the camera recorded it (any
 // rotation of the document within it).
 func (r Reader) Read(ctx context.Context, g *image.Gray) (Result, error) {
-	return r.read(ctx, g, 1)
+	return r.read(ctx, shot{g, g, 1})
 }
 
-// read reads g, a photo shrunk by shrunk.
-func (r Reader) read(ctx context.Context, g *image.Gray, shrunk float64) (Result, error) {
+func (r Reader) read(ctx context.Context, ph shot) (Result, error) {
+	g := ph.g
 	q := Quality{Width: g.Rect.Dx(), Height: g.Rect.Dy(), Brightness: mean(g)}
 	res := Result{Outcome: Retake, Quality: q}
 	det := g
@@ -122,8 +133,8 @@ func (r Reader) read(ctx context.Context, g *image.Gray, shrunk float64) (Result
 		det = docimage.Shrink(g, long/detectSide) // at least detectSide: small print stays whole
 	}
 	scale := float64(q.Width) / float64(det.Rect.Dx())
-	z, quad, ok := find(det)
-	if !ok {
+	found := find(det)
+	if len(found) == 0 {
 		// A reflection may be what hides the band.
 		if glare(det) >= photoGlare {
 			res.Reason = Glare
@@ -133,32 +144,27 @@ func (r Reader) read(ctx context.Context, g *image.Gray, shrunk float64) (Result
 		return res, nil
 	}
 	res.Quality.BandFound = true
-	for i, p := range quad {
-		quad[i] = pt{p.x * scale, p.y * scale}
-	}
-	n := len(z.rows)
-	chars := 44
-	if n == 3 {
-		chars = 30
-	}
-	lineH := z.capHeight(chars) * scale
-	res.Quality.CharHeight = lineH
-	straight := rectify(g, quad, chars, n)
-	res.Quality.Sharpness, res.Quality.Glare = sharpness(straight), glare(straight)
-	if lineH < minWorkChar || lineH*shrunk < minPhotoChar {
-		res.Reason = TooSmall
-		return res, nil
-	}
 	sets, err := glyphs()
 	if err != nil {
 		return Result{}, err
 	}
-	// Upright or upside down: the way the typeface matches better.
-	turned, upsideDown := rotate(straight, 180), false
-	up, ok := matchLines(straight, sets, chars, n, true)
-	if down, dok := matchLines(turned, sets, chars, n, true); dok && (!ok || meanScore(down) > meanScore(up)) {
-		straight, ok, upsideDown = turned, true, true
+	// The best-shaped candidate, unless the typeface says it is no MRZ's
+	// print and another's is.
+	b := straighten(ph, found[0], scale, sets)
+	for _, c := range found[1:] {
+		if b.ok && b.score >= typeface {
+			break
+		}
+		if cb := straighten(ph, c, scale, sets); cb.ok && cb.score >= typeface {
+			b = cb
+		}
 	}
+	res.Quality.CharHeight, res.Quality.Sharpness, res.Quality.Glare = b.lineH, b.sharpness, b.glare
+	if b.small {
+		res.Reason = TooSmall
+		return res, nil
+	}
+	straight, quad, chars, n, upsideDown, ok := b.straight, b.quad, b.chars, b.n, b.upsideDown, b.ok
 	var cells []cellRead
 	if ok {
 		cells, ok = matchLines(straight, sets, chars, n, false)
@@ -202,6 +208,64 @@ func (r Reader) read(ctx context.Context, g *image.Gray, shrunk float64) (Result
 	}
 	res.Outcome, res.Reason, res.MRZ, res.Document = Read, "", strings.Join(doc.Lines, "\n"), doc
 	return res, nil
+}
+
+// band is a candidate zone straightened and matched quickly, upright and
+// upside down.
+type band struct {
+	quad                    [4]pt // in the image read
+	chars, n                int
+	lineH, sharpness, glare float64
+	small                   bool // too small to read
+	straight                *image.Gray
+	upsideDown, ok          bool    // ok: the matcher found its rows
+	score                   float64 // the quick match's mean score
+}
+
+// fineChar is the cap height in the image read, pixels, below which a
+// shrunk photo's band is straightened from the photo (the band draws it
+// at about 32).
+const fineChar = 20
+
+// typeface is the quick match's mean score from which a candidate is
+// taken for an MRZ without looking at the others (docs/BENCHMARKS.md:
+// MRZs score 0.2 and more, a tablecloth's checks about 0.12).
+const typeface = 0.17
+
+// straighten straightens candidate c of det (scale times smaller than
+// the image read) and matches it quickly.
+func straighten(ph shot, c candidate, scale float64, sets []*glyphSet) band {
+	b := band{n: len(c.rows), chars: 44}
+	if b.n == 3 {
+		b.chars = 30
+	}
+	for i, p := range c.corners {
+		b.quad[i] = pt{p.x * scale, p.y * scale}
+	}
+	b.lineH = c.capHeight(b.chars) * scale
+	b.small = b.lineH < minWorkChar || b.lineH*float64(ph.shrunk) < minPhotoChar
+	// Small print is straightened from the photo itself: the image read
+	// has averaged away detail the band, drawn larger, would show.
+	src, quad := ph.g, b.quad
+	if ph.shrunk > 1 && b.lineH < fineChar {
+		src = ph.full
+		for i, p := range quad {
+			quad[i] = pt{p.x * float64(ph.shrunk), p.y * float64(ph.shrunk)}
+		}
+	}
+	b.straight = rectify(src, quad, b.chars, b.n)
+	b.sharpness, b.glare = sharpness(b.straight), glare(b.straight)
+	if b.small {
+		return b
+	}
+	turned := rotate(b.straight, 180)
+	up, ok := matchLines(b.straight, sets, b.chars, b.n, true)
+	down, dok := matchLines(turned, sets, b.chars, b.n, true)
+	b.ok, b.score = ok, meanScore(up)
+	if dok && (!ok || meanScore(down) > meanScore(up)) {
+		b.straight, b.ok, b.upsideDown, b.score = turned, true, true, meanScore(down)
+	}
+	return b
 }
 
 // meanScore is the matcher's mean correlation over a band's characters.

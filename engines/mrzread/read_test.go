@@ -169,6 +169,24 @@ func reading(lines []string, margin float64, second map[[2]int]byte) []cellRead 
 	return out
 }
 
+// measure gives the cells of lines the heights OCR-B's glyphs stand at in
+// a band: fillers lowest, capitals, digits tallest.
+func measure(cells []cellRead, lines []string) {
+	for i, l := range lines {
+		cells[i].height = make([]float64, len(l))
+		for k := range l {
+			switch c := l[k]; {
+			case c == '<':
+				cells[i].height[k] = 28
+			case c >= '0' && c <= '9':
+				cells[i].height[k] = 34.5
+			default:
+				cells[i].height[k] = 32
+			}
+		}
+	}
+}
+
 func ocr(lines ...string) []ocrLine {
 	out := make([]ocrLine, len(lines))
 	for i, l := range lines {
@@ -348,19 +366,7 @@ func TestChooseSettles(t *testing.T) {
 	}
 	// Measured digit-tall, the glyph is the 0 (a chevron stands lower
 	// than a capital, a digit higher).
-	for i, l := range read {
-		cells[i].height = make([]float64, len(l))
-		for k := range l {
-			switch c := l[k]; {
-			case c == '<':
-				cells[i].height[k] = 28
-			case c >= '0' && c <= '9':
-				cells[i].height[k] = 34.5
-			default:
-				cells[i].height[k] = 32
-			}
-		}
-	}
+	measure(cells, read)
 	cells[1].height[42] = 34.5
 	if doc, _, _, ok := choose(cells, nil); !ok || doc.Lines[1] != truth {
 		t.Errorf("heights did not settle the check digit: ok %v", ok)
@@ -378,5 +384,88 @@ func TestChooseSettles(t *testing.T) {
 	cells[1].height[42] = 28
 	if doc, _, _, ok := choose(cells, nil); !ok || doc.Lines[1] != lines[1][:42]+"<"+lines[1][43:] {
 		t.Errorf("heights did not settle the filler: ok %v", ok)
+	}
+}
+
+// passport is the MRZ lines of a random passport numbered number, with no
+// optional data.
+func passport(t *testing.T, seed uint64, number string) []string {
+	t.Helper()
+	f := docgen.RandomIdentity(rand.New(rand.NewPCG(seed, seed)), mrz.TD3).Fields
+	f.DocumentNumber, f.OptionalData = number, ""
+	composed, err := mrz.Compose(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(composed, "\n")
+}
+
+// Two I/1 swaps at weights 7 and 3 cancel in every check digit: "II" and
+// "11" both pass. Heights decide only where they refute the other reading
+// at both characters; one glyph measured digit-tall beside one that could
+// be either is a retake, not a read (a held-out phone photo was once read
+// "11" for "II" on the height of one blurred I).
+func TestHeightsRefuteEveryDifference(t *testing.T) {
+	lines := passport(t, 10, "AX6M22II4")
+	if lines[1][6:8] != "II" {
+		t.Fatalf("document number at %q", lines[1][:9])
+	}
+	ones := lines[1][:6] + "11" + lines[1][8:]
+	if _, err := mrz.Parse(lines[0] + "\n" + ones); err != nil {
+		t.Fatalf("11 for II does not pass: %v", err)
+	}
+	cells := reading(lines, 0.9, map[[2]int]byte{{1, 6}: '1', {1, 7}: '1'})
+	tess := [][]ocrLine{ocr(lines[0], ones)}
+
+	for _, c := range []struct {
+		name   string
+		h6, h7 float64
+		want   string // "": a retake
+	}{
+		{"both capital-tall", 32, 32, lines[1]},
+		{"both digit-tall", 34.5, 34.5, ones},
+		{"one digit-tall, one between", 33.3, 34.5, ""},
+		{"one capital-tall, one between", 32, 33.3, ""},
+		{"neither told", 33.3, 33.3, ""},
+	} {
+		measure(cells, lines)
+		cells[1].height[6], cells[1].height[7] = c.h6, c.h7
+		doc, _, _, ok := choose(cells, tess)
+		switch {
+		case c.want == "" && ok:
+			t.Errorf("%s: read %q, want a retake", c.name, doc.Lines[1][:9])
+		case c.want != "" && (!ok || doc.Lines[1] != c.want):
+			t.Errorf("%s: ok %v, want %q", c.name, ok, c.want[:9])
+		}
+	}
+}
+
+// An O and a 0 swapped both ways at equal weights cancel too ("KO7P0…"
+// and "K07PO…"); where one glyph's height says digit and the other's says
+// nothing, the digit must stand clearly taller than the letter beside it.
+func TestHeightsTellOFromZeroBesideIt(t *testing.T) {
+	lines := passport(t, 11, "KO7P0AQ91")
+	swapped := lines[1][:1] + "07PO" + lines[1][5:]
+	if _, err := mrz.Parse(lines[0] + "\n" + swapped); err != nil {
+		t.Fatalf("the swap does not pass: %v", err)
+	}
+	cells := reading(lines, 0.9, nil)
+	for _, c := range []struct {
+		name      string
+		o, zero   float64 // the heights of the O at 1 and the 0 at 4
+		wantTruth bool
+	}{
+		{"the 0 clearly taller", 32.7, 34.5, true},
+		{"the 0 barely taller", 33.5, 34.0, false},
+	} {
+		measure(cells, lines)
+		cells[1].height[1], cells[1].height[4] = c.o, c.zero
+		doc, _, _, ok := choose(cells, nil)
+		switch {
+		case c.wantTruth && (!ok || doc.Lines[1] != lines[1]):
+			t.Errorf("%s: ok %v, want %q", c.name, ok, lines[1][:9])
+		case !c.wantTruth && ok:
+			t.Errorf("%s: read %q, want a retake", c.name, doc.Lines[1][:9])
+		}
 	}
 }

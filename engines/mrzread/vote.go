@@ -144,6 +144,10 @@ type slot struct {
 	line, pos int
 	options   []byte
 	height    stature
+	// ink is the glyph's ink height, gap its line's digits' height less
+	// its capitals' (0: not known): beside another glyph, what tells which
+	// of the two is the 0 and which the O.
+	ink, gap float64
 }
 
 // maxOpen bounds the characters the readers may disagree on: each doubles
@@ -209,7 +213,7 @@ func (st stature) allows(ch byte) bool {
 // fillers, capitals and digits (1–9), at least three each; a cell is
 // taken for one when it lies within a quarter of the way to the nearest
 // other.
-func heights(c cellRead) func(k int) stature {
+func heights(c cellRead) (func(k int) stature, float64) {
 	var refs [4][]float64
 	for k := range len(c.text) {
 		if k >= len(c.height) || c.height[k] == 0 || !matcherSure(c, k) {
@@ -233,6 +237,10 @@ func heights(c cellRead) func(k int) stature {
 	}
 	f, l, d := med[fillerHeight], med[capitalHeight], med[digitHeight]
 	fl, ld := f != 0 && l-f >= 1, d != 0 && d-l >= 1 // the references that tell apart
+	var gap float64
+	if ld && l != 0 {
+		gap = d - l
+	}
 	return func(k int) stature {
 		if k >= len(c.height) || l == 0 {
 			return anyHeight
@@ -251,7 +259,7 @@ func heights(c cellRead) func(k int) stature {
 			return tallHeight
 		}
 		return anyHeight
-	}
+	}, gap
 }
 
 // roundish reports whether ch is O or 0, which OCR-B tells apart by
@@ -292,7 +300,14 @@ func choose(cells []cellRead, tess [][]ocrLine) (doc *mrz.Document, agreed float
 	total, same := 0, 0
 	for i, c := range cells {
 		lines[i] = []byte(c.text)
-		tall := heights(c)
+		tall, gap := heights(c)
+		open := func(k int, options []byte) slot {
+			sl := slot{line: i, pos: k, options: options, height: tall(k), gap: gap}
+			if k < len(c.height) {
+				sl.ink = c.height[k]
+			}
+			return sl
+		}
 		// Each rendering's line i, aligned with the matcher's.
 		var aligned [][]int
 		var texts []string
@@ -341,7 +356,7 @@ func choose(cells []cellRead, tess [][]ocrLine) (doc *mrz.Document, agreed float
 				// always open where either may stand, even when they
 				// agree, so that two O/0 swaps whose weights cancel in a
 				// check digit are found ambiguous rather than read.
-				slots = append(slots, slot{i, k, []byte{'O', '0'}, tall(k)})
+				slots = append(slots, open(k, []byte{'O', '0'}))
 			case confirmed || matcherSure(c, k):
 			default:
 				// What may not stand here is taken as its look-alike
@@ -354,11 +369,11 @@ func choose(cells []cellRead, tess [][]ocrLine) (doc *mrz.Document, agreed float
 				}
 				switch len(fit) {
 				case 0: // nothing may stand here: no reading passes
-					slots = append(slots, slot{i, k, []byte{c.text[k]}, anyHeight})
+					slots = append(slots, slot{line: i, pos: k, options: []byte{c.text[k]}})
 				case 1:
 					lines[i][k] = fit[0]
 				default:
-					slots = append(slots, slot{i, k, fit, tall(k)})
+					slots = append(slots, open(k, fit))
 				}
 			}
 		}
@@ -377,27 +392,19 @@ func choose(cells []cellRead, tess [][]ocrLine) (doc *mrz.Document, agreed float
 				mine = append(mine, sl)
 			}
 		}
-		found, unique := passing(lines, mine, group)
-		if found == nil || !unique {
-			// Where letters, digits and fillers left two readings (or too
-			// many to try), their heights decide: one reading must pass with
-			// every such glyph as tall as its height says. Choosing the
-			// other of two readings would take every such height to be
-			// misjudged.
-			narrowed, any := slices.Clone(mine), false
-			for j, sl := range mine {
-				if sl.height == anyHeight {
-					continue
-				}
-				keep := slices.DeleteFunc(slices.Clone(sl.options), func(ch byte) bool { return !sl.height.allows(ch) })
-				if len(keep) > 0 && len(keep) < len(mine[j].options) {
-					narrowed[j].options, any = keep, true
-				}
-			}
-			if !any || found == nil && unique {
-				return nil, 0, len(slots), false
-			}
-			if found, unique = passing(lines, narrowed, group); found == nil || !unique {
+		all, tried := readings(lines, mine, group)
+		if !tried || len(all) == 0 {
+			return nil, 0, len(slots), false
+		}
+		found := all[0]
+		if len(all) > 1 {
+			// Where letters, digits and fillers left two readings, their
+			// heights decide — only where they refute the other reading
+			// at every character the two differ in: two look-alike swaps
+			// whose weights cancel in a check digit (I and 1 at weights 7
+			// and 3) would otherwise be read on the height of one glyph.
+			// One TD3 photo of 1 500 had been read so, wrong.
+			if found = byHeight(all, mine); found == nil {
 				return nil, 0, len(slots), false
 			}
 		}
@@ -470,16 +477,20 @@ func lineGroups(f mrz.Format) [][]int {
 	return [][]int{{0}, {1}}
 }
 
-// passing tries every combination of the slots' options in lines (which
-// it overwrites): the one reading that passes every check on the given
-// lines, and whether no other does (nil and true when none does; nil and
-// false when two do, or the slots are too many to try).
-func passing(lines [][]byte, slots []slot, group []int) (*mrz.Document, bool) {
+// maxReadings bounds the passing readings readings collects: more are as
+// undecidable as too many slots.
+const maxReadings = 8
+
+// readings tries every combination of the slots' options in lines (which
+// it overwrites): the distinct readings that pass every check on the given
+// lines, and false when the slots are too many to try or the readings
+// more than maxReadings.
+func readings(lines [][]byte, slots []slot, group []int) ([]*mrz.Document, bool) {
 	if len(slots) > maxOpen {
 		return nil, false
 	}
 	pick := make([]int, len(slots))
-	var found *mrz.Document
+	var out []*mrz.Document
 	for {
 		for j, s := range slots {
 			lines[s.line][s.pos] = s.options[pick[j]]
@@ -488,11 +499,11 @@ func passing(lines [][]byte, slots []slot, group []int) (*mrz.Document, bool) {
 		for i, l := range lines {
 			text[i] = string(l)
 		}
-		if d, err := mrz.Parse(strings.Join(text, "\n")); err == nil && passes(d, group) {
-			if found != nil && !sameLines(found, d, group) {
-				return nil, false // two readings pass: no way to tell
+		if d, err := mrz.Parse(strings.Join(text, "\n")); err == nil && passes(d, group) &&
+			!slices.ContainsFunc(out, func(o *mrz.Document) bool { return sameLines(o, d, group) }) {
+			if out = append(out, d); len(out) > maxReadings {
+				return nil, false
 			}
-			found = d
 		}
 		j := 0
 		for ; j < len(slots); j++ {
@@ -502,11 +513,63 @@ func passing(lines [][]byte, slots []slot, group []int) (*mrz.Document, bool) {
 			pick[j] = 0
 		}
 		if j == len(slots) {
-			break
+			return out, true
 		}
 	}
-	return found, true
 }
+
+// byHeight is the one reading of several that the glyphs' heights tell
+// from every other (refutes); nil when there is none.
+func byHeight(all []*mrz.Document, slots []slot) *mrz.Document {
+	var found *mrz.Document
+	for _, d := range all {
+		if !slices.ContainsFunc(all, func(r *mrz.Document) bool { return r != d && !refutes(d, r, slots) }) {
+			if found != nil {
+				return nil
+			}
+			found = d
+		}
+	}
+	return found
+}
+
+// refutes reports whether the heights of the open glyphs tell reading d
+// from rival: every glyph is as tall as d's character there, and at every
+// character where the two differ the glyph is not as tall as rival's —
+// except that, where two characters of a line are a digit and a letter in
+// d and the other way round in rival (O and 0 swapped both ways cancel in
+// a check digit at equal weights), d's digit may instead stand taller than
+// its letter by half the line's digit–capital difference.
+func refutes(d, rival *mrz.Document, slots []slot) bool {
+	at := func(doc *mrz.Document, sl slot) byte { return doc.Lines[sl.line][sl.pos] }
+	var differ []slot
+	alone := true // every difference refuted by its glyph's height alone
+	for _, sl := range slots {
+		if !sl.height.allows(at(d, sl)) {
+			return false
+		}
+		if c := at(rival, sl); c != at(d, sl) {
+			differ = append(differ, sl)
+			alone = alone && !sl.height.allows(c)
+		}
+	}
+	switch {
+	case alone:
+		return true
+	case len(differ) == 2:
+		x, y := differ[0], differ[1]
+		if digit(at(d, y)) {
+			x, y = y, x
+		}
+		return x.line == y.line && x.gap > 0 && x.ink > 0 && y.ink > 0 &&
+			digit(at(d, x)) && letter(at(d, y)) && letter(at(rival, x)) && digit(at(rival, y)) &&
+			x.ink-y.ink >= x.gap/2
+	}
+	return false
+}
+
+func digit(c byte) bool  { return c >= '0' && c <= '9' }
+func letter(c byte) bool { return c >= 'A' && c <= 'Z' }
 
 func sameLines(a, b *mrz.Document, group []int) bool {
 	for _, i := range group {
