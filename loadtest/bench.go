@@ -34,6 +34,8 @@ import (
 //	webhook-latency: --n creates, idle: check completed → the receiver's 2xx;
 //	webhook-drain: --events to an endpoint down for --outage, then up;
 //	screen: --n requests of --batch queries against a generated list;
+//	screen-compare: the real lists' evaluation queries, one a request,
+//	  beside moov-io/watchman (--watchman);
 //	screen-fairness: another tenant's (--other-key) creates, idle and while
 //	  this tenant sends the costliest screenings its budget allows;
 //	upload-fairness: twelve document photos one at a time, alone; then
@@ -76,6 +78,8 @@ func Run(ctx context.Context, o Options) error {
 		return b.screen(ctx, *batch, *n, *entities, *seed)
 	case "upload-fairness":
 		return b.uploadFairness(ctx, o.Uploads, *dur)
+	case "screen-compare":
+		return b.screenCompare(ctx, o)
 	case "screen-fairness":
 		if *otherKey == "" {
 			return errors.New("screen-fairness needs --other-key")
@@ -93,6 +97,9 @@ type Options struct {
 	Concurrency, Deep, N, Events, Rounds, Batch, Entities, Uploads   int
 	Duration, Outage                                                 time.Duration
 	Seed                                                             int64
+	// screen-compare: the real lists' files, and a watchman server.
+	OFAC, UN, Watchman string
+	WatchmanMin        float64
 }
 
 // Flags declares o's fields on fs, with their defaults.
@@ -100,7 +107,7 @@ func (o *Options) Flags(fs *flag.FlagSet) {
 	fs.StringVar(&o.URL, "url", "http://127.0.0.1:8080", "API base URL")
 	fs.StringVar(&o.Key, "key", os.Getenv("KYCFLOW_API_KEY"), "API key (default: KYCFLOW_API_KEY)")
 	fs.StringVar(&o.Host, "host", "", "Host header: the tenant's hostname, when not the URL's")
-	fs.StringVar(&o.Mode, "mode", "create", "create, floor, e2e, list, create-webhook, webhook-latency, webhook-drain, screen, screen-fairness or upload-fairness")
+	fs.StringVar(&o.Mode, "mode", "create", "create, floor, e2e, list, create-webhook, webhook-latency, webhook-drain, screen, screen-compare, screen-fairness or upload-fairness")
 	fs.StringVar(&o.OtherKey, "other-key", "", "screen-fairness: the API key of the tenant whose creates are measured")
 	fs.StringVar(&o.OtherHost, "other-host", "", "screen-fairness: that tenant's Host header, when not the URL's")
 	fs.StringVar(&o.DSN, "dsn", os.Getenv("DATABASE_URL"), "floor: PostgreSQL URL of a role that may create a table (default: DATABASE_URL)")
@@ -116,6 +123,10 @@ func (o *Options) Flags(fs *flag.FlagSet) {
 	fs.IntVar(&o.Batch, "batch", 100, "screen: queries per request")
 	fs.IntVar(&o.Entities, "entities", 50000, "screen: entities of the generated list imported (kycflow watchlist generate)")
 	fs.Int64Var(&o.Seed, "seed", 1, "screen: the seed that list was generated with")
+	fs.StringVar(&o.OFAC, "ofac", "", "screen-compare: an OFAC SDN snapshot's directory (sdn.csv, alt.csv, add.csv), imported as --format ofac-sdn")
+	fs.StringVar(&o.UN, "un", "", "screen-compare: the UN consolidated list's XML file, imported as --format un-xml")
+	fs.StringVar(&o.Watchman, "watchman", "", "screen-compare: a moov-io/watchman server holding the same OFAC snapshot, e.g. http://127.0.0.1:8084")
+	fs.Float64Var(&o.WatchmanMin, "watchman-min", 0.65, "screen-compare: watchman's minimum match")
 	fs.IntVar(&o.Uploads, "uploads", 20, "upload-fairness: document photos kept in flight")
 }
 
