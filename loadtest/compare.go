@@ -22,7 +22,8 @@ import (
 // screenCompare sends the queries engines/screeneval makes from the real
 // lists (--ofac, --un) through POST /screen one at a time, and, with
 // --watchman, the OFAC ones to moov-io/watchman's GET /v2/search: the same
-// queries, the same machine, the same hour (docs/AML.md has the recipe).
+// queries, the same machine, the same hour (docs/BENCHMARKS.md has the
+// recipe).
 // The tenant screens the lists imported from the same files. A case is
 // found when its entity is among the hits (watchman: at --watchman-min or
 // more), alerted when kycflow's hit on it is above the tenant's threshold;
