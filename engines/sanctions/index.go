@@ -520,18 +520,18 @@ func (ix *Index) search(q Query, limit int, minScore float64, blocked bool) []Hi
 		for i, v := range qn.variants {
 			// A title and one name: a rare nisba or tribe names few
 			// people, so the given names a customer record leaves out
-			// cost little and the hit alerts; a less rare one still
-			// shows its people as hits; a common one ("Haji Ahmad") gets
-			// no leave at all.
+			// cost little and the hit alerts; a less rare one costs as
+			// little but its people are shown as hits, none alerting; a
+			// common one ("Haji Ahmad") gets no leave at all.
 			if qn.titled && len(v) == 1 && blocks(v[0]) {
 				if qn.lenient == nil {
-					qn.lenient = make([]float64, len(qn.variants))
+					qn.lenient = make([]leave, len(qn.variants))
 				}
 				switch u := ix.vocab.uses(v[0].s); {
 				case u > 0 && u < commonUses:
-					qn.lenient[i] = missingTitled
+					qn.lenient[i] = leave{share: missingTitled}
 				case u > 0 && u < titledUncommon:
-					qn.lenient[i] = missingTitledUncommon
+					qn.lenient[i] = leave{share: missingTitled, shown: true}
 				}
 			}
 		}
@@ -557,7 +557,7 @@ func (ix *Index) search(q Query, limit int, minScore float64, blocked bool) []Hi
 			s, _ := sc.ts.nameScore(qv, nr.tokens, nr.surnameFirst, false)
 			ns = max(ns, s)
 		}
-		sc.ts.slot, sc.ts.lenient = -1, 0
+		sc.ts.slot, sc.ts.lenient = -1, leave{}
 		if e.Names[nr.name].Kind == watchlist.NameWeak {
 			ns += malusWeakAlias
 		}
@@ -794,7 +794,7 @@ func (ix *Index) hit(c *candidate, qn normName, ts *tokenScorer) Hit {
 			bestS, bestDesc = s, d
 		}
 	}
-	ts.slot, ts.lenient = -1, 0
+	ts.slot, ts.lenient = -1, leave{}
 	kind := n.Kind
 	if kind == "" {
 		kind = watchlist.NameAlias

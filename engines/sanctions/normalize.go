@@ -46,8 +46,8 @@ type normName struct {
 	titled bool
 	// lenient, by variant: a titled query down to one word, a nisba or a
 	// tribe; what each listed word it leaves out costs instead of the
-	// usual share, by how rare the word is in the lists (0: the usual).
-	lenient []float64
+	// usual share, by how rare the word is in the lists (zero: the usual).
+	lenient []leave
 }
 
 // recompose puts back the Cyrillic letters that NFKD splits into a base

@@ -23,33 +23,32 @@ const (
 
 // Scoring constants. Why these values: see the package documentation.
 const (
-	initialScore          = 0.90  // "J." for "John"
-	initialRest           = 0.25  // weight share of the letters an initial leaves out
-	fuzzyFloor            = 0.72  // a stretched similarity below this is a different word
-	fuzzyStretch          = 2.0   // 1−JW is doubled: 0.95 → 0.90, 0.85 → 0.70
-	lengthPenalty         = 0.15  // per relative length difference
-	variantScore          = 0.985 // words equal after canonical()
-	skeletonScale         = 0.95  // Arabic-script consonant skeletons are less certain
-	skeletonShort         = 0.02  // ... less per consonant a skeleton has under three (Said, Saad and Zayed are all sd)
-	skeletonApart         = 0.92  // ... and less when the skeletons differ
-	skeletonCoarse        = 0.02  // taken off when they differ only in h or a dental (coarseSkeleton)
-	knownSkeleton         = 0.97  // a common Arabic word spelt another way (Mohamad for Muhammad)
-	missingQuery          = 1.00  // weight share of a query token the name lacks
-	missingName           = 0.20  // weight share of a middle name token the query lacks
-	missingEdge           = 0.8   // ... of a first or last name token the query lacks
-	missingEdgeLong       = 0.45  // ... of the last word in a listed name of four words or more
-	missingPatronymic     = 0.01  // ... of a patronymic the query lacks: next to nothing, so an exact name still ranks first
-	missingCap            = 5     // weight cap of a missing token (long patronymics)
-	conflicting           = 1.0   // weight share of a leftover on both sides: a different word, not an omission
-	maxTokens             = 12    // longer names are cut (lists hold few that long)
-	knownWord             = 0.12  // taken off a fuzzy match when the query word is a listed word itself
-	typoEdit              = 0.05  // what one edit costs a listed word when the query word is a slip (see typoOrName)
-	typoEditPlausible     = 0.09  // ... when the query word might be a name of its own
-	typoMaxLen            = 6     // ... in listed words up to this length (longer ones lose less to an edit anyway)
-	missingChainFirst     = 0.10  // weight share of the first middle name left out of an anchored name chain
-	missingChain          = 0.06  // ... of each further one
-	missingTitled         = 0.08  // ... of any, when the query is a title and one name rare in the lists (Haji Noorzai)
-	missingTitledUncommon = 0.3   // ... when that name is less rare (see titledUncommon)
+	initialScore      = 0.90  // "J." for "John"
+	initialRest       = 0.25  // weight share of the letters an initial leaves out
+	fuzzyFloor        = 0.72  // a stretched similarity below this is a different word
+	fuzzyStretch      = 2.0   // 1−JW is doubled: 0.95 → 0.90, 0.85 → 0.70
+	lengthPenalty     = 0.15  // per relative length difference
+	variantScore      = 0.985 // words equal after canonical()
+	skeletonScale     = 0.95  // Arabic-script consonant skeletons are less certain
+	skeletonShort     = 0.02  // ... less per consonant a skeleton has under three (Said, Saad and Zayed are all sd)
+	skeletonApart     = 0.92  // ... and less when the skeletons differ
+	skeletonCoarse    = 0.02  // taken off when they differ only in h or a dental (coarseSkeleton)
+	knownSkeleton     = 0.97  // a common Arabic word spelt another way (Mohamad for Muhammad)
+	missingQuery      = 1.00  // weight share of a query token the name lacks
+	missingName       = 0.20  // weight share of a middle name token the query lacks
+	missingEdge       = 0.8   // ... of a first or last name token the query lacks
+	missingEdgeLong   = 0.45  // ... of the last word in a listed name of four words or more
+	missingPatronymic = 0.01  // ... of a patronymic the query lacks: next to nothing, so an exact name still ranks first
+	missingCap        = 5     // weight cap of a missing token (long patronymics)
+	conflicting       = 1.0   // weight share of a leftover on both sides: a different word, not an omission
+	maxTokens         = 12    // longer names are cut (lists hold few that long)
+	knownWord         = 0.12  // taken off a fuzzy match when the query word is a listed word itself
+	typoEdit          = 0.05  // what one edit costs a listed word when the query word is a slip (see typoOrName)
+	typoEditPlausible = 0.09  // ... when the query word might be a name of its own
+	typoMaxLen        = 6     // ... in listed words up to this length (longer ones lose less to an edit anyway)
+	missingChainFirst = 0.10  // weight share of the first middle name left out of an anchored name chain
+	missingChain      = 0.06  // ... of each further one
+	missingTitled     = 0.08  // ... of any, when the query is a title and one name rare in the lists (Haji Noorzai)
 )
 
 // particles are connecting words of names (al-, bin, van, de, ...): they
@@ -280,8 +279,8 @@ type tokenScorer struct {
 	slot int // the query spelling nameScore is given (variant), -1: none
 	// lenient: the query spelling is a title and one name not common in
 	// the lists (normName.lenient): what each listed word it lacks costs
-	// (0: the usual share).
-	lenient float64
+	// (zero: the usual share).
+	lenient leave
 	// vocab is the vocabulary of the list of the name being scored (see
 	// knownWord), list its number: the memos are kept per list.
 	vocab *vocabulary
@@ -611,15 +610,15 @@ func (ts *tokenScorer) nameScore(q, n []token, surnameFirst, explain bool) (floa
 	// listed name's last word (its first, written surname first), never
 	// a given name ("Haji Bashir" is no one in particular).
 	lenient := 0.0
-	if fam := lastWord(n); ts.lenient > 0 {
+	if fam := lastWord(n); ts.lenient.share > 0 {
 		if surnameFirst {
 			fam = firstWord(n)
 		}
 		if usedN[fam] {
-			lenient = ts.lenient
+			lenient = ts.lenient.share
 		}
 	}
-	dropped := 0
+	dropped, eased := 0, false
 	for j := range n {
 		if !usedN[j] {
 			if pat == -2 {
@@ -653,6 +652,7 @@ func (ts *tokenScorer) nameScore(q, n []token, surnameFirst, explain bool) (floa
 			}
 			if lenient > 0 {
 				share = min(share, lenient)
+				eased = true
 			}
 			den += share * min(tokenWeight(n[j]), missingCap)
 			if explain {
@@ -661,6 +661,10 @@ func (ts *tokenScorer) nameScore(q, n []token, surnameFirst, explain bool) (floa
 		}
 	}
 	score := min(num/den, 1)
+	shown := eased && ts.lenient.shown
+	if shown {
+		score = min(score, titledShown)
+	}
 	if !explain {
 		return score, ""
 	}
@@ -670,7 +674,10 @@ func (ts *tokenScorer) nameScore(q, n []token, surnameFirst, explain bool) (floa
 	}
 	if len(missN) > 0 {
 		desc += "; not in query: " + strings.Join(missN, " ")
-		if lenient > 0 {
+		switch {
+		case shown:
+			desc += fmt.Sprintf(" (the query is a title and one name several listed people have: the names it leaves out cost less, the score stops at %.2f)", titledShown)
+		case lenient > 0:
 			desc += " (the query is a title and one name few listed people have: the names it leaves out cost less)"
 		}
 		if chain && dropped > 0 {

@@ -103,13 +103,28 @@ func firstCompound(n watchlist.Name) string {
 // still finds them as hits (see normName.lenient).
 const titledUncommon = 20
 
-// lenientAt is query spelling vi's share for listed words it leaves out,
-// 0 for the usual (see normName.lenient).
-func (n normName) lenientAt(vi int) float64 {
+// leave is what a title and one name are let off (normName.lenient): the
+// share of its weight each listed word they leave out costs (0: the usual
+// share), and whether the name is one several listed people share, so
+// that the score stops short of the default threshold (titledShown): its
+// people are shown as hits, none alerts on the title and that name alone.
+type leave struct {
+	share float64
+	shown bool
+}
+
+// titledShown is the most a name scores that a title and a name several
+// listed people share found with leave: above DefaultMinScore, below the
+// default alert threshold (0.88).
+const titledShown = 0.86
+
+// lenientAt is query spelling vi's leave for listed words it leaves out,
+// zero for the usual (see normName.lenient).
+func (n normName) lenientAt(vi int) leave {
 	if vi < len(n.lenient) {
 		return n.lenient[vi]
 	}
-	return 0
+	return leave{}
 }
 
 // vocabOf is the vocabulary of the list name id is on.

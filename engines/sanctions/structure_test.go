@@ -1,6 +1,7 @@
 package sanctions
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -16,6 +17,7 @@ var structureFloors = map[string]float64{
 	"UN title + name rare": 0.92, "OFAC title + name rare": 0.83,
 	"UN kunya split rare": 0.89, "OFAC kunya split rare": 0.92,
 	"UN kunya split common": 0.85, "OFAC kunya split common": 0.87,
+	"UN title + name common": 0.60, "OFAC title + name common": 0.69,
 }
 
 // A title and a common given name ("Haji Ahmad") is no one in particular:
@@ -113,6 +115,29 @@ func TestTitleStandsOnTheFamilyName(t *testing.T) {
 		}
 		if got != want {
 			t.Errorf("%s alerts on %q, want %q: %+v", q, got, want, hits)
+		}
+	}
+}
+
+// A title and a family name several listed people share (three to
+// nineteen) finds them as hits, none alerting on those two words alone:
+// the score stops at titledShown, and the explanation says why.
+func TestTitleAndSharedName(t *testing.T) {
+	var es []watchlist.Entity
+	for i, given := range []string{"Bashir", "Rahim", "Gul", "Aziz", "Nasir", "Wali"} {
+		es = append(es, watchlist.Entity{ID: fmt.Sprint(i), Schema: "Person",
+			Names: []watchlist.Name{{Full: "Haji " + given + " Qandorzai", Kind: watchlist.NamePrimary}}})
+	}
+	hits := Build(es, Options{}).Search(Query{Name: "Haji Qandorzai"}, 10)
+	if len(hits) != len(es) {
+		t.Fatalf("%d hits, want all %d Qandorzais: %+v", len(hits), len(es), hits)
+	}
+	for _, h := range hits {
+		if h.Score >= 0.88 || h.Score < DefaultMinScore {
+			t.Errorf("%s scores %.3f, want a hit below the threshold", h.MatchedName, h.Score)
+		}
+		if !strings.Contains(strings.Join(h.Explanation, " "), "several listed people") {
+			t.Errorf("%s explained as %q", h.MatchedName, h.Explanation)
 		}
 	}
 }
