@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	neturl "net/url"
 	"os"
@@ -14,7 +15,8 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/kycflow/kycflow/engines/sanctions"
+	"github.com/kycflow/kycflow/engines/docgen"
+	"github.com/kycflow/kycflow/engines/mrz"
 	"github.com/kycflow/kycflow/engines/screeneval"
 	"github.com/kycflow/kycflow/engines/watchlist"
 )
@@ -27,8 +29,8 @@ import (
 // The tenant screens the lists imported from the same files. A case is
 // found when its entity is among the hits (watchman: at --watchman-min or
 // more), alerted when kycflow's hit on it is above the tenant's threshold;
-// for people not listed, any hit on the list compared counts (the tenant
-// may screen others beside it). Watchman reads no UN list: UN cases go to
+// for people not listed (peopleNotListed), any hit on the list compared
+// counts (the tenant may screen others beside it). Watchman reads no UN list: UN cases go to
 // kycflow alone.
 func (b *bencher) screenCompare(ctx context.Context, o Options) error {
 	var w *watchman
@@ -53,15 +55,7 @@ func (b *bencher) screenCompare(ctx context.Context, o Options) error {
 	if len(lists) == 0 {
 		return errors.New("screen-compare needs --ofac DIR or --un FILE")
 	}
-	// People not listed: the names the matcher's evaluation draws from its
-	// generator's pools, the same for every list (a namesake of a real
-	// listed person among them alerts both engines alike).
-	var notListed []screeneval.Case
-	for _, c := range sanctions.GenerateEval(sanctions.GenerateList(2000, 3), 4000, 5) {
-		if c.Kind == sanctions.KindNonListed {
-			notListed = append(notListed, screeneval.Case{Name: c.Query.Name, Kind: notListedKind})
-		}
-	}
+	notListed := peopleNotListed(500)
 	var everyone [][]watchlist.Entity
 	for _, l := range lists {
 		everyone = append(everyone, l.entities)
@@ -131,6 +125,25 @@ func byRarity(cases map[string][]screeneval.Case, people screeneval.People) map[
 		delete(cases, kind)
 	}
 	return cases
+}
+
+// peopleNotListed is n distinct made-up people, given names and surname
+// as the document generator draws them (engines/docgen: its own pools,
+// nothing of the matcher's), the same for every list; a namesake of a
+// real listed person among them alerts both engines alike.
+func peopleNotListed(n int) []screeneval.Case {
+	rng := rand.New(rand.NewPCG(5, 31))
+	seen := map[string]bool{}
+	var out []screeneval.Case
+	for len(out) < n {
+		f := docgen.RandomIdentity(rng, mrz.TD3).Fields
+		name := f.GivenNames + " " + f.Surname
+		if !seen[name] {
+			seen[name] = true
+			out = append(out, screeneval.Case{Name: name, Kind: notListedKind})
+		}
+	}
+	return out
 }
 
 // notListedKind is the kind of case that names no listed person: found

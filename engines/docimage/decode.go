@@ -11,9 +11,8 @@ import (
 )
 
 // DecodeGray decodes b (as Inspect described it) into grey levels, upright
-// (its EXIF orientation applied) and scaled down so that its longer side
-// is at most maxSide (0: not scaled).
-func DecodeGray(b []byte, info Info, maxSide int) (*image.Gray, error) {
+// (its EXIF orientation applied).
+func DecodeGray(b []byte, info Info) (*image.Gray, error) {
 	var img image.Image
 	var err error
 	switch info.Format {
@@ -27,13 +26,17 @@ func DecodeGray(b []byte, info Info, maxSide int) (*image.Gray, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
-	g := gray(img)
-	if maxSide > 0 {
-		if long := max(g.Rect.Dx(), g.Rect.Dy()); long > maxSide {
-			g = Shrink(g, (long+maxSide-1)/maxSide)
-		}
+	return Orient(gray(img), info.Orientation), nil
+}
+
+// ShrinkTo shrinks g by the least whole factor that brings its longer side
+// to at most maxSide, and returns that factor (1: g as it is).
+func ShrinkTo(g *image.Gray, maxSide int) (*image.Gray, int) {
+	f := 1
+	if long := max(g.Rect.Dx(), g.Rect.Dy()); long > maxSide {
+		f = (long + maxSide - 1) / maxSide
 	}
-	return Orient(g, info.Orientation), nil
+	return Shrink(g, f), f
 }
 
 // gray is img's luminance: a JPEG's Y plane as is, anything else converted.

@@ -66,12 +66,12 @@ func TestJPEGMetadataStripped(t *testing.T) {
 			t.Errorf("%q survives stripping", leak)
 		}
 	}
-	a, err := DecodeGray(photo, info, 0)
+	a, err := DecodeGray(photo, info)
 	if err != nil {
 		t.Fatal(err)
 	}
 	info.Orientation = 6 // Strip drops the tag; the orientation travels beside the image
-	b, err := DecodeGray(stripped, info, 0)
+	b, err := DecodeGray(stripped, info)
 	if err != nil || !bytes.Equal(a.Pix, b.Pix) || a.Rect.Dx() != 20 || a.Rect.Dy() != 40 {
 		t.Fatalf("the stripped image decodes to other pixels, or not upright: %v", err)
 	}
@@ -134,7 +134,7 @@ func TestRefused(t *testing.T) {
 	// clearly.
 	cut := buf.Bytes()[:len(buf.Bytes())/2]
 	if info, err := Inspect(cut); err == nil {
-		if _, err := DecodeGray(cut, info, 0); !errors.Is(err, ErrCorrupt) {
+		if _, err := DecodeGray(cut, info); !errors.Is(err, ErrCorrupt) {
 			t.Errorf("a half JPEG decoded: %v", err)
 		}
 	}

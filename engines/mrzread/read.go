@@ -85,15 +85,12 @@ type Reader struct {
 // Photo reads the MRZ from an image file's bytes (as docimage.Inspect
 // accepted them).
 func (r Reader) Photo(ctx context.Context, b []byte, info docimage.Info) (Result, error) {
-	full, err := docimage.DecodeGray(b, info, 0)
+	full, err := docimage.DecodeGray(b, info)
 	if err != nil {
 		return Result{}, err
 	}
-	f := 1
-	if long := max(full.Rect.Dx(), full.Rect.Dy()); long > workSide {
-		f = (long + workSide - 1) / workSide
-	}
-	return r.read(ctx, shot{docimage.Shrink(full, f), full, f})
+	g, f := docimage.ShrinkTo(full, workSide)
+	return r.read(ctx, shot{g, full, f})
 }
 
 // shot is the image read, and the photo it was shrunk from by an integer

@@ -557,19 +557,17 @@ func refutes(d, rival *mrz.Document, slots []slot) bool {
 	case alone:
 		return true
 	case len(differ) == 2:
+		digit, capital := digitHeight.allows, capitalHeight.allows
 		x, y := differ[0], differ[1]
 		if digit(at(d, y)) {
 			x, y = y, x
 		}
 		return x.line == y.line && x.gap > 0 && x.ink > 0 && y.ink > 0 &&
-			digit(at(d, x)) && letter(at(d, y)) && letter(at(rival, x)) && digit(at(rival, y)) &&
+			digit(at(d, x)) && capital(at(d, y)) && capital(at(rival, x)) && digit(at(rival, y)) &&
 			x.ink-y.ink >= x.gap/2
 	}
 	return false
 }
-
-func digit(c byte) bool  { return c >= '0' && c <= '9' }
-func letter(c byte) bool { return c >= 'A' && c <= 'Z' }
 
 func sameLines(a, b *mrz.Document, group []int) bool {
 	for _, i := range group {
