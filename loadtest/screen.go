@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/kycflow/kycflow/engines/sanctions"
+	"github.com/kycflow/kycflow/engines/screeneval"
 )
 
 // screen measures POST /screen with batches of queries drawn like the
@@ -21,8 +22,7 @@ import (
 // transliterated, and people not listed) from the list `kycflow watchlist
 // generate --entities N --seed S` makes: import that list first.
 func (b *bencher) screen(ctx context.Context, batch, n, entities int, seed int64) error {
-	list := sanctions.GenerateList(entities, seed)
-	cases := sanctions.GenerateEval(list, batch*n, seed+1)
+	cases := screeneval.GenerateList(entities, seed).Queries(batch*n, seed+1)
 	type query struct {
 		Name string `json:"name"`
 	}
@@ -32,7 +32,7 @@ func (b *bencher) screen(ctx context.Context, batch, n, entities int, seed int64
 	for i := range n {
 		qs := make([]query, batch)
 		for j := range qs {
-			qs[j] = query{Name: cases[(i*batch+j)%len(cases)].Query.Name}
+			qs[j] = query{Name: cases[(i*batch+j)%len(cases)].Name}
 		}
 		var out struct {
 			Results []struct {
@@ -61,7 +61,7 @@ func (b *bencher) screen(ctx context.Context, batch, n, entities int, seed int64
 // generate` makes) as fast as its budget lets it — at once again after
 // an answer, after Retry-After on a 429.
 func (b *bencher) screenFairness(ctx context.Context, other *bencher, conc, batch, entities int, seed int64, dur time.Duration) error {
-	worst := sanctions.WorstQueries(sanctions.GenerateList(entities, seed), 3*batch)
+	worst := sanctions.WorstQueries(screeneval.GenerateList(entities, seed).Entities, 3*batch)
 	bodies := make([]json.RawMessage, 3)
 	for i := range bodies {
 		qs := make([]map[string]string, batch)

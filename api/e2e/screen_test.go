@@ -13,6 +13,7 @@ import (
 
 	"github.com/kycflow/kycflow/api"
 	"github.com/kycflow/kycflow/engines/sanctions"
+	"github.com/kycflow/kycflow/engines/screeneval"
 	"github.com/kycflow/kycflow/ops"
 	"github.com/kycflow/kycflow/store"
 )
@@ -139,7 +140,7 @@ func (s indexScreener) Versions() []store.WatchlistVersion { return s.v }
 // costliest batches it can is refused (429, Retry-After) once its
 // CPU-seconds are spent, while another tenant screens on.
 func TestScreenBudget(t *testing.T) {
-	list := sanctions.GenerateList(5000, 11)
+	list := screeneval.GenerateList(5000, 11).Entities
 	screener := indexScreener{sanctions.Build(list, sanctions.Options{}), []store.WatchlistVersion{{ID: 1, List: "generated", Format: "generated", ContentHash: []byte{1}, ImportedAt: time.Now()}}}
 	serve(t, api.Config{Store: env.app, Screener: screener, Limits: api.Limits{ScreenCPU: 0.01}}) // 10 ms a second, a bucket of 1 s
 	greedy, other := hookTenant(t, false), hookTenant(t, false)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/kycflow/kycflow/app"
 	"github.com/kycflow/kycflow/engines/sanctions"
+	"github.com/kycflow/kycflow/engines/screeneval"
 	"github.com/kycflow/kycflow/engines/watchlist"
 	"github.com/kycflow/kycflow/screening"
 	"github.com/kycflow/kycflow/store"
@@ -74,7 +75,7 @@ func generate(n int, seed int64, out string) error {
 	}
 	bw := bufio.NewWriterSize(f, 1<<16)
 	fw := watchlist.NewFtMWriter(bw)
-	for _, e := range sanctions.GenerateList(n, seed) {
+	for _, e := range screeneval.GenerateList(n, seed).Entities {
 		if err := fw.Write(e); err != nil {
 			return fmt.Errorf("write list: %w", err)
 		}
@@ -103,12 +104,12 @@ func watchlistEval(fs *flag.FlagSet) runFunc {
 }
 
 func evaluate(ctx context.Context, entities, cases int, seed int64, threshold float64) error {
-	list := sanctions.GenerateList(entities, seed)
+	list := screeneval.GenerateList(entities, seed)
 	runtime.GC()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	start := time.Now()
-	ix := sanctions.Build(list, sanctions.Options{})
+	ix := sanctions.Build(list.Entities, sanctions.Options{})
 	build := time.Since(start)
 	runtime.GC()
 	runtime.ReadMemStats(&after)
@@ -116,7 +117,7 @@ func evaluate(ctx context.Context, entities, cases int, seed int64, threshold fl
 	fmt.Printf("list: %d entities, %d names (generated, seed %d)\n", entities, st.Names, seed)
 	fmt.Printf("index build: %s, heap %.1f MB\n", build.Round(time.Millisecond), float64(after.HeapAlloc-before.HeapAlloc)/(1<<20))
 
-	evalCases := sanctions.GenerateEval(list, cases, seed+1)
+	evalCases := list.Queries(cases, seed+1)
 	lat := make([]time.Duration, 0, len(evalCases))
 	start = time.Now()
 	for _, c := range evalCases {
@@ -124,7 +125,7 @@ func evaluate(ctx context.Context, entities, cases int, seed int64, threshold fl
 			return ctx.Err()
 		}
 		t0 := time.Now()
-		ix.Search(c.Query, 10)
+		ix.Search(sanctions.Query{Name: c.Name}, 10)
 		lat = append(lat, time.Since(t0))
 	}
 	wall := time.Since(start)
@@ -142,7 +143,7 @@ func evaluate(ctx context.Context, entities, cases int, seed int64, threshold fl
 		go func() {
 			defer func() { done <- struct{}{} }()
 			for i := next.Add(1) - 1; i < int64(len(evalCases)); i = next.Add(1) - 1 {
-				ix.Search(evalCases[i].Query, 10)
+				ix.Search(sanctions.Query{Name: evalCases[i].Name}, 10)
 			}
 		}()
 	}
@@ -152,7 +153,13 @@ func evaluate(ctx context.Context, entities, cases int, seed int64, threshold fl
 	fmt.Printf("queries: %d on %d goroutines in %s → %.0f/s\n", len(evalCases), workers, time.Since(start).Round(time.Millisecond),
 		float64(len(evalCases))/time.Since(start).Seconds())
 
-	rep := sanctions.Evaluate(ix, evalCases, threshold)
+	rep := screeneval.Evaluate(evalCases, func(c screeneval.Case) []screeneval.Hit {
+		var out []screeneval.Hit
+		for _, h := range ix.Search(sanctions.Query{Name: c.Name}, 10) {
+			out = append(out, screeneval.Hit{ID: h.EntityID, Score: h.Score})
+		}
+		return out
+	}, threshold)
 	fmt.Print("quality: recall@10 per kind of variation; false alerts on people not listed\n", rep.String())
 	return nil
 }

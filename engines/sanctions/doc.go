@@ -97,12 +97,10 @@
 // every name and is the reference: the tests check that blocking keeps at
 // least 99.9 % of its top-10 hits.
 //
-// # Generated data (gen.go, eval.go)
+// # Measured from outside
 //
-// GenerateList makes a fictional list from name-part pools across
-// languages and scripts; GenerateEval draws queries of several kinds from it
-// (exact, reordered, accents dropped, one-letter typos, middle name
-// dropped, rendered in Cyrillic or Greek, and people not on the list);
-// Evaluate reports recall@10 per kind and the false-alert rate. No real
-// list is committed.
+// The lists and queries the matcher is measured with (a generated list of
+// several languages and scripts, and queries built from the real lists)
+// are made in engines/screeneval, which imports nothing of this package:
+// its rules for spelling, dropping and misspelling names are its own.
 package sanctions

@@ -33,13 +33,15 @@ func realOFAC(t testing.TB) []watchlist.Entity {
 	return es
 }
 
-// evalCases are screeneval's cases of one kind as queries.
-func evalCases(cs []screeneval.Case) []EvalCase {
-	out := make([]EvalCase, len(cs))
-	for i, c := range cs {
-		out[i] = EvalCase{Query: Query{Name: c.Name}, WantID: c.WantID, Kind: c.Kind}
+// searcher answers screeneval.Evaluate from ix: the first ten hits.
+func searcher(ix *Index) func(screeneval.Case) []screeneval.Hit {
+	return func(c screeneval.Case) []screeneval.Hit {
+		var out []screeneval.Hit
+		for _, h := range ix.Search(Query{Name: c.Name}, 10) {
+			out = append(out, screeneval.Hit{ID: h.EntityID, Score: h.Score})
+		}
+		return out
 	}
-	return out
 }
 
 // tally screens cases against ix and counts them, tuning and held-out
@@ -101,27 +103,18 @@ func report(t *testing.T, what string, tuning, held screeneval.Tally, floor floa
 // docs/BENCHMARKS.md), so a change that loses ground fails.
 func TestRealListQuality(t *testing.T) {
 	un, ofac := realUN(t), realOFAC(t)
-	var notListed []EvalCase
-	for _, c := range GenerateEval(GenerateList(2000, 3), 4000, 5) {
-		if c.Kind == KindNonListed {
-			notListed = append(notListed, c)
-		}
-	}
+	notListed := slices.DeleteFunc(screeneval.GenerateList(2000, 3).Queries(4000, 5, un, ofac), func(c screeneval.Case) bool { return c.Kind != screeneval.NotListed })
 	floors := map[string]map[string]float64{
 		"UN":   {screeneval.ArabicScript: 0.95, screeneval.MiddleDropped: 0.96, screeneval.ShortTypo: 0.98},
 		"OFAC": {screeneval.MiddleDropped: 0.99, screeneval.ShortTypo: 0.96},
 	}
-	falseAlerts := func(name string, ix *Index, cs []EvalCase) {
-		alerts := 0
-		for _, c := range cs {
-			if hits := ix.Search(c.Query, 10); len(hits) > 0 && hits[0].Score >= 0.88 {
-				alerts++
-			}
-		}
-		rate := float64(alerts) / float64(max(len(cs), 1))
+	// At most 1 % of people not listed alert (the goal in docs/AML.md);
+	// the Arabic-script ones fall short of it, and their floor is today's.
+	falseAlerts := func(name string, ix *Index, cs []screeneval.Case, most float64) {
+		rate := screeneval.Evaluate(cs, searcher(ix), 0.88).FalseAlertRate()
 		t.Logf("%-30s %5d cases: false alerts %5.1f%%", name, len(cs), 100*rate)
-		if rate > 0.02 {
-			t.Errorf("%s: false alerts %.3f > 0.02", name, rate)
+		if rate > most {
+			t.Errorf("%s: false alerts %.3f > %.2f", name, rate, most)
 		}
 	}
 	for _, l := range []struct {
@@ -137,20 +130,20 @@ func TestRealListQuality(t *testing.T) {
 				report(t, l.name+" "+k, tuning, held, floors[l.name][k], false)
 			}
 		}
-		falseAlerts(l.name+" not listed", ix, notListed)
+		falseAlerts(l.name+" not listed", ix, notListed, 0.01)
 		if arabic := cases[screeneval.ArabicScript]; len(arabic) > 0 {
 			// Every other person with an Arabic name left out of the list
 			// and screened against it: people not listed, in Arabic script.
 			left := map[string]bool{}
-			var gone []EvalCase
+			var gone []screeneval.Case
 			for i, c := range arabic {
 				if i%2 == 1 {
 					left[c.WantID] = true
-					gone = append(gone, EvalCase{Query: Query{Name: c.Name}, Kind: KindNonListed})
+					gone = append(gone, screeneval.Case{Name: c.Name, Kind: screeneval.NotListed})
 				}
 			}
 			rest := slices.DeleteFunc(slices.Clone(l.index), func(e watchlist.Entity) bool { return left[e.ID] })
-			falseAlerts(l.name+" arabic, not listed", Build(rest, Options{}), gone)
+			falseAlerts(l.name+" arabic, not listed", Build(rest, Options{}), gone, 0.02)
 		}
 	}
 }
@@ -168,18 +161,17 @@ func TestSubsetOfListsQuality(t *testing.T) {
 		return es
 	}
 	un, ofac := realUN(t), realOFAC(t)
-	all := slices.Concat(tag(screeneval.LatinOnly(un), "un"), tag(slices.Clone(ofac), "ofac"), tag(GenerateList(20000, 3), "generated"))
+	all := slices.Concat(tag(screeneval.LatinOnly(un), "un"), tag(slices.Clone(ofac), "ofac"), tag(screeneval.GenerateList(20000, 3).Entities, "generated"))
 	ix := Build(all, Options{})
 	for _, l := range []struct {
 		list  string
 		from  []watchlist.Entity
 		floor float64
 	}{{"un", un, 0.975}, {"ofac", ofac, 0.99}} {
-		cases := evalCases(screeneval.Cases(l.from, 1)[screeneval.MiddleDropped])
+		cases := screeneval.Cases(l.from, 1)[screeneval.MiddleDropped]
 		alerted := 0
 		for _, c := range cases {
-			q := c.Query
-			q.Lists = []string{l.list}
+			q := Query{Name: c.Name, Lists: []string{l.list}}
 			for _, h := range ix.Search(q, 10) {
 				if h.Entity.List != l.list {
 					t.Fatalf("%s: a hit on %s", q.Name, h.Entity.List)
@@ -202,8 +194,9 @@ func TestSubsetOfListsQuality(t *testing.T) {
 // list, so a name common in OFAC does not make a typo here look like
 // another name. (Word rarity over all lists had cost typos 1.7 points.)
 func TestListsBesideEachOther(t *testing.T) {
-	list := GenerateList(5000, 1)
-	cases := GenerateEval(list, 8000, 2)
+	un, ofac := screeneval.LatinOnly(realUN(t)), realOFAC(t)
+	list := screeneval.GenerateList(5000, 1)
+	cases := list.Queries(8000, 2, un, ofac)
 	tag := func(es []watchlist.Entity, name string) []watchlist.Entity {
 		es = slices.Clone(es)
 		for i := range es {
@@ -211,18 +204,16 @@ func TestListsBesideEachOther(t *testing.T) {
 		}
 		return es
 	}
-	alone := Evaluate(Build(list, Options{}), cases, 0.88)
-	beside := Evaluate(Build(slices.Concat(tag(list, "generated"), tag(screeneval.LatinOnly(realUN(t)), "un"), tag(realOFAC(t), "ofac")), Options{}), cases, 0.88)
-	for k, kr := range alone.Kinds {
-		if k == KindNonListed {
+	alone := screeneval.Evaluate(cases, searcher(Build(list.Entities, Options{})), 0.88)
+	beside := screeneval.Evaluate(cases, searcher(Build(slices.Concat(tag(list.Entities, "generated"), tag(un, "un"), tag(ofac, "ofac")), Options{})), 0.88)
+	for _, k := range screeneval.GeneratedKinds {
+		if k == screeneval.NotListed {
 			continue
 		}
-		if a, b := alone.AlertRecall[k], beside.AlertRecall[k]; b < a-0.002 || beside.Kinds[k].Rate < kr.Rate-0.002 {
-			t.Errorf("%s: alerted %.3f alone, %.3f beside the real lists; found %.3f, %.3f", k, a, b, kr.Rate, beside.Kinds[k].Rate)
+		if a, b := alone.AlertRate(k), beside.AlertRate(k); b < a-0.002 || beside.Rate(k) < alone.Rate(k)-0.002 {
+			t.Errorf("%s: alerted %.3f alone, %.3f beside the real lists; found %.3f, %.3f", k, a, b, alone.Rate(k), beside.Rate(k))
 		}
 	}
-	if beside.FalseAlertRate > 0.01 {
-		t.Errorf("false alerts beside the real lists: %.3f", beside.FalseAlertRate)
-	}
+	goals(t, beside)
 	t.Log("\nbeside the real lists\n" + beside.String())
 }

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/kycflow/kycflow/engines/screeneval"
 	"github.com/kycflow/kycflow/engines/watchlist"
 )
 
@@ -380,7 +381,7 @@ func TestWeakAlias(t *testing.T) {
 }
 
 func TestSearchSortedAndLimited(t *testing.T) {
-	ix := Build(GenerateList(2000, 3), Options{MinScore: 0.5})
+	ix := Build(screeneval.GenerateList(2000, 3).Entities, Options{MinScore: 0.5})
 	hits := ix.Search(Query{Name: "Mohammed"}, 5)
 	if len(hits) != 5 {
 		t.Fatalf("got %d hits", len(hits))
@@ -402,19 +403,18 @@ func TestSearchSortedAndLimited(t *testing.T) {
 // TestBlockingRecall: blocking keeps at least 99.9 % of the brute-force
 // hits (score ≥ MinScore, top 10).
 func TestBlockingRecall(t *testing.T) {
-	list := GenerateList(5000, 11)
+	list, cases := generated(5000, 11, 1200)
 	ix := Build(list, Options{})
-	cases := GenerateEval(list, 1200, 12)
 	total, kept := 0, 0
 	for _, c := range cases {
-		bf := ix.BruteForce(c.Query, 10)
-		got := ix.Search(c.Query, 10)
+		bf := ix.BruteForce(c, 10)
+		got := ix.Search(c, 10)
 		for _, h := range bf {
 			total++
 			if find(got, h.EntityID) != nil {
 				kept++
 			} else if total-kept < 10 {
-				t.Logf("lost %q -> %q %.3f", c.Query.Name, h.MatchedName, h.Score)
+				t.Logf("lost %q -> %q %.3f", c.Name, h.MatchedName, h.Score)
 			}
 		}
 	}
@@ -426,12 +426,11 @@ func TestBlockingRecall(t *testing.T) {
 }
 
 func TestConcurrentSearch(t *testing.T) {
-	list := GenerateList(3000, 5)
+	list, cases := generated(3000, 5, 400)
 	ix := Build(list, Options{})
-	cases := GenerateEval(list, 400, 6)
 	want := make([][]Hit, len(cases))
 	for i, c := range cases {
-		want[i] = ix.Search(c.Query, 10)
+		want[i] = ix.Search(c, 10)
 	}
 	var wg sync.WaitGroup
 	errs := make(chan string, 8)
@@ -440,10 +439,10 @@ func TestConcurrentSearch(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := w; i < len(cases); i += 3 {
-				got := ix.Search(cases[i].Query, 10)
+				got := ix.Search(cases[i], 10)
 				if len(got) != len(want[i]) || len(got) > 0 && got[0].EntityID != want[i][0].EntityID {
 					select {
-					case errs <- cases[i].Query.Name:
+					case errs <- cases[i].Name:
 					default:
 					}
 					return
@@ -455,26 +454,6 @@ func TestConcurrentSearch(t *testing.T) {
 	close(errs)
 	for e := range errs {
 		t.Errorf("concurrent result differs for %q", e)
-	}
-}
-
-func TestGenerateDeterministic(t *testing.T) {
-	a, b := GenerateList(200, 9), GenerateList(200, 9)
-	for i := range a {
-		if a[i].Names[0].Full != b[i].Names[0].Full {
-			t.Fatal("GenerateList not deterministic")
-		}
-	}
-	var scripts = map[string]bool{}
-	for _, e := range GenerateList(2000, 9) {
-		for _, n := range e.Names {
-			if s := normalize(n.Full, false).script; s != "" {
-				scripts[s] = true
-			}
-		}
-	}
-	if !scripts[scriptCyrillic] || !scripts[scriptGreek] || !scripts[scriptArabic] {
-		t.Errorf("scripts generated: %v", scripts)
 	}
 }
 
@@ -499,7 +478,7 @@ func TestOneEdit(t *testing.T) {
 // MaxQueryWords (the costliest queries' times are benchmarks:
 // BenchmarkWorstQuery).
 func TestQueryWorkBounded(t *testing.T) {
-	es := GenerateList(5000, 9)
+	es := screeneval.GenerateList(5000, 9).Entities
 	ix := Build(es, Options{})
 	qs := append(WorstQueries(es, 30), Query{Name: strings.Repeat("Muhammad Ali Hassan ", 40)}, Query{Name: strings.Repeat("محمد عبد الله علي حسن ", 14)})
 	sc := ix.scratch.Get().(*scratch)

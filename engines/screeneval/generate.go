@@ -1,17 +1,22 @@
-package sanctions
+package screeneval
 
 import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
-	"unicode"
 	"unicode/utf8"
-
-	"golang.org/x/text/unicode/norm"
 
 	"github.com/kycflow/kycflow/engines/watchlist"
 )
+
+// List is a generated list: its entities, and who its people are (each
+// person's name parts, spelling aside), which Queries needs to tell a
+// person not listed from a namesake of a listed one.
+type List struct {
+	Entities []watchlist.Entity
+	people   map[string]bool // partsKey of each listed person, and with one middle part left out
+}
 
 // GenerateList returns n fictional but realistic listed entities, the same
 // for the same seed: persons with Western European, Spanish (double
@@ -20,13 +25,29 @@ import (
 // (Latin spelling variants, some in Arabic script) and Chinese (pinyin)
 // names, and about 8 % organisations. Each entity has a primary name and 1–4
 // aliases, most persons a (partial) birth date and a nationality.
-func GenerateList(n int, seed int64) []watchlist.Entity {
+func GenerateList(n int, seed int64) List {
 	g := newGenerator(seed, 0x5a17)
-	out := make([]watchlist.Entity, 0, n)
+	l := List{Entities: make([]watchlist.Entity, 0, n), people: map[string]bool{}}
 	for i := range n {
-		out = append(out, g.entity(fmt.Sprintf("gen-%06d", i)))
+		e, parts := g.entity(fmt.Sprintf("gen-%06d", i))
+		l.Entities = append(l.Entities, e)
+		if parts == nil {
+			continue
+		}
+		l.people[partsKey(parts)] = true
+		// The person without one of their middle names: someone called
+		// that shares first and last name with a listed person, an alert
+		// any screener must raise.
+		for i := 1; i < len(parts)-1; i++ {
+			l.people[partsKey(slices.Concat(parts[:i], parts[i+1:]))] = true
+		}
 	}
-	return out
+	return l
+}
+
+// partsKey is a person's name parts in any order.
+func partsKey(parts []string) string {
+	return strings.Join(slices.Sorted(slices.Values(parts)), " ")
 }
 
 type generator struct{ r *rand.Rand }
@@ -38,20 +59,25 @@ func newGenerator(seed int64, stream uint64) *generator {
 func (g *generator) pick(s []string) string { return s[g.r.IntN(len(s))] }
 func (g *generator) chance(p float64) bool  { return g.r.Float64() < p }
 
-// person is a generated person's names and nationality.
+// person is a generated person's names and nationality, and the parts the
+// names are made of, one per given name, patronymic or family name, in the
+// script and spelling the generator drew them in: two people with the same
+// parts are namesakes, however their names are spelt.
 type person struct {
 	names []watchlist.Name
+	parts []string
 	nat   []string
 	male  bool
 }
 
-func (g *generator) entity(id string) watchlist.Entity {
+// entity draws an entity; parts are a person's (nil for an organisation).
+func (g *generator) entity(id string) (watchlist.Entity, []string) {
 	e := watchlist.Entity{ID: id, Topics: []string{"sanction"}, Programs: []string{g.pick(words("SDGT UKRAINE-EO13661 IRAN SYRIA EU.1234.56 RUSSIA-EO14024 GLOMAG"))}}
 	if g.chance(0.08) {
 		e.Schema = g.pick([]string{"Organization", "Company"})
 		e.Names = g.org()
 		e.Countries = []string{g.pick(words("ru ae ir sy cy hk tr lb kp by"))}
-		return e
+		return e, nil
 	}
 	e.Schema = "Person"
 	p := g.person()
@@ -78,7 +104,7 @@ func (g *generator) entity(id string) watchlist.Entity {
 			e.BirthDates = []string{fmt.Sprintf("%04d", y), fmt.Sprintf("%04d", y+1)}
 		}
 	}
-	return e
+	return e, p.parts
 }
 
 // person draws a person from one of the cultures.
@@ -154,7 +180,7 @@ func (g *generator) western() person {
 	if g.chance(0.06) {
 		last += "-" + g.westLast()
 	}
-	return person{names: g.latinAliases(first, middle, last), nat: []string{g.pick(words("gb us de fr nl it ie se dk at be ch"))}, male: g.chance(0.7)}
+	return person{names: g.latinAliases(first, middle, last), parts: latinParts(first, middle, last), nat: []string{g.pick(words("gb us de fr nl it ie se dk at be ch"))}, male: g.chance(0.7)}
 }
 
 func (g *generator) spanish() person {
@@ -163,7 +189,7 @@ func (g *generator) spanish() person {
 		first += " " + g.pick(spanishFirst)
 	}
 	l1, l2 := g.pick(spanishLast), g.pick(spanishLast)
-	p := person{nat: []string{g.pick(words("es mx co ve ar cu pe ni"))}, male: g.chance(0.7)}
+	p := person{parts: latinParts(first, l1, l2), nat: []string{g.pick(words("es mx co ve ar cu pe ni"))}, male: g.chance(0.7)}
 	p.names = g.latinAliases(first, "", l1+" "+l2)
 	if g.chance(0.5) {
 		p.names = append(p.names, watchlist.Name{Full: first + " " + l1, Kind: watchlist.NameAlias})
@@ -243,7 +269,7 @@ func (g *generator) cyrillicPerson(first, pat, last string, male bool, nat []str
 	if pat != "" {
 		cands = append(cands, watchlist.Name{Full: romanizeCyrillic(first+" "+last, conv), Kind: watchlist.NameAlias})
 	}
-	return person{names: g.addAliases(names, cands), nat: nat, male: male}
+	return person{names: g.addAliases(names, cands), parts: cyrillicParts(cyr), nat: nat, male: male}
 }
 
 func (g *generator) greek() person {
@@ -261,7 +287,7 @@ func (g *generator) greek() person {
 		{Full: romanizeGreek(gr, (conv+1)%len(greekConventions)), Kind: watchlist.NameAlias},
 		{Full: strings.ToUpper(stripMarks(gr)), Kind: watchlist.NameAlias},
 	}
-	return person{names: g.addAliases(names, cands), nat: []string{g.pick(words("gr gr cy"))}, male: g.chance(0.7)}
+	return person{names: g.addAliases(names, cands), parts: strings.Fields(strings.ToLower(stripMarks(gr))), nat: []string{g.pick(words("gr gr cy"))}, male: g.chance(0.7)}
 }
 
 func (g *generator) arabic() person {
@@ -305,7 +331,14 @@ func (g *generator) arabic() person {
 		ar = strings.ReplaceAll(ar, "bin", "بن")
 		cands = append(cands, watchlist.Name{Full: ar, Kind: watchlist.NameAlias})
 	}
-	return person{names: g.addAliases(names, cands), nat: []string{g.pick(words("sy iq sa ae eg lb ly ye jo ps sd"))}, male: g.chance(0.8)}
+	// A name is one part however it is spelt: its Arabic-script form.
+	var parts []string
+	for _, grp := range [][]string{first, father, family} {
+		if grp != nil {
+			parts = append(parts, grp[len(grp)-1])
+		}
+	}
+	return person{names: g.addAliases(names, cands), parts: parts, nat: []string{g.pick(words("sy iq sa ae eg lb ly ye jo ps sd"))}, male: g.chance(0.8)}
 }
 
 func (g *generator) chinese() person {
@@ -326,7 +359,7 @@ func (g *generator) chinese() person {
 		{Full: sur + " " + hyph, Kind: watchlist.NameAlias},
 		{Full: strings.ToUpper(sur) + " " + spaced, Kind: watchlist.NameAlias},
 	}
-	return person{names: g.addAliases(names, cands), nat: []string{g.pick(words("cn cn hk tw"))}, male: g.chance(0.7)}
+	return person{names: g.addAliases(names, cands), parts: []string{strings.ToLower(sur), strings.ToLower(given)}, nat: []string{g.pick(words("cn cn hk tw"))}, male: g.chance(0.7)}
 }
 
 func (g *generator) org() []watchlist.Name {
@@ -350,144 +383,18 @@ func (g *generator) org() []watchlist.Name {
 	return g.addAliases(names, cands)
 }
 
-func titleCase(s string) string {
-	r, n := utf8.DecodeRuneInString(s)
-	return string(unicode.ToUpper(r)) + s[n:]
+// latinParts are the parts of a name in Latin letters: its words, lower
+// case, accents left out, a double-barrelled name in two.
+func latinParts(names ...string) []string {
+	return strings.FieldsFunc(strings.ToLower(stripMarks(strings.Join(names, " "))), func(r rune) bool { return r == ' ' || r == '-' })
 }
 
-// stripMarks removes diacritics (NFD, combining marks dropped).
-func stripMarks(s string) string {
-	var b strings.Builder
-	for _, r := range norm.NFD.String(s) {
-		if !unicode.Is(unicode.Mn, r) {
-			b.WriteRune(r)
-		}
+// cyrillicParts are the parts of a Cyrillic name, each word in one
+// romanisation: Мария and Марія are one name in Russian and Ukrainian.
+func cyrillicParts(cyr string) []string {
+	var parts []string
+	for _, w := range strings.Fields(cyr) {
+		parts = append(parts, strings.ToLower(romanizeCyrillic(w, 0)))
 	}
-	return norm.NFC.String(b.String())
-}
-
-// romanConventions are the romanisations lists use for Cyrillic names; the
-// generator picks one per entity so aliases differ as they do in real lists.
-var romanConventions = []map[string]string{
-	// BGN/PCGN-like
-	{"ё": "yo", "ж": "zh", "й": "y", "х": "kh", "ц": "ts", "ч": "ch", "ш": "sh", "щ": "shch", "ы": "y", "ю": "yu", "я": "ya", "ий": "iy", "ей": "ey", "е0": "ye", "кс": "ks"},
-	// ICAO 9303 (passports)
-	{"ё": "e", "ж": "zh", "й": "i", "х": "kh", "ц": "ts", "ч": "ch", "ш": "sh", "щ": "shch", "ы": "y", "ю": "iu", "я": "ia", "ий": "ii", "ей": "ei", "е0": "e", "кс": "ks"},
-	// Popular English
-	{"ё": "yo", "ж": "zh", "й": "y", "х": "kh", "ц": "ts", "ч": "ch", "ш": "sh", "щ": "shch", "ы": "y", "ю": "yu", "я": "ya", "ий": "y", "ей": "ei", "е0": "ye", "кс": "x"},
-	// German/French-influenced
-	{"ё": "jo", "ж": "sh", "й": "j", "х": "ch", "ц": "z", "ч": "tsch", "ш": "sch", "щ": "schtsch", "ы": "y", "ю": "ju", "я": "ja", "ий": "ij", "ей": "ej", "е0": "je", "кс": "ks"},
-}
-
-var cyrBase = map[rune]string{
-	'а': "a", 'б': "b", 'в': "v", 'г': "g", 'д': "d", 'е': "e", 'з': "z", 'и': "i", 'к': "k", 'л': "l",
-	'м': "m", 'н': "n", 'о': "o", 'п': "p", 'р': "r", 'с': "s", 'т': "t", 'у': "u", 'ф': "f", 'ъ': "",
-	'ь': "", 'э': "e", 'і': "i", 'ї': "yi", 'є': "ye", 'ґ': "g",
-	'ђ': "đ", 'ј': "j", 'љ': "lj", 'њ': "nj", 'ћ': "ć", 'џ': "dž",
-}
-
-// romanizeCyrillic writes a Cyrillic name in Latin letters by convention
-// conv; Serbian names are written in Serbian Latin (with diacritics) and
-// Ukrainian ones with the Ukrainian readings of г and и.
-func romanizeCyrillic(s string, conv int) string {
-	c := romanConventions[conv]
-	serb := strings.ContainsAny(strings.ToLower(s), "ђјљњћџ")
-	ukr := strings.ContainsAny(strings.ToLower(s), "іїєґ") || strings.HasSuffix(strings.ToLower(s), "енко")
-	var out []string
-	for _, w := range strings.Fields(s) {
-		r := []rune(strings.ToLower(w))
-		var b strings.Builder
-		for i := 0; i < len(r); i++ {
-			ch := r[i]
-			if serb {
-				if l, ok := map[rune]string{'ч': "č", 'ш': "š", 'ж': "ž", 'ц': "c", 'х': "h"}[ch]; ok {
-					b.WriteString(l)
-					continue
-				}
-			}
-			if ukr {
-				if l, ok := map[rune]string{'г': "h", 'и': "y"}[ch]; ok {
-					b.WriteString(l)
-					continue
-				}
-			}
-			if i+1 < len(r) {
-				if l, ok := c[string(r[i:i+2])]; ok && (i+2 == len(r) || r[i : i+2][0] == 'к') {
-					b.WriteString(l)
-					i++
-					continue
-				}
-			}
-			if ch == 'е' && (i == 0 || strings.ContainsRune("аеёиоуыэюяьъ", r[i-1])) {
-				b.WriteString(c["е0"])
-				continue
-			}
-			if l, ok := c[string(ch)]; ok {
-				b.WriteString(l)
-			} else if l, ok := cyrBase[ch]; ok {
-				b.WriteString(l)
-			} else {
-				b.WriteRune(ch)
-			}
-		}
-		out = append(out, titleCase(b.String()))
-	}
-	return strings.Join(out, " ")
-}
-
-// greekConventions: how lists write η, υ, χ, β and the final -ος.
-var greekConventions = []map[rune]string{
-	{'η': "i", 'υ': "y", 'χ': "ch", 'β': "v", 'γ': "g", 'δ': "d", 'θ': "th"},
-	{'η': "e", 'υ': "i", 'χ': "kh", 'β': "v", 'γ': "g", 'δ': "d", 'θ': "th"},
-	{'η': "i", 'υ': "i", 'χ': "h", 'β': "b", 'γ': "g", 'δ': "d", 'θ': "th"},
-}
-
-var greekBase = map[rune]string{
-	'α': "a", 'ε': "e", 'ζ': "z", 'ι': "i", 'κ': "k", 'λ': "l", 'μ': "m", 'ν': "n", 'ξ': "x", 'ο': "o",
-	'π': "p", 'ρ': "r", 'σ': "s", 'ς': "s", 'τ': "t", 'φ': "f", 'ψ': "ps", 'ω': "o",
-}
-
-// romanizeGreek writes a Greek name in Latin letters by convention conv.
-func romanizeGreek(s string, conv int) string {
-	c := greekConventions[conv]
-	var out []string
-	for _, w := range strings.Fields(stripMarks(s)) {
-		r := []rune(strings.ToLower(w))
-		var b strings.Builder
-		for i := 0; i < len(r); i++ {
-			if i+1 < len(r) {
-				switch string(r[i : i+2]) {
-				case "ου":
-					b.WriteString("ou")
-					i++
-					continue
-				case "μπ":
-					if i == 0 {
-						b.WriteString("b")
-						i++
-						continue
-					}
-				case "ντ":
-					if i == 0 {
-						b.WriteString("d")
-						i++
-						continue
-					}
-				case "γγ", "γκ":
-					b.WriteString("ng")
-					i++
-					continue
-				}
-			}
-			if l, ok := c[r[i]]; ok {
-				b.WriteString(l)
-			} else if l, ok := greekBase[r[i]]; ok {
-				b.WriteString(l)
-			} else {
-				b.WriteRune(r[i])
-			}
-		}
-		out = append(out, titleCase(b.String()))
-	}
-	return strings.Join(out, " ")
+	return parts
 }
