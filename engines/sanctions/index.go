@@ -313,6 +313,7 @@ func Build(entities []watchlist.Entity, opts Options) *Index {
 			done:   make([]uint32, len(ix.names)),
 			words:  make([]uint16, len(ix.names)),
 			strong: make([]uint16, len(ix.names)),
+			exact:  make([]uint16, len(ix.names)),
 			prio:   make([]float32, len(ix.names)),
 		}
 	}
@@ -454,6 +455,7 @@ type scratch struct {
 	query   uint32
 	words   []uint16 // the query tokens (bits) sharing a key with a name
 	strong  []uint16 // … sharing a key that puts the words within one edit
+	exact   []uint16 // … sharing the word's own key: the same word (or it with a letter more)
 	prio    []float32
 	touched []uint32
 	cands   []uint32
@@ -661,11 +663,16 @@ func (ix *Index) candidates(variants [][]token, allowed *filter, sc *scratch) []
 		for i, t := range qv {
 			sc.df[i] = 0
 			if j := slices.IndexFunc(qv[:i], func(p token) bool { return p == t }); j >= 0 {
-				// A repeated word reaches the names the first one did.
+				// A repeated word reaches the names the first one did,
+				// and is the same word only in a name that has it twice
+				// (Tian Tian is not any Tian).
 				for _, id := range sc.touched {
 					if sc.words[id]&(1<<j) != 0 {
 						sc.words[id] |= 1 << i
 						sc.strong[id] |= sc.strong[id] & (1 << j) << (i - j)
+						if twice(ix.names[id].tokens, t) {
+							sc.exact[id] |= sc.exact[id] & (1 << j) << (i - j)
+						}
 					}
 				}
 				sc.df[i] = sc.df[j]
@@ -702,9 +709,12 @@ func (ix *Index) candidates(variants [][]token, allowed *filter, sc *scratch) []
 				if !ok {
 					continue
 				}
-				var strong uint16
+				var strong, exact uint16
 				if n < nStrong {
 					strong = 1 << i
+				}
+				if n == 0 && nStrong > 0 { // the word's own key (deletionKeys puts it first)
+					exact = 1 << i
 				}
 				p, next := ix.postings[ix.offsets[ki]:ix.offsets[ki+1]], uint32(0)
 				for len(p) > 0 {
@@ -726,6 +736,7 @@ func (ix *Index) candidates(variants [][]token, allowed *filter, sc *scratch) []
 					}
 					sc.words[id] |= 1 << i
 					sc.strong[id] |= strong
+					sc.exact[id] |= exact
 				}
 			}
 		}
@@ -736,18 +747,23 @@ func (ix *Index) candidates(variants [][]token, allowed *filter, sc *scratch) []
 			}
 		}
 		for _, id := range sc.touched {
-			w, strong := sc.words[id], sc.strong[id]
-			sc.words[id], sc.strong[id] = 0, 0
+			w, strong, exact := sc.words[id], sc.strong[id], sc.exact[id]
+			sc.words[id], sc.strong[id], sc.exact[id] = 0, 0, 0
 			need := min(2, qEff, int(ix.nEff[id]))
 			if bits.OnesCount16(w) < need || !allowed.has(ix, id) {
 				continue
 			}
 			// A word within one edit counts whole, one that only sounds
-			// or starts alike half; of names that share as much, those
-			// with fewer words of their own come first.
+			// or starts alike half, the word itself a quarter more (in
+			// short names Tan, Tian and Lan are all within one edit of
+			// each other); of names that share as much, those with fewer
+			// words of their own come first.
 			p := -float32(ix.nEff[id]) / 1024
 			for ; w != 0; w &= w - 1 {
 				i := bits.TrailingZeros16(w)
+				if exact&(1<<i) != 0 {
+					p += idf[i] / 4
+				}
 				if strong&(1<<i) != 0 {
 					p += idf[i]
 				} else {
@@ -834,4 +850,16 @@ func (ix *Index) hit(c *candidate, qn normName, ts *tokenScorer) Hit {
 		NameScore:   c.nameScore,
 		Explanation: expl,
 	}
+}
+
+// twice reports whether a name's tokens hold t twice, as spelt or in its
+// canonical spelling.
+func twice(ts []token, t token) bool {
+	n := 0
+	for _, u := range ts {
+		if u.s == t.s || t.c != "" && u.c == t.c {
+			n++
+		}
+	}
+	return n >= 2
 }

@@ -1,6 +1,7 @@
 package sanctions
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -515,6 +516,29 @@ func TestQueryWorkBounded(t *testing.T) {
 	} {
 		if got := QueryWords(name); got != want {
 			t.Errorf("QueryWords(%q) = %d, want %d", name, got, want)
+		}
+	}
+}
+
+// When more names share a query's words than one query may score, those
+// holding the words themselves are scored first: among short names every
+// word is within one edit of the next (Tian, Jian, Tan, Lan), and a name
+// repeating a word (Tian Tian) is not any name holding it once.
+func TestSameWordsFirst(t *testing.T) {
+	var es []watchlist.Entity
+	add := func(name string) {
+		es = append(es, watchlist.Entity{ID: fmt.Sprintf("e%04d", len(es)), Schema: "Person", Names: []watchlist.Name{{Full: name, Kind: watchlist.NamePrimary}}})
+	}
+	for i := range 2 * MaxCandidates {
+		add([]string{"Tian Jian", "Tian Lian", "Tan Jan", "Tan Lin"}[i%4])
+	}
+	add("Tian Tian")
+	add("Tan Lan")
+	ix := Build(es, Options{})
+	for q, want := range map[string]string{"Tian Tian": "Tian Tian", "Lan TAN": "Tan Lan"} {
+		hits := ix.Search(Query{Name: q}, 10)
+		if len(hits) == 0 || hits[0].MatchedName != want || hits[0].Score < 0.99 {
+			t.Errorf("%q: first hit %v, want %q", q, hits[:min(len(hits), 1)], want)
 		}
 	}
 }
