@@ -205,36 +205,58 @@ func (st stature) allows(ch byte) bool {
 	return true
 }
 
+// references are, for each line, the medians of the heights of the cells
+// the matcher reads surely as fillers, capitals and digits (1–9), at least
+// three each (0: too few). A line with too few of one — a card's first
+// line may hold two digits, its second two capitals — borrows that
+// reference from the nearest line that has it: the band's lines are
+// printed in one type at one size.
+func references(cells []cellRead) [][4]float64 {
+	meds := make([][4]float64, len(cells))
+	for i, c := range cells {
+		var refs [4][]float64
+		for k := range len(c.text) {
+			if k >= len(c.height) || c.height[k] == 0 || !matcherSure(c, k) {
+				continue
+			}
+			switch ch := c.text[k]; {
+			case ch == '<':
+				refs[fillerHeight] = append(refs[fillerHeight], c.height[k])
+			case ch >= 'A' && ch <= 'Z' && ch != 'Q':
+				refs[capitalHeight] = append(refs[capitalHeight], c.height[k])
+			case ch >= '1' && ch <= '9':
+				refs[digitHeight] = append(refs[digitHeight], c.height[k])
+			}
+		}
+		for st := fillerHeight; st <= digitHeight; st++ {
+			if r := refs[st]; len(r) >= 3 {
+				slices.Sort(r)
+				meds[i][st] = r[len(r)/2]
+			}
+		}
+	}
+	own := slices.Clone(meds)
+	for i := range meds {
+		for st := fillerHeight; st <= digitHeight; st++ {
+			for dist := 1; meds[i][st] == 0 && dist < len(meds); dist++ {
+				for _, j := range []int{i - dist, i + dist} {
+					if j >= 0 && j < len(meds) && meds[i][st] == 0 {
+						meds[i][st] = own[j][st]
+					}
+				}
+			}
+		}
+	}
+	return meds
+}
+
 // heights tells, for a cell of c, what its ink height says it is: OCR-B's
 // digits stand about 7 % taller than its capitals, and the chevron lower
 // than either, which tells 0 from O, 5 from S, 8 from B, a filler from a
-// C or a K where blur and ink spread have made their shapes alike. The
-// references are the medians of the cells the matcher reads surely as
-// fillers, capitals and digits (1–9), at least three each; a cell is
-// taken for one when it lies within a quarter of the way to the nearest
-// other.
-func heights(c cellRead) (func(k int) stature, float64) {
-	var refs [4][]float64
-	for k := range len(c.text) {
-		if k >= len(c.height) || c.height[k] == 0 || !matcherSure(c, k) {
-			continue
-		}
-		switch ch := c.text[k]; {
-		case ch == '<':
-			refs[fillerHeight] = append(refs[fillerHeight], c.height[k])
-		case ch >= 'A' && ch <= 'Z' && ch != 'Q':
-			refs[capitalHeight] = append(refs[capitalHeight], c.height[k])
-		case ch >= '1' && ch <= '9':
-			refs[digitHeight] = append(refs[digitHeight], c.height[k])
-		}
-	}
-	var med [4]float64
-	for st := fillerHeight; st <= digitHeight; st++ {
-		if r := refs[st]; len(r) >= 3 {
-			slices.Sort(r)
-			med[st] = r[len(r)/2]
-		}
-	}
+// C or a K where blur and ink spread have made their shapes alike. med is
+// the line's references (see references); a cell is taken for one when it
+// lies within a quarter of the way to the nearest other.
+func heights(c cellRead, med [4]float64) (func(k int) stature, float64) {
 	f, l, d := med[fillerHeight], med[capitalHeight], med[digitHeight]
 	fl, ld := f != 0 && l-f >= 1, d != 0 && d-l >= 1 // the references that tell apart
 	var gap float64
@@ -298,9 +320,10 @@ func choose(cells []cellRead, tess [][]ocrLine) (doc *mrz.Document, agreed float
 		return mrz.Any
 	}
 	total, same := 0, 0
+	refs := references(cells)
 	for i, c := range cells {
 		lines[i] = []byte(c.text)
-		tall, gap := heights(c)
+		tall, gap := heights(c, refs[i])
 		open := func(k int, options []byte) slot {
 			sl := slot{line: i, pos: k, options: options, height: tall(k), gap: gap}
 			if k < len(c.height) {
