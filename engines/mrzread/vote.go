@@ -558,11 +558,16 @@ func byHeight(all []*mrz.Document, slots []slot) *mrz.Document {
 
 // refutes reports whether the heights of the open glyphs tell reading d
 // from rival: every glyph is as tall as d's character there, and at every
-// character where the two differ the glyph is not as tall as rival's —
-// except that, where two characters of a line are a digit and a letter in
-// d and the other way round in rival (O and 0 swapped both ways cancel in
-// a check digit at equal weights), d's digit may instead stand taller than
-// its letter by half the line's digit–capital difference.
+// character where the two differ the glyph is not as tall as rival's — or,
+// where every difference is a letter in one reading and a digit in the
+// other within one line, d has both among them (O O 0 against 0 0 O: swaps
+// whose weights cancel in a check digit), and each glyph d reads as a digit
+// stands taller than each it reads as a letter by half the line's
+// digit–capital difference: glyphs compared side by side. Where d has one
+// kind only (00 against OO) there is no such comparison, and one glyph
+// measured tall beside one that says nothing is not enough: a phone
+// photo's II was read 11 so, the first I measured half-way to a digit's
+// height and the second a digit's.
 func refutes(d, rival *mrz.Document, slots []slot) bool {
 	at := func(doc *mrz.Document, sl slot) byte { return doc.Lines[sl.line][sl.pos] }
 	var differ []slot
@@ -576,20 +581,34 @@ func refutes(d, rival *mrz.Document, slots []slot) bool {
 			alone = alone && !sl.height.allows(c)
 		}
 	}
-	switch {
-	case alone:
+	if alone {
 		return true
-	case len(differ) == 2:
-		digit, capital := digitHeight.allows, capitalHeight.allows
-		x, y := differ[0], differ[1]
-		if digit(at(d, y)) {
-			x, y = y, x
-		}
-		return x.line == y.line && x.gap > 0 && x.ink > 0 && y.ink > 0 &&
-			digit(at(d, x)) && capital(at(d, y)) && capital(at(rival, x)) && digit(at(rival, y)) &&
-			x.ink-y.ink >= x.gap/2
 	}
-	return false
+	digit, capital := digitHeight.allows, capitalHeight.allows
+	var digits, letters []slot // the differences, by d's character
+	for _, sl := range differ {
+		switch a, b := at(d, sl), at(rival, sl); {
+		case sl.line != differ[0].line || sl.gap <= 0 || sl.ink <= 0:
+			return false
+		case digit(a) && capital(b):
+			digits = append(digits, sl)
+		case capital(a) && digit(b):
+			letters = append(letters, sl)
+		default:
+			return false
+		}
+	}
+	if len(digits) == 0 || len(letters) == 0 {
+		return false
+	}
+	for _, x := range digits {
+		for _, y := range letters {
+			if x.ink-y.ink < x.gap/2 {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func sameLines(a, b *mrz.Document, group []int) bool {
