@@ -37,7 +37,7 @@ func (l List) Queries(n int, seed int64, others ...[]watchlist.Entity) []Case {
 			persons = append(persons, i)
 		}
 	}
-	named := nameIndex(append(others, l.Entities))
+	named := nameIndex(append(slices.Clone(others), l.Entities))
 	var cases []Case
 	for i := range n {
 		kind := GeneratedKinds[i%len(GeneratedKinds)]
