@@ -63,7 +63,7 @@ func (b *bencher) screenCompare(ctx context.Context, o Options) error {
 	people := screeneval.CountPeople(everyone...)
 	for _, l := range lists {
 		cases := byRarity(screeneval.Cases(l.entities, 1), people)
-		cases[notListedKind] = notListed
+		cases[screeneval.NotListed] = notListed
 		var rows []compareRow
 		var ours, theirs []time.Duration
 		for _, kind := range compareKinds {
@@ -108,7 +108,7 @@ func (b *bencher) screenCompare(ctx context.Context, o Options) error {
 // one may ask.
 var compareKinds = []string{screeneval.ArabicScript, screeneval.MiddleDropped, screeneval.ShortTypo,
 	screeneval.TitleName + ", rare", screeneval.TitleName + ", common",
-	screeneval.KunyaSplit + ", rare", screeneval.KunyaSplit + ", common", notListedKind}
+	screeneval.KunyaSplit + ", rare", screeneval.KunyaSplit + ", common", screeneval.NotListed}
 
 // byRarity files the title and kunya cases under their kind and ", rare"
 // or ", common", by the last word of the query.
@@ -140,15 +140,11 @@ func peopleNotListed(n int) []screeneval.Case {
 		name := f.GivenNames + " " + f.Surname
 		if !seen[name] {
 			seen[name] = true
-			out = append(out, screeneval.Case{Name: name, Kind: notListedKind})
+			out = append(out, screeneval.Case{Name: name, Kind: screeneval.NotListed})
 		}
 	}
 	return out
 }
-
-// notListedKind is the kind of case that names no listed person: found
-// and alerted count any hit.
-const notListedKind = "not listed"
 
 type comparedList struct {
 	name     string

@@ -380,10 +380,7 @@ func zones(bs []blob, rs []row, deg float64) []zone {
 			}
 		}
 		for n := 2; n <= len(group); n++ {
-			chars := 44.0
-			if n == 3 {
-				chars = 30
-			}
+			chars := float64(rowChars(n))
 			// The fit of each row, times the rows' length: the MRZ is
 			// the longest run of the largest uniform print on a document
 			// (its fine print can be shaped alike).
@@ -491,13 +488,18 @@ func find(det *image.Gray) []candidate {
 				used[i] = true
 			}
 		}
-		chars := 44
-		if len(z.rows) == 3 {
-			chars = 30
-		}
-		out = append(out, candidate{z, z.quad(chars)})
+		out = append(out, candidate{z, z.quad(rowChars(len(z.rows)))})
 	}
 	return out
+}
+
+// rowChars is how many characters each row of an MRZ of rows rows holds:
+// three of 30 (an ID card) or two of 44 (a passport).
+func rowChars(rows int) int {
+	if rows == 3 {
+		return 30
+	}
+	return 44
 }
 
 // candidate is a zone find offers, and its quadrilateral in det.

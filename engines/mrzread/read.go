@@ -225,17 +225,14 @@ type band struct {
 const fineChar = 20
 
 // typeface is the quick match's mean score from which a candidate is
-// taken for an MRZ without looking at the others (docs/BENCHMARKS.md:
-// MRZs score 0.2 and more, a tablecloth's checks about 0.12).
+// taken for an MRZ without looking at the others, between what MRZs and
+// a tablecloth's checks score (docs/BENCHMARKS.md).
 const typeface = 0.17
 
 // straighten straightens candidate c of det (scale times smaller than
 // the image read) and matches it quickly.
 func straighten(ph shot, c candidate, scale float64, sets []*glyphSet) band {
-	b := band{n: len(c.rows), chars: 44}
-	if b.n == 3 {
-		b.chars = 30
-	}
+	b := band{n: len(c.rows), chars: rowChars(len(c.rows))}
 	for i, p := range c.corners {
 		b.quad[i] = pt{p.x * scale, p.y * scale}
 	}

@@ -387,11 +387,11 @@ func TestChooseSettles(t *testing.T) {
 	}
 }
 
-// passport is the MRZ lines of a random passport numbered number, with no
-// optional data.
-func passport(t *testing.T, seed uint64, number string) []string {
+// document is the MRZ lines of a random document of format numbered
+// number, with no optional data.
+func document(t *testing.T, seed uint64, format mrz.Format, number string) []string {
 	t.Helper()
-	f := docgen.RandomIdentity(rand.New(rand.NewPCG(seed, seed)), mrz.TD3).Fields
+	f := docgen.RandomIdentity(rand.New(rand.NewPCG(seed, seed)), format).Fields
 	f.DocumentNumber, f.OptionalData = number, ""
 	composed, err := mrz.Compose(f)
 	if err != nil {
@@ -400,66 +400,77 @@ func passport(t *testing.T, seed uint64, number string) []string {
 	return strings.Split(composed, "\n")
 }
 
+// passesSwapped fails t unless lines with line i replaced by swapped parse: the
+// swap is one no check digit sees.
+func passesSwapped(t *testing.T, lines []string, i int, swapped string) {
+	t.Helper()
+	other := slices.Clone(lines)
+	other[i] = swapped
+	if _, err := mrz.Parse(strings.Join(other, "\n")); err != nil {
+		t.Fatalf("%q does not pass: %v", swapped, err)
+	}
+}
+
+// heightCase is the heights of some glyphs of a line and what is read
+// with them: want, the line, or "" for a retake.
+type heightCase struct {
+	name string
+	h    []float64
+	want string
+}
+
+// readHeights gives lines' glyphs the heights OCR-B's stand at, then, per
+// case, the case's heights to line's glyphs at pos, and checks the read.
+func readHeights(t *testing.T, lines []string, cells []cellRead, tess [][]ocrLine, line int, pos []int, cases []heightCase) {
+	t.Helper()
+	for _, c := range cases {
+		measure(cells, lines)
+		for j, k := range pos {
+			cells[line].height[k] = c.h[j]
+		}
+		doc, _, _, ok := choose(cells, tess)
+		switch {
+		case c.want == "" && ok:
+			t.Errorf("%s: read %q, want a retake", c.name, doc.Lines[line])
+		case c.want != "" && (!ok || doc.Lines[line] != c.want):
+			t.Errorf("%s: ok %v, want %q", c.name, ok, c.want)
+		}
+	}
+}
+
 // Two I/1 swaps at weights 7 and 3 cancel in every check digit: "II" and
 // "11" both pass. Heights decide only where they refute the other reading
 // at both characters; one glyph measured digit-tall beside one that could
 // be either is a retake, not a read (a held-out phone photo was once read
 // "11" for "II" on the height of one blurred I).
 func TestHeightsRefuteEveryDifference(t *testing.T) {
-	lines := passport(t, 10, "AX6M22II4")
+	lines := document(t, 10, mrz.TD3, "AX6M22II4")
 	if lines[1][6:8] != "II" {
 		t.Fatalf("document number at %q", lines[1][:9])
 	}
 	ones := lines[1][:6] + "11" + lines[1][8:]
-	if _, err := mrz.Parse(lines[0] + "\n" + ones); err != nil {
-		t.Fatalf("11 for II does not pass: %v", err)
-	}
+	passesSwapped(t, lines, 1, ones)
 	cells := reading(lines, 0.9, map[[2]int]byte{{1, 6}: '1', {1, 7}: '1'})
-	tess := [][]ocrLine{ocr(lines[0], ones)}
-
-	for _, c := range []struct {
-		name   string
-		h6, h7 float64
-		want   string // "": a retake
-	}{
-		{"both capital-tall", 32, 32, lines[1]},
-		{"both digit-tall", 34.5, 34.5, ones},
-		{"one digit-tall, one between", 33.3, 34.5, ""},
-		{"one capital-tall, one between", 32, 33.3, ""},
-		{"neither told", 33.3, 33.3, ""},
-	} {
-		measure(cells, lines)
-		cells[1].height[6], cells[1].height[7] = c.h6, c.h7
-		expectRead(t, c.name, cells, tess, 1, c.want)
-	}
+	readHeights(t, lines, cells, [][]ocrLine{ocr(lines[0], ones)}, 1, []int{6, 7}, []heightCase{
+		{"both capital-tall", []float64{32, 32}, lines[1]},
+		{"both digit-tall", []float64{34.5, 34.5}, ones},
+		{"one digit-tall, one between", []float64{33.3, 34.5}, ""},
+		{"one capital-tall, one between", []float64{32, 33.3}, ""},
+		{"neither told", []float64{33.3, 33.3}, ""},
+	})
 }
 
 // An O and a 0 swapped both ways at equal weights cancel too ("KO7P0…"
 // and "K07PO…"); where one glyph's height says digit and the other's says
 // nothing, the digit must stand clearly taller than the letter beside it.
 func TestHeightsTellOFromZeroBesideIt(t *testing.T) {
-	lines := passport(t, 11, "KO7P0AQ91")
-	swapped := lines[1][:1] + "07PO" + lines[1][5:]
-	if _, err := mrz.Parse(lines[0] + "\n" + swapped); err != nil {
-		t.Fatalf("the swap does not pass: %v", err)
-	}
-	cells := reading(lines, 0.9, nil)
-	for _, c := range []struct {
-		name      string
-		o, zero   float64 // the heights of the O at 1 and the 0 at 4
-		wantTruth bool
-	}{
-		{"the 0 clearly taller", 32.7, 34.5, true},
-		{"the 0 barely taller", 33.5, 34.0, false},
-	} {
-		measure(cells, lines)
-		cells[1].height[1], cells[1].height[4] = c.o, c.zero
-		want := ""
-		if c.wantTruth {
-			want = lines[1]
-		}
-		expectRead(t, c.name, cells, nil, 1, want)
-	}
+	lines := document(t, 11, mrz.TD3, "KO7P0AQ91")
+	passesSwapped(t, lines, 1, lines[1][:1]+"07PO"+lines[1][5:])
+	// The O at 1, the 0 at 4.
+	readHeights(t, lines, reading(lines, 0.9, nil), nil, 1, []int{1, 4}, []heightCase{
+		{"the 0 clearly taller", []float64{32.7, 34.5}, lines[1]},
+		{"the 0 barely taller", []float64{33.5, 34.0}, ""},
+	})
 }
 
 // A card's first line may hold too few digits to measure a digit's height
@@ -467,34 +478,17 @@ func TestHeightsTellOFromZeroBesideIt(t *testing.T) {
 // the next line, printed in the same type. Two O/0 swaps at weights 7 and
 // 3 then read as the heights say, and as a retake where they say nothing.
 func TestHeightsBorrowedFromTheNextLine(t *testing.T) {
-	f := docgen.RandomIdentity(rand.New(rand.NewPCG(47, 47)), mrz.TD1).Fields
-	f.DocumentNumber, f.OptionalData = "KN5JKH000", ""
-	composed, err := mrz.Compose(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(composed, "\n")
+	lines := document(t, 47, mrz.TD1, "KN5JKH000")
 	if lines[0][11:14] != "000" {
 		t.Fatalf("document number at %q", lines[0][5:14])
 	}
 	letters := lines[0][:11] + "OO" + lines[0][13:]
-	if _, err := mrz.Parse(strings.Join([]string{letters, lines[1], lines[2]}, "\n")); err != nil {
-		t.Fatalf("OO for 00 does not pass: %v", err)
-	}
-	cells := reading(lines, 0.9, nil)
-	for _, c := range []struct {
-		name   string
-		height float64 // of the zeros at 11 and 12
-		want   string  // "": a retake
-	}{
-		{"digit-tall", 34.5, lines[0]},
-		{"capital-tall", 32, letters},
-		{"neither told", 33.3, ""},
-	} {
-		measure(cells, lines)
-		cells[0].height[11], cells[0].height[12] = c.height, c.height
-		expectRead(t, c.name, cells, nil, 0, c.want)
-	}
+	passesSwapped(t, lines, 0, letters)
+	readHeights(t, lines, reading(lines, 0.9, nil), nil, 0, []int{11, 12}, []heightCase{
+		{"digit-tall", []float64{34.5, 34.5}, lines[0]},
+		{"capital-tall", []float64{32, 32}, letters},
+		{"neither told", []float64{33.3, 33.3}, ""},
+	})
 }
 
 // Two 0s read as O both (weights 7 and 3 cancel) have no glyph of the
@@ -503,65 +497,26 @@ func TestHeightsBorrowedFromTheNextLine(t *testing.T) {
 // one (a phone photo's II, the I's measured 35 and 36 pixels against
 // capitals of 33 and digits of 36, would otherwise read 11).
 func TestHeightsSameKindIsARetake(t *testing.T) {
-	lines := passport(t, 12, "KX700AB91")
+	lines := document(t, 12, mrz.TD3, "KX700AB91")
 	letters := lines[1][:3] + "OO" + lines[1][5:]
-	if _, err := mrz.Parse(lines[0] + "\n" + letters); err != nil {
-		t.Fatalf("OO for 00 does not pass: %v", err)
-	}
-	cells := reading(lines, 0.9, nil)
-	for _, c := range []struct {
-		name   string
-		h3, h4 float64
-		want   string // "": a retake
-	}{
-		{"both digit-tall", 34.5, 34.5, lines[1]},
-		{"both capital-tall", 32, 32, letters},
-		{"one digit-tall, one close beside it", 34.5, 33.75, ""},
-		{"one capital-tall, one close beside it", 32, 32.7, ""},
-	} {
-		measure(cells, lines)
-		cells[1].height[3], cells[1].height[4] = c.h3, c.h4
-		expectRead(t, c.name, cells, nil, 1, c.want)
-	}
+	passesSwapped(t, lines, 1, letters)
+	readHeights(t, lines, reading(lines, 0.9, nil), nil, 1, []int{3, 4}, []heightCase{
+		{"both digit-tall", []float64{34.5, 34.5}, lines[1]},
+		{"both capital-tall", []float64{32, 32}, letters},
+		{"one digit-tall, one close beside it", []float64{34.5, 33.75}, ""},
+		{"one capital-tall, one close beside it", []float64{32, 32.7}, ""},
+	})
 }
 
 // Three swaps, O O 0 against 0 0 O at weights 1, 7 and 3: the glyph read
 // as the digit must stand taller than each read as a letter by half the
 // digit–capital difference.
 func TestHeightsThreeSwapsSideBySide(t *testing.T) {
-	lines := passport(t, 13, "PLO6YVO0V")
-	swapped := lines[1][:2] + "0" + lines[1][3:6] + "0O" + lines[1][8:]
-	if _, err := mrz.Parse(lines[0] + "\n" + swapped); err != nil {
-		t.Fatalf("the swap does not pass: %v", err)
-	}
-	cells := reading(lines, 0.9, nil)
-	for _, c := range []struct {
-		name      string
-		o, zero   float64 // the Os at 2 and 6, the 0 at 7
-		wantTruth bool
-	}{
-		{"the 0 clearly taller", 33, 34.5, true},
-		{"the 0 barely taller", 33, 34, false},
-	} {
-		measure(cells, lines)
-		cells[1].height[2], cells[1].height[6], cells[1].height[7] = c.o, c.o, c.zero
-		want := ""
-		if c.wantTruth {
-			want = lines[1]
-		}
-		expectRead(t, c.name, cells, nil, 1, want)
-	}
-}
-
-// expectRead reads cells (and tess) and checks that line of the reading
-// is want, or that the photo is a retake when want is "".
-func expectRead(t *testing.T, name string, cells []cellRead, tess [][]ocrLine, line int, want string) {
-	t.Helper()
-	doc, _, _, ok := choose(cells, tess)
-	switch {
-	case want == "" && ok:
-		t.Errorf("%s: read %q, want a retake", name, doc.Lines[line])
-	case want != "" && (!ok || doc.Lines[line] != want):
-		t.Errorf("%s: ok %v, want %q", name, ok, want)
-	}
+	lines := document(t, 13, mrz.TD3, "PLO6YVO0V")
+	passesSwapped(t, lines, 1, lines[1][:2]+"0"+lines[1][3:6]+"0O"+lines[1][8:])
+	// The Os at 2 and 6, the 0 at 7.
+	readHeights(t, lines, reading(lines, 0.9, nil), nil, 1, []int{2, 6, 7}, []heightCase{
+		{"the 0 clearly taller", []float64{33, 33, 34.5}, lines[1]},
+		{"the 0 barely taller", []float64{33, 33, 34}, ""},
+	})
 }
