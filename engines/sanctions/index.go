@@ -94,7 +94,8 @@ type Index struct {
 	opts     Options
 	entities []watchlist.Entity
 	names    []nameRec
-	nEff     []uint8 // names[i].nEff, packed: blocking reads it for every name it reaches
+	nEff     []uint8    // names[i].nEff, packed: blocking reads it for every name it reaches
+	titles   []titleSet // by entity: the kinds of title its names come with
 	// schema and list number each name's entity's schema and list (in
 	// schemas and lists), so blocking filters a name before it ranks it.
 	schema, list   []uint8
@@ -185,6 +186,7 @@ func Build(entities []watchlist.Entity, opts Options) *Index {
 		}
 		return uint8(min(i, 255)) // more than 255 lists or schemas share the last number: a filter then lets them all through
 	}
+	ix.titles = make([]titleSet, len(ix.entities))
 	listNo := make([]uint8, len(ix.entities))
 	for i := range ix.entities {
 		listNo[i] = number(&ix.lists, ix.entities[i].List)
@@ -215,6 +217,7 @@ func Build(entities []watchlist.Entity, opts Options) *Index {
 			tokens: toks, script: scriptCode(nn.script), nEff: uint8(effTokens(toks)),
 			surnameFirst: nn.surnameFirst, shortened: shortened,
 		})
+		ix.titles[ei] |= nn.titles
 		keyBuf = keyBuf[:0]
 		for _, t := range toks {
 			keyBuf = blockKeys(t, keyBuf)
@@ -523,17 +526,21 @@ func (ix *Index) search(q Query, limit int, minScore float64, blocked bool) []Hi
 			// A title and one name: a rare nisba or tribe names few
 			// people, so the given names a customer record leaves out
 			// cost little and the hit alerts; a less rare one costs as
-			// little but its people are shown as hits, none alerting; a
-			// common one ("Haji Ahmad") gets no leave at all.
+			// little but its people are shown as hits, none alerting,
+			// and a common one ("Haji Khan") lower still: the listed
+			// people with that family name and title come first.
 			if qn.titled && len(v) == 1 && blocks(v[0]) {
 				if qn.lenient == nil {
 					qn.lenient = make([]leave, len(qn.variants))
 				}
 				switch u := ix.vocab.uses(v[0].s); {
-				case u > 0 && u < commonUses:
+				case u == 0:
+				case u < commonUses:
 					qn.lenient[i] = leave{share: missingTitled}
-				case u > 0 && u < titledUncommon:
-					qn.lenient[i] = leave{share: missingTitled, shown: true}
+				case u < titledUncommon:
+					qn.lenient[i] = leave{share: missingTitled, most: titledShown}
+				default:
+					qn.lenient[i] = leave{share: missingTitled, most: titledCommon}
 				}
 			}
 		}
@@ -610,6 +617,14 @@ func (ix *Index) search(q Query, limit int, minScore float64, blocked bool) []Hi
 	slices.SortFunc(cands, func(a, b *candidate) int {
 		if a.score != b.score {
 			return cmp.Compare(b.score, a.score)
+		}
+		// Namesakes alike but for the title: the one titled as asked.
+		at, bt := ix.titles[a.entity]&qn.titles != 0, ix.titles[b.entity]&qn.titles != 0
+		if at != bt {
+			if at {
+				return -1
+			}
+			return 1
 		}
 		return cmp.Compare(ix.entities[a.entity].ID, ix.entities[b.entity].ID)
 	})

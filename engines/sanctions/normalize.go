@@ -44,6 +44,8 @@ type normName struct {
 	// titled: a person's name that came with a title (Haji, Mullah,
 	// Shaykh), left out of its tokens.
 	titled bool
+	// titles are the kinds of title it came with (titleKinds).
+	titles titleSet
 	// lenient, by variant: a titled query down to one word, a nisba or a
 	// tribe; what each listed word it leaves out costs instead of the
 	// usual share, by how rare the word is in the lists (zero: the usual).
@@ -65,6 +67,24 @@ var honorifics = setOf(`mr mrs ms miss mx dr doctor prof professor sir dame lord
 	sergeant sgt commander marshal brigadier president minister senator
 	imam mullah mulla ayatollah mufti maulana mawlana maulvi mawlawi maulawi moulvi molvi haj rev reverend
 	his her excellency hon honourable honorable jr sr ii iii`)
+
+// titleSet is a set of kinds of title, one bit each (titleKinds).
+type titleSet uint16
+
+// titleKinds group the religious and customary titles by kind, their
+// spellings together: a list's "Hajji" is a customer's "Haji". Among
+// namesakes a query's title cannot tell apart by score (see titledShown),
+// a listed name with the same kind of title is named first.
+var titleKinds = func() map[string]titleSet {
+	m := map[string]titleSet{}
+	for i, kind := range []string{"haji hajji hadji alhaj alhajj hajj haj", "sheikh shaikh shaykh sheik",
+		"mullah mulla", "maulana mawlana maulvi mawlawi maulawi moulvi molvi", "mufti", "imam", "ayatollah"} {
+		for _, w := range strings.Fields(kind) {
+			m[w] = 1 << i
+		}
+	}
+	return m
+}()
 
 // titleKeys are the deletion keys (see deletionKeys) of the honorifics of
 // five letters or more: a word sharing one may be within an edit of a title.
@@ -293,6 +313,11 @@ func normalize(full string, org bool) normName {
 		v0, v1 = joinLetters(v0), joinLetters(v1)
 	}
 	n0 := len(v0)
+	if !org {
+		for _, t := range v0 {
+			out.titles |= titleKinds[t.s]
+		}
+	}
 	v0, v1 = dropWords(v0, drop), dropWords(v1, drop)
 	out.titled = !org && len(v0) < n0
 	if len(v0) == 0 {

@@ -277,9 +277,9 @@ type tokenScorer struct {
 	// memo's cost per lookup.
 	byID map[uint64]simMemo
 	slot int // the query spelling nameScore is given (variant), -1: none
-	// lenient: the query spelling is a title and one name not common in
-	// the lists (normName.lenient): what each listed word it lacks costs
-	// (zero: the usual share).
+	// lenient: the query spelling is a title and one listed name
+	// (normName.lenient): what each listed word it lacks costs (zero: the
+	// usual share) and the most it then scores.
 	lenient leave
 	// vocab is the vocabulary of the list of the name being scored (see
 	// knownWord), list its number: the memos are kept per list.
@@ -661,9 +661,9 @@ func (ts *tokenScorer) nameScore(q, n []token, surnameFirst, explain bool) (floa
 		}
 	}
 	score := min(num/den, 1)
-	shown := eased && ts.lenient.shown
+	shown := eased && ts.lenient.most > 0
 	if shown {
-		score = min(score, titledShown)
+		score = min(score, ts.lenient.most)
 	}
 	if !explain {
 		return score, ""
@@ -676,7 +676,7 @@ func (ts *tokenScorer) nameScore(q, n []token, surnameFirst, explain bool) (floa
 		desc += "; not in query: " + strings.Join(missN, " ")
 		switch {
 		case shown:
-			desc += fmt.Sprintf(" (the query is a title and one name several listed people have: the names it leaves out cost less, the score stops at %.2f)", titledShown)
+			desc += fmt.Sprintf(" (the query is a title and one name several listed people have: the names it leaves out cost less, the score stops at %.2f)", ts.lenient.most)
 		case lenient > 0:
 			desc += " (the query is a title and one name few listed people have: the names it leaves out cost less)"
 		}

@@ -99,24 +99,27 @@ func firstCompound(n watchlist.Name) string {
 	return strings.Join(ws[:k], " ")
 }
 
-// titledUncommon: a title's one name used by fewer entities than this
-// still finds them as hits (see normName.lenient).
+// titledUncommon: a title's one name used by this many entities or more
+// is common: its people are still found, scored lower (titledCommon).
 const titledUncommon = 20
 
 // leave is what a title and one name are let off (normName.lenient): the
 // share of its weight each listed word they leave out costs (0: the usual
-// share), and whether the name is one several listed people share, so
-// that the score stops short of the default threshold (titledShown): its
-// people are shown as hits, none alerts on the title and that name alone.
+// share), and the most the name may then score (0: no bound) — for a name
+// several listed people share, short of the default threshold: its people
+// are shown as hits, none alerts on the title and that name alone.
 type leave struct {
-	share float64
-	shown bool
+	share, most float64
 }
 
-// titledShown is the most a name scores that a title and a name several
-// listed people share found with leave: above DefaultMinScore, below the
-// default alert threshold (0.88).
-const titledShown = 0.86
+// titledShown and titledCommon are the most a name scores that a title
+// and a name several listed people share, or many, found with leave: above
+// DefaultMinScore, below the default alert threshold (0.88), the fewer
+// namesakes first.
+const (
+	titledShown  = 0.86
+	titledCommon = 0.83
+)
 
 // lenientAt is query spelling vi's leave for listed words it leaves out,
 // zero for the usual (see normName.lenient).

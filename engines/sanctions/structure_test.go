@@ -17,7 +17,7 @@ var structureFloors = map[string]float64{
 	"UN title + name rare": 0.92, "OFAC title + name rare": 0.83,
 	"UN kunya split rare": 0.89, "OFAC kunya split rare": 0.92,
 	"UN kunya split common": 0.85, "OFAC kunya split common": 0.87,
-	"UN title + name common": 0.60, "OFAC title + name common": 0.69,
+	"UN title + name common": 0.70, "OFAC title + name common": 0.85,
 }
 
 // A title and a common given name ("Haji Ahmad") is no one in particular:
@@ -138,6 +138,40 @@ func TestTitleAndSharedName(t *testing.T) {
 		}
 		if !strings.Contains(strings.Join(h.Explanation, " "), "several listed people") {
 			t.Errorf("%s explained as %q", h.MatchedName, h.Explanation)
+		}
+	}
+}
+
+// A title and a family name many listed people share (twenty or more)
+// still finds them, lower (titledCommon): those titled as asked first,
+// whatever their order in the list, none alerting.
+func TestTitleAndCommonFamilyName(t *testing.T) {
+	var es []watchlist.Entity
+	add := func(id, full string) {
+		es = append(es, watchlist.Entity{ID: id, Schema: "Person", Names: []watchlist.Name{{Full: full, Kind: watchlist.NamePrimary}}})
+	}
+	given := []string{"Bashir", "Rahim", "Gul", "Aziz", "Nasir", "Wali", "Sattar", "Hafiz", "Karim", "Jalil", "Qadir", "Rauf",
+		"Samad", "Wahid", "Zahir", "Fazl", "Habib", "Latif", "Majid", "Nabi", "Rashid", "Salam", "Tahir", "Yunus"}
+	for i, g := range given {
+		add(fmt.Sprintf("a%02d", i), g+" Khan")
+	}
+	for i, g := range given[:3] {
+		add(fmt.Sprintf("z%d", i), "KHAN, Hajji "+g+" Jan")
+		add(fmt.Sprintf("zm%d", i), "Mullah "+g+" Khan")
+	}
+	ix := Build(es, Options{})
+	for q, prefix := range map[string]string{"Haji Khan": "z", "Mullah Khan": "zm"} {
+		hits := ix.Search(Query{Name: q}, 10)
+		if len(hits) < 3 {
+			t.Fatalf("%s: %d hits", q, len(hits))
+		}
+		for i, h := range hits {
+			if h.Score >= 0.88 || h.Score < DefaultMinScore || h.Score > titledCommon {
+				t.Errorf("%s: %s scores %.3f, want a hit at most %.2f", q, h.MatchedName, h.Score, titledCommon)
+			}
+			if titled := strings.HasPrefix(h.EntityID, prefix) && (prefix == "zm") == strings.HasPrefix(h.EntityID, "zm"); titled != (i < 3) {
+				t.Errorf("%s: hit %d is %s", q, i, h.MatchedName)
+			}
 		}
 	}
 }
