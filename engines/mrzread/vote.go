@@ -255,15 +255,19 @@ func references(cells []cellRead) [][4]float64 {
 // than either, which tells 0 from O, 5 from S, 8 from B, a filler from a
 // C or a K where blur and ink spread have made their shapes alike. med is
 // the line's references (see references); a cell is taken for one when it
-// lies within a quarter of the way to the nearest other.
-func heights(c cellRead, med [4]float64) (func(k int) stature, float64) {
+// lies within a quarter of the way to the nearest other — an O (round)
+// within half the way from the capitals to the digits: OCR-B's round
+// glyphs rise above the cap line and sink below the baseline, so an O
+// stands about a third of the way up from the flat capitals the
+// references are measured on (docs/BENCHMARKS.md).
+func heights(c cellRead, med [4]float64) (func(k int, round bool) stature, float64) {
 	f, l, d := med[fillerHeight], med[capitalHeight], med[digitHeight]
 	fl, ld := f != 0 && l-f >= 1, d != 0 && d-l >= 1 // the references that tell apart
 	var gap float64
 	if ld && l != 0 {
 		gap = d - l
 	}
-	return func(k int) stature {
+	return func(k int, round bool) stature {
 		if k >= len(c.height) || l == 0 {
 			return anyHeight
 		}
@@ -275,6 +279,8 @@ func heights(c cellRead, med [4]float64) (func(k int) stature, float64) {
 			return fillerHeight
 		case ld && h >= d-0.25*(d-l):
 			return digitHeight
+		case round && ld && h >= l && h <= l+roundCapital*(d-l):
+			return capitalHeight
 		case ld && h <= l+0.25*(d-l) && (fl && h >= l-0.25*(l-f) || !fl && h >= l-0.25*(d-l)):
 			return capitalHeight
 		case fl && h >= l-0.25*(l-f):
@@ -283,6 +289,10 @@ func heights(c cellRead, med [4]float64) (func(k int) stature, float64) {
 		return anyHeight
 	}, gap
 }
+
+// roundCapital is how far up from the capitals' height to the digits' a
+// round glyph is still taken for an O (see heights).
+const roundCapital = 0.5
 
 // roundish reports whether ch is O or 0, which OCR-B tells apart by
 // width alone.
@@ -319,13 +329,15 @@ func choose(cells []cellRead, tess [][]ocrLine) (doc *mrz.Document, agreed float
 		}
 		return mrz.Any
 	}
+	pad := mrz.Padding(format)
 	total, same := 0, 0
 	refs := references(cells)
 	for i, c := range cells {
 		lines[i] = []byte(c.text)
 		tall, gap := heights(c, refs[i])
 		open := func(k int, options []byte) slot {
-			sl := slot{line: i, pos: k, options: options, height: tall(k), gap: gap}
+			round := len(options) == 2 && roundish(options[0]) && roundish(options[1])
+			sl := slot{line: i, pos: k, options: options, height: tall(k, round), gap: gap}
 			if k < len(c.height) {
 				sl.ink = c.height[k]
 			}
@@ -400,6 +412,11 @@ func choose(cells []cellRead, tess [][]ocrLine) (doc *mrz.Document, agreed float
 				}
 			}
 		}
+		for k := range lines[i] {
+			if fillerLike(pad, lines[i], i, k) && !slices.ContainsFunc(slots, func(s slot) bool { return s.line == i && s.pos == k }) {
+				slots = append(slots, open(k, []byte{lines[i][k], '<'}))
+			}
+		}
 	}
 	if total == 0 {
 		return nil, 0, 0, false
@@ -444,6 +461,21 @@ func choose(cells []cellRead, tess [][]ocrLine) (doc *mrz.Document, agreed float
 		return nil, 0, len(slots), false
 	}
 	return d, float64(same) / float64(total), len(slots), true
+}
+
+// fillerLike reports whether character k of line i (of lines, padded as
+// pad says) is a K or a C standing among fillers in a padded field: where
+// both readers may take a filler for one, and no check digit tells (a K
+// weighs what a filler weighs; a C, in a name, is covered by none). It
+// is then open with the filler beside it, so that the glyph's height
+// decides, or it is a retake: a card's optional data …469<<<<<< had been
+// read …469<<K<<< so, by both readers.
+func fillerLike(pad [][]bool, line []byte, i, k int) bool {
+	in := func(k int) bool { return i < len(pad) && k >= 0 && k < len(pad[i]) && pad[i][k] }
+	if !in(k) || line[k] != 'K' && line[k] != 'C' || !in(k-1) || line[k-1] != '<' {
+		return false
+	}
+	return !in(k+1) || line[k+1] == '<'
 }
 
 // padded settles the characters that can only be fillers: those after
