@@ -286,9 +286,16 @@ type AMLSettings struct {
 // AMLSettings reads the tenant's aml screening settings.
 func (s *Store) AMLSettings(ctx context.Context, tenantID uuid.UUID) (AMLSettings, error) {
 	var a AMLSettings
-	err := s.db.GetContext(ctx, &a, `SELECT aml_threshold, aml_hard_conflict,
-		(extract(epoch FROM aml_review_window) * 1e9)::bigint AS aml_review_window, aml_lists,
-		coalesce(aml_four_eyes, NOT sandbox) AS aml_four_eyes FROM tenants WHERE id = $1`, tenantID)
+	// Prepared: every synchronous screening reads it.
+	stmt, err := s.statement(ctx, `SELECT aml_threshold, aml_hard_conflict,
+		(extract(epoch FROM aml_review_window) * 1e9)::bigint, aml_lists,
+		coalesce(aml_four_eyes, NOT sandbox) FROM tenants WHERE id = $1`)
+	if err != nil {
+		return a, err
+	}
+	var window int64
+	err = stmt.QueryRowContext(ctx, tenantID).Scan(&a.Threshold, &a.HardConflict, &window, &a.Lists, &a.FourEyes)
+	a.ReviewWindow = time.Duration(window)
 	return a, classify(err)
 }
 

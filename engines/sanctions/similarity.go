@@ -53,6 +53,13 @@ const (
 
 // particles are connecting words of names (al-, bin, van, de, ...): they
 // carry little identity, so they weigh like an initial.
+// sayyids are the spellings of Sayyid, a title of descent from the
+// Prophet's family that Afghan and Pakistani names carry first (Sayed
+// Esmatullah Asem) and customers leave out — and a given name too (Sayed
+// Mohammad), so it is not dropped as honorifics are: left out of a query
+// in front of two or more names, it costs what a middle name costs.
+var sayyids = setOf(`sayyid sayed syed sayid seyed sayyed`)
+
 var particles = setOf(`al el ul ad ar as ash at az bin ibn bint ben abu um
 	de da do das dos del della di du der den van von ten ter la le los las y e mac`)
 
@@ -638,7 +645,7 @@ func (ts *tokenScorer) nameScore(q, n []token, surnameFirst, explain bool) (floa
 					share = missingChain
 				}
 				dropped++
-			case (j == 0 || j == nn-1 || j == firstWord(n)) && share < missingEdge:
+			case (j == 0 || j == nn-1 || j == firstWord(n)) && share < missingEdge && !(j == 0 && nn >= 3 && sayyids[n[0].s]):
 				// A given name or surname left out says more than a
 				// middle name left out — less for the last of four words
 				// or more (a second surname: Jean-Pierre Bemba Gombo). The
