@@ -482,6 +482,11 @@ const (
 	candidateWords = 6400
 )
 
+// titledFirst is a candidate's priority for a title of the query's kind:
+// more than the words-count term (at most maxTokens/1024), less than a
+// shared word's.
+const titledFirst = 1.0 / 64
+
 // Search returns up to limit entities whose final score is at least
 // Options.MinScore, best first (ties by entity ID). Only names sharing
 // blocking keys with the query are scored: with two or more blocking words
@@ -593,7 +598,7 @@ func (ix *Index) search(q Query, limit int, minScore float64, blocked bool) []Hi
 			}
 		}
 	} else {
-		for _, id := range ix.candidates(qn.variants, ix.allowed(schema, q.Lists), sc) {
+		for _, id := range ix.candidates(qn.variants, qn.titles, ix.allowed(schema, q.Lists), sc) {
 			consider(id)
 		}
 	}
@@ -641,8 +646,9 @@ func (ix *Index) search(q Query, limit int, minScore float64, blocked bool) []Hi
 // more blocking words on both sides, with two query words — at most
 // MaxCandidates of them. Over the bound, a name's
 // priority is the rarity of the query words it shares (the sum of their
-// inverse frequencies among the names the query reached), then fewer
-// words, then its id: the names that share a rare surname come before the
+// inverse frequencies among the names the query reached), then a title of
+// the query's kind, then fewer words, then its id: the names that share a
+// rare surname come before the
 // thousands that share Muhammad and Ali. Each step is linear in the query
 // words (at most maxTokens per spelling) and in the postings they reach.
 // filter is which schemas and lists a query searches, by number (Index.schema, Index.list).
@@ -664,7 +670,7 @@ func (ix *Index) allowed(schema string, lists []string) *filter {
 	return f
 }
 
-func (ix *Index) candidates(variants [][]token, allowed *filter, sc *scratch) []uint32 {
+func (ix *Index) candidates(variants [][]token, titles titleSet, allowed *filter, sc *scratch) []uint32 {
 	sc.cands = sc.cands[:0]
 	words := 0
 	for _, qv := range variants {
@@ -786,6 +792,12 @@ func (ix *Index) candidates(variants [][]token, allowed *filter, sc *scratch) []
 				}
 			}
 			p = max(p, 0)
+			if titles != 0 && ix.titles[ix.names[id].entity]&titles != 0 {
+				// Of names sharing as much, those titled as asked (Haji
+				// Khan among thousands of Khans): above any difference
+				// in their words' count, below any in what they share.
+				p += titledFirst
+			}
 			if sc.done[id] != sc.query {
 				sc.done[id] = sc.query // scored against every spelling at once
 				sc.prio[id] = p

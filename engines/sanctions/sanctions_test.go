@@ -493,7 +493,7 @@ func TestQueryWorkBounded(t *testing.T) {
 		}
 		sc.ts.reset(ix.vocab)
 		sc.query++
-		n := len(ix.candidates(qn.variants, ix.allowed("Person", nil), sc))
+		n := len(ix.candidates(qn.variants, 0, ix.allowed("Person", nil), sc))
 		limit := min(MaxCandidates, candidateWords/words)
 		if n > limit {
 			t.Errorf("%.40s…: %d names scored, bound %d", q.Name, n, limit)

@@ -153,18 +153,24 @@ func TestTitleAndSharedName(t *testing.T) {
 
 // A title and a family name many listed people share (twenty or more)
 // still finds them, lower (titledCommon): those titled as asked first,
-// whatever their order in the list, none alerting.
+// whatever their order in the list and however many more share the name
+// than a query scores (MaxCandidates), none alerting.
 func TestTitleAndCommonFamilyName(t *testing.T) {
 	var es []watchlist.Entity
 	add := func(id, full string) {
 		es = append(es, watchlist.Entity{ID: id, Schema: "Person", Names: []watchlist.Name{{Full: full, Kind: watchlist.NamePrimary}}})
 	}
-	given := []string{"Bashir", "Rahim", "Gul", "Aziz", "Nasir", "Wali", "Sattar", "Hafiz", "Karim", "Jalil", "Qadir", "Rauf",
-		"Samad", "Wahid", "Zahir", "Fazl", "Habib", "Latif", "Majid", "Nabi", "Rashid", "Salam", "Tahir", "Yunus"}
-	for i, g := range given {
-		add(fmt.Sprintf("a%02d", i), g+" Khan")
+	// More Khans of two words than a query scores, each ranked before
+	// the titled ones (fewer words, a lower id) were it not for the title.
+	for i, a := range strings.Fields("Ba Ra Gu Az Na Wa Sa Ha Ka Ja Qa Za Fa La Ma Ta Yu Da Pa Ya Ni Ri Si Mi Ki Li Ti Fi Hi Bi") {
+		for j, b := range strings.Fields("shir him lam ziz sir li ttar fiz rim lil dir uf mad hid hir zl bib tif jid bo shid lom hur nus mal run sin diq kir bar") {
+			add(fmt.Sprintf("a%02d%02d", i, j), a+b+" Khan")
+		}
 	}
-	for i, g := range given[:3] {
+	if len(es) <= MaxCandidates {
+		t.Fatalf("%d Khans, want more than a query scores", len(es))
+	}
+	for i, g := range []string{"Bashir", "Rahim", "Gul"} {
 		add(fmt.Sprintf("z%d", i), "KHAN, Hajji "+g+" Jan")
 		add(fmt.Sprintf("zm%d", i), "Mullah "+g+" Khan")
 	}
