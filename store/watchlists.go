@@ -219,9 +219,8 @@ func (s *Store) RecordScreening(ctx context.Context, p Principal, n ScreeningCou
 	if err != nil {
 		return err
 	}
-	// One prepared statement, one round trip (a screening's whole database
-	// cost): the tenant is set before the row meets row-level security, as
-	// in create.sql.
+	// One prepared statement, one round trip: the tenant is set before the
+	// row meets row-level security, as in create.sql.
 	return classify(s.prepared(ctx, `WITH tenant AS MATERIALIZED (SELECT set_config('app.tenant_id', $1, true)::uuid AS id)
 		INSERT INTO audit_log (id, tenant_id, action, record_kind, record_id, api_key_id, detail)
 		SELECT $2, tenant.id, 'screen', 'screening', $2, $3, $4 FROM tenant`, p.TenantID.String(), NewID(), keyIDOf(p), JSON(detail)))

@@ -561,8 +561,8 @@ func TestHeightsFillerReadAsK(t *testing.T) {
 	passesSwapped(t, lines, 0, k)
 	cells := reading([]string{k, lines[1], lines[2]}, 0.9, nil)
 	readHeights(t, lines, cells, [][]ocrLine{ocr(k, lines[1], lines[2])}, 0, []int{17}, []heightCase{
-		{"filler-low", []float64{28}, lines[0]},
-		{"capital-tall", []float64{32}, k},
-		{"neither told", []float64{30}, ""},
+		{"filler-low", []float64{fillerInk}, lines[0]},
+		{"capital-tall", []float64{capitalInk}, k},
+		{"neither told", []float64{(fillerInk + capitalInk) / 2}, ""},
 	})
 }

@@ -868,6 +868,15 @@ func (ix *Index) hit(c *candidate, qn normName, ts *tokenScorer) Hit {
 		}
 		expl = append(expl, line)
 	}
+	if qn.titles != 0 {
+		line := "title " + qn.titles.String() + " (any spelling) not compared: "
+		if ix.titles[nr.entity]&qn.titles != 0 {
+			line += "the listed person bears it too, and comes first among hits that score alike"
+		} else {
+			line += "the listed person is not listed with it"
+		}
+		expl = append(expl, line)
+	}
 	expl = append(expl, c.ev.lines...)
 	return Hit{
 		EntityID:    e.ID,

@@ -86,6 +86,20 @@ var titleKinds = func() map[string]titleSet {
 	return m
 }()
 
+// titleKindNames name titleKinds' kinds, bit by bit (for explanations).
+var titleKindNames = []string{"Haji", "Sheikh", "Mullah", "Maulvi", "Mufti", "Imam", "Ayatollah"}
+
+// String names the kinds in s.
+func (s titleSet) String() string {
+	var out []string
+	for i, n := range titleKindNames {
+		if s&(1<<i) != 0 {
+			out = append(out, n)
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
 // titleKeys are the deletion keys (see deletionKeys) of the honorifics of
 // five letters or more: a word sharing one may be within an edit of a title.
 var titleKeys = func() map[uint64]bool {

@@ -51,8 +51,6 @@ const (
 	missingTitled     = 0.08  // ... of any, when the query is a title and one name rare in the lists (Haji Noorzai)
 )
 
-// particles are connecting words of names (al-, bin, van, de, ...): they
-// carry little identity, so they weigh like an initial.
 // sayyids are the spellings of Sayyid, a title of descent from the
 // Prophet's family that Afghan and Pakistani names carry first (Sayed
 // Esmatullah Asem) and customers leave out — and a given name too (Sayed
@@ -60,6 +58,8 @@ const (
 // in front of two or more names, it costs what a middle name costs.
 var sayyids = setOf(`sayyid sayed syed sayid seyed sayyed`)
 
+// particles are connecting words of names (al-, bin, van, de, ...): they
+// carry little identity, so they weigh like an initial.
 var particles = setOf(`al el ul ad ar as ash at az bin ibn bint ben abu um
 	de da do das dos del della di du der den van von ten ter la le los las y e mac`)
 

@@ -187,6 +187,9 @@ func TestTitleAndCommonFamilyName(t *testing.T) {
 			if titled := strings.HasPrefix(h.EntityID, prefix) && (prefix == "zm") == strings.HasPrefix(h.EntityID, "zm"); titled != (i < 3) {
 				t.Errorf("%s: hit %d is %s", q, i, h.MatchedName)
 			}
+			if want := map[bool]string{true: "bears it too", false: "not listed with it"}[i < 3]; !strings.Contains(strings.Join(h.Explanation, " "), want) {
+				t.Errorf("%s: %s explained as %q", q, h.MatchedName, h.Explanation)
+			}
 		}
 	}
 }
