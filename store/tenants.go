@@ -270,17 +270,17 @@ func (s *Store) updateTenant(ctx context.Context, query string, tenantID uuid.UU
 // AMLSettings are a tenant's aml screening settings.
 type AMLSettings struct {
 	// Threshold is the score from which a watchlist hit alerts (awaits review).
-	Threshold float64 `db:"aml_threshold"`
+	Threshold float64
 	// HardConflict drops hits whose birth date or nationality contradicts
 	// the customer's instead of scoring them lower.
-	HardConflict bool `db:"aml_hard_conflict"`
+	HardConflict bool
 	// ReviewWindow is how long a check awaits its review before it expires.
-	ReviewWindow time.Duration `db:"aml_review_window"`
+	ReviewWindow time.Duration
 	// Lists are the watchlists the tenant screens against; nil: all.
-	Lists pq.StringArray `db:"aml_lists"`
+	Lists pq.StringArray
 	// FourEyes: a decision on a hit is final only once a second reviewer
 	// approves it (on for live tenants unless set, off for sandbox ones).
-	FourEyes bool `db:"aml_four_eyes"`
+	FourEyes bool
 }
 
 // AMLSettings reads the tenant's aml screening settings.
