@@ -86,9 +86,12 @@ type passOver struct {
 func (p passOver) RoundTrip(r *http.Request) (*http.Response, error) {
 	var body *keptBody
 	if r.Body != nil && r.Body != http.NoBody {
+		// Left open for the server to close when the handler returns: an
+		// api may answer before it has read the body (a 413 to a large
+		// upload), while the transport still sends it, and closing it then
+		// would cut the answer off mid-copy.
 		body = &keptBody{ReadCloser: r.Body}
 		r.Body = body
-		defer body.ReadCloser.Close()
 	}
 	addrs := p.b.addrs(r.Context())
 	first := slices.Index(addrs, r.URL.Host)
@@ -103,7 +106,8 @@ func (p passOver) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 // keptBody is a request body the transport may not close (it closes one
-// even when it fails to connect) and that tells whether it was read.
+// even when it fails to connect, and once the request is sent) and that
+// tells whether it was read.
 type keptBody struct {
 	io.ReadCloser
 	read atomic.Bool

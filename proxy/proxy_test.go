@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bytes"
 	"io"
 	"net"
 	"net/http"
@@ -9,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // An api that refuses connections (starting, stopping, gone) costs no
@@ -79,6 +81,36 @@ func TestProxyPassesOverARefusingUpstream(t *testing.T) {
 	for _, h := range hosts {
 		if h != "tenant.example" {
 			t.Fatalf("the api saw Host %q, want the client's", h)
+		}
+	}
+}
+
+// An api may answer a large upload before reading it (413, or 410 for a
+// used link): the answer reaches the client whole, though the proxy was
+// still sending the body on when it came.
+func TestProxyPassesAnEarlyAnswerWhole(t *testing.T) {
+	answer := strings.Repeat("The photo is larger than 15 MB. ", 4096)
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusRequestEntityTooLarge)
+		io.WriteString(w, answer)
+	}))
+	defer api.Close()
+	b, err := NewBalancer([]string{strings.TrimPrefix(api.URL, "http://")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httptest.NewServer(b.Handler())
+	defer proxy.Close()
+	client := &http.Client{Timeout: time.Minute}
+	for i := range 5 {
+		res, err := client.Post(proxy.URL+"/verify/token/document", "image/jpeg", bytes.NewReader(make([]byte, 32<<20)))
+		if err != nil {
+			t.Fatalf("upload %d: %v", i, err)
+		}
+		got, err := io.ReadAll(res.Body)
+		res.Body.Close()
+		if err != nil || res.StatusCode != http.StatusRequestEntityTooLarge || string(got) != answer {
+			t.Fatalf("upload %d: %d, %d of %d bytes, %v", i, res.StatusCode, len(got), len(answer), err)
 		}
 	}
 }
