@@ -55,7 +55,10 @@
 // 0.8, or 0.45 in a name of four words or more (a second surname); its
 // patronymic 0.01 — one word with a patronymic's ending (-ovich, -evna,
 // ...), in the middle or last in a name of three words or more ("KADYROV,
-// Ramzan Akhmatovich"), never the first (surnames share the endings).
+// Ramzan Akhmatovich"), never the first (surnames share the endings);
+// in an anchored chain — the query holds the given name and the family
+// name, each matched at 0.85 or more — the first middle word 0.10 and each
+// further one, a nasab's (bin Taher) or a Sayyid too, 0.06.
 // When both sides have leftover words they differ rather than omit, so
 // both count in full. An initial pairs with weight 1; the rest of its word
 // counts as missing at a share of 0.25. A name where only initials or

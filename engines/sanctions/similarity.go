@@ -48,6 +48,7 @@ const (
 	typoMaxLen        = 6     // ... in listed words up to this length (longer ones lose less to an edit anyway)
 	missingChainFirst = 0.10  // weight share of the first middle name left out of an anchored name chain
 	missingChain      = 0.06  // ... of each further one
+	chainAnchor       = 0.85  // the least match of the given and the family name that anchors a chain
 	missingTitled     = 0.08  // ... of any, when the query is a title and one name rare in the lists (Haji Noorzai)
 )
 
@@ -62,6 +63,10 @@ var sayyids = setOf(`sayyid sayed syed sayid seyed sayyed`)
 // carry little identity, so they weigh like an initial.
 var particles = setOf(`al el ul ad ar as ash at az bin ibn bint ben abu um
 	de da do das dos del della di du der den van von ten ter la le los las y e mac`)
+
+// nasabs are the particles of a nasab, the chain of a person's father's
+// and forefathers' names (Ali bin Taher bin Faleh).
+var nasabs = setOf(`bin ibn bint ben`)
 
 // arabicParticles are the particles of Arabic names.
 var arabicParticles = setOf(`al el ul ad ar as ash at az bin ibn bint ben abu um`)
@@ -494,9 +499,11 @@ func (ts *tokenScorer) nameScore(q, n []token, surnameFirst, explain bool) (floa
 		}
 	}
 	var usedQ, usedN [maxTokens]bool
+	var simN [maxTokens]float64 // what each listed word matched with
 	var num, den float64
 	var parts []string
 	substantive := false
+	lq, ln := lastWord(q), lastWord(n)
 	for {
 		bi, bj, best := -1, -1, 0.0
 		for i := range q {
@@ -504,8 +511,12 @@ func (ts *tokenScorer) nameScore(q, n []token, surnameFirst, explain bool) (floa
 				continue
 			}
 			for j := range n {
-				if !usedN[j] && ts.sim[i*maxTokens+j] > best {
-					bi, bj, best = i, j, ts.sim[i*maxTokens+j]
+				// A word the name has twice is the query's last word
+				// there as its last word too (Akhund in "Abdul Razaq
+				// Akhund Lala Akhund"): the words between are then what
+				// was left out.
+				if sim := ts.sim[i*maxTokens+j]; !usedN[j] && (sim > best || sim == best && bi == i && i == lq && j == ln) {
+					bi, bj, best = i, j, sim
 				}
 			}
 		}
@@ -513,6 +524,7 @@ func (ts *tokenScorer) nameScore(q, n []token, surnameFirst, explain bool) (floa
 			break
 		}
 		usedQ[bi], usedN[bj] = true, true
+		simN[bj] = best
 		w := (tokenWeight(q[bi]) + tokenWeight(n[bj])) / 2
 		if particles[q[bi].s] != particles[n[bj].s] {
 			// A name word taken for a misspelt particle (Hal- for al-,
@@ -612,7 +624,13 @@ func (ts *tokenScorer) nameScore(q, n []token, surnameFirst, explain bool) (floa
 	// father's and grandfather's names. Given and family name in place
 	// are strong evidence: the first word left out costs half a middle
 	// name's share, each further one little.
-	chain := shareN < conflicting && nn >= 3 && !surnameFirst && usedN[firstWord(n)] && usedN[lastWord(n)]
+	// A leading Sayyid the query leaves out anchors nothing: the given name
+	// after it does.
+	given := firstWord(n)
+	if sayyids[n[given].s] && !usedN[given] && given+1 < lastWord(n) {
+		given++
+	}
+	chain := shareN < conflicting && nn >= 3 && !surnameFirst && simN[given] >= chainAnchor && simN[lastWord(n)] >= chainAnchor
 	// A title and one rare name stands on a family name or nisba: the
 	// listed name's last word (its first, written surname first), never
 	// a given name ("Haji Bashir" is no one in particular).
@@ -639,9 +657,12 @@ func (ts *tokenScorer) nameScore(q, n []token, surnameFirst, explain bool) (floa
 				// Lists give patronymics, customers almost never do;
 				// leaving it out is next to no evidence.
 				share = missingPatronymic
-			case chain && j > 0 && j < nn-1:
+			case chain && (j > 0 && j < nn-1 || j < given):
+				// The names a nasab particle brings in (bin Taher) are the
+				// father's and grandfather's by its own word, and Sayyid a
+				// title of descent: each costs what a further name does.
 				share = missingChainFirst
-				if dropped > 0 {
+				if dropped > 0 || j > 0 && nasabs[n[j-1].s] || sayyids[n[j].s] {
 					share = missingChain
 				}
 				dropped++

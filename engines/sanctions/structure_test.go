@@ -201,3 +201,31 @@ func TestSayyidLeftOut(t *testing.T) {
 	alertsOn(t, map[string]string{"s": "SAYED KARIMULLAH WARDAK ZADRAN", "m": "Syed Zadran"},
 		map[string]string{"Karimullah Wardak Zadran": "s", "Zadran": ""})
 }
+
+// A name chain's words left out between the given and the family name:
+// those a nasab particle brings in, a Sayyid in it or in front of the
+// given name, cost what a further name does; a family name the listed
+// name repeats is the query's last word at the end; and a chain is
+// anchored only on words that match well (not Nasr for Nasser).
+func TestNameChainLeftOut(t *testing.T) {
+	alertsOn(t, map[string]string{
+		"nasab":  "ALI BEN TAHER BEN FALEH OUNI HARZI",
+		"sayyid": "SAYYID MOHAMMED QADHAF AL-DAM",
+		"middle": "ALI SAYYID MUHAMED MUSTAFA BAKRI",
+		"twice":  "ABDUL RAZAQ AKHUND LALA AKHUND",
+		"nasser": "Nasser Hani Haddad",
+		"other":  "Karim Benali",
+	}, map[string]string{
+		"Ali Harzi":          "nasab",
+		"Mohammed Al Dam":    "sayyid",
+		"Ali Bakri":          "middle",
+		"Abdul Razaq Akhund": "twice",
+		"Nasser Haddad":      "nasser",
+	})
+	ix := Build([]watchlist.Entity{{ID: "n", Schema: "Person", Names: []watchlist.Name{{Full: "Nasser Hani Haddad", Kind: watchlist.NamePrimary}}}}, Options{MinScore: 0.5})
+	exact, weak := ix.Search(Query{Name: "Nasser Haddad"}, 1), ix.Search(Query{Name: "Nasr Haddad"}, 1)
+	if len(exact) != 1 || len(weak) != 1 || !strings.Contains(strings.Join(exact[0].Explanation, " "), "given and family name in place") ||
+		strings.Contains(strings.Join(weak[0].Explanation, " "), "in place") {
+		t.Errorf("a chain anchored on a weak match: %+v, %+v", exact, weak)
+	}
+}
