@@ -42,6 +42,7 @@ func idscanEval(fs *flag.FlagSet) runFunc {
 	seed := fs.Int64("seed", 1, "generator seed")
 	profiles := fs.String("profiles", "clean,phone,hard", "profiles to generate, comma-separated")
 	verbose := fs.Bool("v", false, "list every readable photo not read exactly")
+	heights := fs.Bool("heights", false, "print the glyphs' measured heights by character (the separation study) instead")
 	return func(ctx context.Context, _ app.Config, args []string) error {
 		if len(args) > 0 {
 			return errors.New("idscan eval takes flags only")
@@ -60,6 +61,14 @@ func idscanEval(fs *flag.FlagSet) runFunc {
 				}
 				samples = append(samples, set...)
 			}
+		}
+		if *heights {
+			h, err := mrzeval.StudyHeights(ctx, mrzread.Reader{}, samples)
+			if err != nil {
+				return err
+			}
+			h.Print(os.Stdout)
+			return nil
 		}
 		reports, err := mrzeval.Evaluate(ctx, mrzread.Reader{}, samples)
 		if err != nil {

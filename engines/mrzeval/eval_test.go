@@ -93,3 +93,29 @@ func TestReaderQuality(t *testing.T) {
 		}
 	}
 }
+
+// The height study files each glyph under the character its label puts
+// there: OCR-B's digits stand above its capitals, the fillers below.
+func TestStudyHeights(t *testing.T) {
+	var samples []docgen.Sample
+	for i := range 2 {
+		s, err := docgen.GenerateSample(1, i, docgen.Clean)
+		if err != nil {
+			t.Fatal(err)
+		}
+		samples = append(samples, s)
+	}
+	h, err := StudyHeights(context.Background(), mrzread.Reader{}, samples)
+	if err != nil {
+		t.Fatal(err)
+	}
+	filler, capital, digit := h.Quantile('<', 0.5), h.Quantile('E', 0.5), h.Quantile('7', 0.5)
+	if len(h.By['<']) < 20 || !(filler < -0.5 && capital > -0.3 && capital < 0.3 && digit > 0.7 && digit < 1.3) {
+		t.Errorf("medians: filler %.2f, E %.2f, 7 %.2f", filler, capital, digit)
+	}
+	var out bytes.Buffer
+	h.Print(&out)
+	if !strings.Contains(out.String(), "\n<    ") || !strings.Contains(out.String(), "p50") {
+		t.Errorf("study:\n%s", out.String())
+	}
+}

@@ -137,6 +137,8 @@ type cellRead struct {
 	// height is each cell's ink height in the band, pixels: OCR-B's
 	// digits stand taller than its capitals, which tells 0 from O.
 	height []float64
+	// blurred: the band is blurred (see refineHeights).
+	blurred bool
 }
 
 // matchLines reads the n lines of chars characters of band (straight,
@@ -476,4 +478,79 @@ func fitProjective(ts, xs []float64) (projective, bool) {
 		}
 	}
 	return projective{a: m[0][3] / m[0][0], b: m[1][3] / m[1][1], c: m[2][3] / m[2][2]}, true
+}
+
+// fineScale is how many times the matcher's size the band is drawn at to
+// measure its glyphs' heights: at the matcher's size OCR-B's digits stand
+// about 3 pixels above its capitals, so a glyph one pixel off sits a third
+// of the way to the other kind (docs/BENCHMARKS.md).
+const fineScale = 2
+
+// refineHeights measures the cells' ink heights again on the band drawn
+// fineScale times larger from the photo itself (the image read may have
+// been shrunk), in the matcher's pixels; the matcher's own are kept where
+// the larger band's lines or grid are not found where the matcher's were.
+// A blurred band's cells are marked so: blur spreads a thin glyph's ends,
+// and its heights no longer tell an I from a 1 (see choose).
+func refineHeights(cells []cellRead, ph shot, quad [4]pt, upsideDown bool, sharp float64) {
+	for i := range cells {
+		cells[i].blurred = sharp < blurredBand
+	}
+	for i, p := range quad {
+		quad[i] = pt{p.x * float64(ph.shrunk), p.y * float64(ph.shrunk)}
+	}
+	fine := fineHeights(ph.full, quad, len(cells[0].text), len(cells), fineScale, upsideDown)
+	if len(fine) != len(cells) {
+		return
+	}
+	for i, c := range cells {
+		near, known := 0, 0
+		for k, h := range c.height {
+			if h > 0 && k < len(fine[i]) {
+				known++
+				if math.Abs(fine[i][k]-h) <= 1.5 {
+					near++
+				}
+			}
+		}
+		if len(fine[i]) != len(c.height) || near < known*9/10 {
+			return
+		}
+	}
+	for i := range cells {
+		cells[i].height = fine[i]
+	}
+}
+
+// blurredBand is the sharpness under which a band is blurred (retakeReason).
+const blurredBand = 0.12
+
+// fineHeights measures each cell's ink height on the band drawn at scale
+// times the matcher's size, in the matcher's pixels (nil where its rows or
+// grid are not found).
+func fineHeights(src *image.Gray, quad [4]pt, chars, n, scale int, upsideDown bool) [][]float64 {
+	band := rectifyAt(src, quad, chars, n, scale*pitch)
+	if upsideDown {
+		band = rotate(band, 180)
+	}
+	w, h := band.Rect.Dx(), band.Rect.Dy()
+	ink := dark(band, scale*pitch, 0.25)
+	rs, ok := rows(ink, w, h, n)
+	if !ok {
+		return nil
+	}
+	out := make([][]float64, 0, n)
+	for _, r := range rs {
+		g := cells(ink, w, r[0], r[1], chars, float64(scale*pitch))
+		if g.pitch == 0 {
+			return nil
+		}
+		centres, _ := glyphCentres(ink, w, g, chars)
+		_, _, hs := capLines(ink, w, g, centres)
+		for k := range hs {
+			hs[k] /= float64(scale)
+		}
+		out = append(out, hs)
+	}
+	return out
 }

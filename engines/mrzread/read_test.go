@@ -566,3 +566,84 @@ func TestHeightsFillerReadAsK(t *testing.T) {
 		{"neither told", []float64{(fillerInk + capitalInk) / 2}, ""},
 	})
 }
+
+// A blurred band's thin glyphs' heights say nothing: blur spreads their
+// ends, and on this phone photo (seed 12's passport 46, characters 19
+// pixels high) both Is of AX6M22II4 measure a 1's height on the larger
+// band, so II and 11, whose weights cancel in the check digit, would be
+// told apart by heights that are wrong. It is a retake.
+func TestBlurredBandIsNoRuler(t *testing.T) {
+	s, err := docgen.GenerateSample(12, 46, docgen.Phone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(s.MRZ, "AX6M22II4") {
+		t.Fatalf("the generator drew another document: %q", s.MRZ)
+	}
+	res := read(t, Reader{}, s.JPEG)
+	if res.Quality.Sharpness >= blurredBand || res.Outcome != Retake {
+		t.Errorf("sharpness %.3f, %s %q: want a blurred band's retake", res.Quality.Sharpness, res.Outcome, res.MRZ)
+	}
+}
+
+// The heights are measured again on a band drawn twice as large, in half
+// pixels; where that band's cells do not line up with the matcher's (here
+// its corners moved three characters along), the matcher's own are kept.
+func TestRefinedHeights(t *testing.T) {
+	b, _ := photo(t, 7, mrz.TD3, docgen.Camera{Megapixels: 4, Scale: 0.8, Light: 1, JPEGQuality: 92})
+	info, err := docimage.Inspect(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, err := docimage.DecodeGray(b, info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, f := docimage.ShrinkTo(full, workSide)
+	ph := shot{g, full, f}
+	sets, err := glyphs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := find(g)
+	if len(found) == 0 {
+		t.Fatal("no band found")
+	}
+	band := straighten(ph, found[0], 1, sets)
+	coarse, ok := matchLines(band.straight, sets, band.chars, band.n, false)
+	if !ok || band.sharpness < blurredBand {
+		t.Fatalf("band not read (sharpness %.2f)", band.sharpness)
+	}
+	heights := func(cs []cellRead) [][]float64 {
+		var out [][]float64
+		for _, c := range cs {
+			out = append(out, slices.Clone(c.height))
+		}
+		return out
+	}
+	halves := func(hs [][]float64) (n int) {
+		for _, l := range hs {
+			for _, h := range l {
+				if h != float64(int(h)) {
+					n++
+				}
+			}
+		}
+		return n
+	}
+	before := heights(coarse)
+	refineHeights(coarse, ph, band.quad, band.upsideDown, band.sharpness)
+	if after := heights(coarse); halves(before) != 0 || halves(after) < 10 || coarse[0].blurred {
+		t.Errorf("refined heights: %d half pixels before, %d after", halves(before), halves(after))
+	}
+	moved := band.quad
+	step := pt{(moved[1].x - moved[0].x) / float64(band.chars+2), (moved[1].y - moved[0].y) / float64(band.chars+2)}
+	for i := range moved {
+		moved[i] = pt{moved[i].x + 3*step.x, moved[i].y + 3*step.y}
+	}
+	kept, _ := matchLines(band.straight, sets, band.chars, band.n, false)
+	refineHeights(kept, ph, moved, band.upsideDown, band.sharpness)
+	if !slices.EqualFunc(heights(kept), before, slices.Equal) {
+		t.Errorf("heights from a band off by three characters replaced the matcher's")
+	}
+}

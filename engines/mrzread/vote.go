@@ -5,6 +5,7 @@ import (
 	"context"
 	"image"
 	"image/png"
+	"math"
 	"slices"
 	"strings"
 
@@ -250,6 +251,24 @@ func references(cells []cellRead) [][4]float64 {
 	return meds
 }
 
+// shares are the cells' heights as a share of the way from their line's
+// capitals to its digits (see Reader.Heights).
+func shares(cells []cellRead) [][]float64 {
+	refs := references(cells)
+	out := make([][]float64, len(cells))
+	for i, c := range cells {
+		l, d := refs[i][capitalHeight], refs[i][digitHeight]
+		out[i] = make([]float64, len(c.text))
+		for k := range out[i] {
+			out[i][k] = math.NaN()
+			if k < len(c.height) && c.height[k] > 0 && l > 0 && d-l >= 1 {
+				out[i][k] = (c.height[k] - l) / (d - l)
+			}
+		}
+	}
+	return out
+}
+
 // heights tells, for a cell of c, what its ink height says it is: OCR-B's
 // digits stand about 7 % taller than its capitals, and the chevron lower
 // than either, which tells 0 from O, 5 from S, 8 from B, a filler from a
@@ -340,6 +359,11 @@ func choose(cells []cellRead, tess [][]ocrLine) (doc *mrz.Document, agreed float
 			sl := slot{line: i, pos: k, options: options, height: tall(k, round), gap: gap}
 			if k < len(c.height) {
 				sl.ink = c.height[k]
+			}
+			if c.blurred && (slices.Contains(options, 'I') || slices.Contains(options, '1')) {
+				// Blur spreads a thin glyph's ends: on a phone photo both
+				// Is of a document number's II measured a 1's height.
+				sl.height, sl.ink = anyHeight, 0
 			}
 			return sl
 		}
