@@ -627,15 +627,15 @@ func (ts *tokenScorer) nameScore(q, n []token, surnameFirst, explain bool) (floa
 	// A leading Sayyid the query leaves out anchors nothing: the given name
 	// after it does.
 	given := firstWord(n)
-	if sayyids[n[given].s] && !usedN[given] && given+1 < lastWord(n) {
+	if sayyids[n[given].s] && !usedN[given] && given+1 < ln {
 		given++
 	}
-	chain := shareN < conflicting && nn >= 3 && !surnameFirst && simN[given] >= chainAnchor && simN[lastWord(n)] >= chainAnchor
+	chain := shareN < conflicting && nn >= 3 && !surnameFirst && simN[given] >= chainAnchor && simN[ln] >= chainAnchor
 	// A title and one rare name stands on a family name or nisba: the
 	// listed name's last word (its first, written surname first), never
 	// a given name ("Haji Bashir" is no one in particular).
 	lenient := 0.0
-	if fam := lastWord(n); ts.lenient.share > 0 {
+	if fam := ln; ts.lenient.share > 0 {
 		if surnameFirst {
 			fam = firstWord(n)
 		}
