@@ -496,10 +496,7 @@ func refineHeights(cells []cellRead, ph shot, quad [4]pt, upsideDown bool, sharp
 	for i := range cells {
 		cells[i].blurred = sharp < blurredBand
 	}
-	for i, p := range quad {
-		quad[i] = pt{p.x * float64(ph.shrunk), p.y * float64(ph.shrunk)}
-	}
-	fine := fineHeights(ph.full, quad, len(cells[0].text), len(cells), fineScale, upsideDown)
+	fine := fineHeights(ph.full, ph.inPhoto(quad), len(cells[0].text), len(cells), fineScale, upsideDown)
 	if len(fine) != len(cells) {
 		return
 	}

@@ -105,6 +105,14 @@ type shot struct {
 	shrunk  int
 }
 
+// inPhoto is q, in the image read, in the photo's pixels.
+func (ph shot) inPhoto(q [4]pt) [4]pt {
+	for i, p := range q {
+		q[i] = pt{p.x * float64(ph.shrunk), p.y * float64(ph.shrunk)}
+	}
+	return q
+}
+
 // The sizes the reader works at: the image read (longer side), and the
 // least the image the band is looked for in is shrunk to.
 const (
@@ -253,10 +261,7 @@ func straighten(ph shot, c candidate, scale float64, sets []*glyphSet) band {
 	// has averaged away detail the band, drawn larger, would show.
 	src, quad := ph.g, b.quad
 	if ph.shrunk > 1 && b.lineH < fineChar {
-		src = ph.full
-		for i, p := range quad {
-			quad[i] = pt{p.x * float64(ph.shrunk), p.y * float64(ph.shrunk)}
-		}
+		src, quad = ph.full, ph.inPhoto(quad)
 	}
 	b.straight = rectify(src, quad, b.chars, b.n)
 	b.sharpness, b.glare = sharpness(b.straight), glare(b.straight)

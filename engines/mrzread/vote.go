@@ -445,7 +445,7 @@ func choose(cells []cellRead, tess [][]ocrLine) (doc *mrz.Document, agreed float
 	if total == 0 {
 		return nil, 0, 0, false
 	}
-	slots = padded(format, lines, slots)
+	slots = padded(pad, lines, slots)
 	// The lines fall into groups no check spans (a TD3's name line, a
 	// TD1's name line): each group's reading is found alone, and the
 	// document's is unique when every group's is.
@@ -506,9 +506,9 @@ func fillerLike(pad [][]bool, line []byte, i, k int) bool {
 // three fillers in a row in a field padded from the left (names, optional
 // data), where no other character may follow (mrz.Padded) — a name's
 // trailing fillers are where Tesseract reads K and C, and the matcher now
-// and then. It returns the slots still open; lines is updated.
-func padded(format mrz.Format, lines [][]byte, slots []slot) []slot {
-	pad := mrz.Padding(format)
+// and then. pad is the format's (mrz.Padding). It returns the slots still
+// open; lines is updated.
+func padded(pad [][]bool, lines [][]byte, slots []slot) []slot {
 	open := make(map[[2]int]int, len(slots))
 	for j, sl := range slots {
 		open[[2]int{sl.line, sl.pos}] = j
