@@ -40,7 +40,10 @@ import (
 //	  this tenant sends the costliest screenings its budget allows;
 //	upload-fairness: twelve document photos one at a time, alone; then
 //	  the iban check end to end, idle and while --uploads photos are in
-//	  flight; each photo's upload to outcome.
+//	  flight; each photo's upload to outcome;
+//	upload-set: each photo of --dir (sets kycflow idscan generate wrote)
+//	  through a new customer's idscan link, its check compared with the
+//	  photo's label.
 func Run(ctx context.Context, o Options) error {
 	base, key, host, mode, otherKey, otherHost, dsn, conc, dur, deep, n, checkName, events, outage, rounds, subscribe, batch, entities, seed :=
 		&o.URL, &o.Key, &o.Host, &o.Mode, &o.OtherKey, &o.OtherHost, &o.DSN, &o.Concurrency, &o.Duration, &o.Deep, &o.N, &o.Check,
@@ -78,6 +81,11 @@ func Run(ctx context.Context, o Options) error {
 		return b.screen(ctx, *batch, *n, *entities, *seed)
 	case "upload-fairness":
 		return b.uploadFairness(ctx, o.Uploads, *dur)
+	case "upload-set":
+		if o.Dirs == "" {
+			return errors.New("upload-set needs --dir")
+		}
+		return b.uploadSet(ctx, strings.Split(o.Dirs, ","))
 	case "screen-compare":
 		return b.screenCompare(ctx, o)
 	case "screen-fairness":
@@ -100,6 +108,8 @@ type Options struct {
 	// screen-compare: the real lists' files, and a watchman server.
 	OFAC, UN, Watchman string
 	WatchmanMin        float64
+	// upload-set: photo sets' directories, comma-separated.
+	Dirs string
 }
 
 // Flags declares o's fields on fs, with their defaults.
@@ -107,7 +117,7 @@ func (o *Options) Flags(fs *flag.FlagSet) {
 	fs.StringVar(&o.URL, "url", "http://127.0.0.1:8080", "API base URL")
 	fs.StringVar(&o.Key, "key", os.Getenv("KYCFLOW_API_KEY"), "API key (default: KYCFLOW_API_KEY)")
 	fs.StringVar(&o.Host, "host", "", "Host header: the tenant's hostname, when not the URL's")
-	fs.StringVar(&o.Mode, "mode", "create", "create, floor, e2e, list, create-webhook, webhook-latency, webhook-drain, screen, screen-compare, screen-fairness or upload-fairness")
+	fs.StringVar(&o.Mode, "mode", "create", "create, floor, e2e, list, create-webhook, webhook-latency, webhook-drain, screen, screen-compare, screen-fairness, upload-fairness or upload-set")
 	fs.StringVar(&o.OtherKey, "other-key", "", "screen-fairness: the API key of the tenant whose creates are measured")
 	fs.StringVar(&o.OtherHost, "other-host", "", "screen-fairness: that tenant's Host header, when not the URL's")
 	fs.StringVar(&o.DSN, "dsn", os.Getenv("DATABASE_URL"), "floor: PostgreSQL URL of a role that may create a table (default: DATABASE_URL)")
@@ -128,6 +138,7 @@ func (o *Options) Flags(fs *flag.FlagSet) {
 	fs.StringVar(&o.Watchman, "watchman", "", "screen-compare: a moov-io/watchman server holding the same OFAC snapshot, e.g. http://127.0.0.1:8084")
 	fs.Float64Var(&o.WatchmanMin, "watchman-min", 0.65, "screen-compare: watchman's minimum match")
 	fs.IntVar(&o.Uploads, "uploads", 20, "upload-fairness: document photos kept in flight")
+	fs.StringVar(&o.Dirs, "dir", "", "upload-set: directories kycflow idscan generate wrote, comma-separated")
 }
 
 type bencher struct {

@@ -128,17 +128,31 @@ func benchPhotos(n int) ([][]byte, error) {
 // back: how long from the upload, and the state it ended in. (The
 // uploaders together poll about ten times a second, as a few apps would.)
 func (b *bencher) uploadOnce(ctx context.Context, photo []byte, poll time.Duration) (time.Duration, string, error) {
-	var created struct {
-		URLs map[string]string `json:"urls"`
-	}
 	body := map[string]any{"name": "Load Test", "email": "load@example.com", "country_code": "NLD", "mails": false,
 		"checks": map[string]bool{"idscan": true, "idin": false, "iban": false}}
-	if code, err := b.do(ctx, http.MethodPost, b.base+"/customers/create", body, &created); err != nil || code != http.StatusCreated {
-		return 0, "", fmt.Errorf("create an idscan customer: %d %v", code, err)
+	took, st, _, err := b.uploadOnceAs(ctx, body, photo, poll)
+	return took, st.State, err
+}
+
+// linkState is what GET /verify/{token}/status says of a link's photo.
+type linkState struct {
+	State  string `json:"state"`
+	Reason string `json:"reason"`
+}
+
+// uploadOnceAs is uploadOnce for the customer body creates; it also
+// answers the customer's id.
+func (b *bencher) uploadOnceAs(ctx context.Context, customer map[string]any, photo []byte, poll time.Duration) (time.Duration, linkState, string, error) {
+	var created struct {
+		ID   string            `json:"id"`
+		URLs map[string]string `json:"urls"`
+	}
+	if code, err := b.do(ctx, http.MethodPost, b.base+"/customers/create", customer, &created); err != nil || code != http.StatusCreated {
+		return 0, linkState{}, "", fmt.Errorf("create an idscan customer: %d %v", code, err)
 	}
 	u, err := neturl.Parse(created.URLs["idscan"])
 	if err != nil || !strings.HasPrefix(u.Path, "/verify/") {
-		return 0, "", fmt.Errorf("no idscan link: %v", created.URLs)
+		return 0, linkState{}, "", fmt.Errorf("no idscan link: %v", created.URLs)
 	}
 	root := strings.TrimSuffix(b.base, "/api/v1")
 	var form bytes.Buffer
@@ -149,42 +163,42 @@ func (b *bencher) uploadOnce(ctx context.Context, photo []byte, poll time.Durati
 	start := time.Now()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, root+u.Path+"/document", &form)
 	if err != nil {
-		return 0, "", err
+		return 0, linkState{}, "", err
 	}
 	req.Header.Set("Content-Type", mw.FormDataContentType())
 	resp, err := b.http.Do(req)
 	if err != nil {
-		return 0, "", err
+		return 0, linkState{}, "", err
 	}
 	io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusAccepted {
-		return 0, "", fmt.Errorf("upload: %d", resp.StatusCode)
+		return 0, linkState{}, "", fmt.Errorf("upload: %d", resp.StatusCode)
 	}
 	for {
 		select {
 		case <-ctx.Done():
-			return 0, "", ctx.Err()
+			return 0, linkState{}, "", ctx.Err()
 		case <-time.After(poll):
 		}
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, root+u.Path+"/status", nil)
 		if err != nil {
-			return 0, "", err
+			return 0, linkState{}, "", err
 		}
 		resp, err := b.http.Do(req)
 		if err != nil {
-			return 0, "", err
+			return 0, linkState{}, "", err
 		}
-		var st struct{ State string }
+		var st linkState
 		err = json.NewDecoder(resp.Body).Decode(&st)
 		resp.Body.Close()
 		switch {
 		case err != nil:
-			return 0, "", err
+			return 0, linkState{}, "", err
 		case resp.StatusCode == http.StatusTooManyRequests:
-			return 0, "", errors.New("status: 429 (raise VERIFY_RATE_LIMIT for this run)")
+			return 0, linkState{}, "", errors.New("status: 429 (raise VERIFY_RATE_LIMIT for this run)")
 		case st.State == "done" || st.State == "retake":
-			return time.Since(start), st.State, nil
+			return time.Since(start), st, created.ID, nil
 		}
 	}
 }
