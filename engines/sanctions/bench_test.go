@@ -132,3 +132,38 @@ func BenchmarkWorstQuery(b *testing.B) {
 	b.ReportMetric(float64(slices.Max(batchCPU).Milliseconds()), "batch100-cpu-ms")
 	b.ReportMetric(0, "ns/op")
 }
+
+// BenchmarkRealListQueries: the queries screeneval makes from the OFAC
+// list (every kind, the ones `kycflow bench --mode screen-compare` sends),
+// against the OFAC and UN lists and 50 000 generated entities in one
+// index: p50 and p99 of one query, screening every list and screening the
+// two real ones, as a tenant who chose them does (docs/BENCHMARKS.md).
+func BenchmarkRealListQueries(b *testing.B) {
+	ofac := realOFAC(b)
+	ix := Build(slices.Concat(onList(realUN(b), "un"), onList(ofac, "ofac"), onList(screeneval.GenerateList(50000, 1).Entities, "generated")), Options{})
+	var names []string
+	for _, cs := range screeneval.Cases(ofac, 1) {
+		for _, c := range cs {
+			names = append(names, c.Name)
+		}
+	}
+	for _, run := range []struct {
+		name  string
+		lists []string
+	}{{"every-list", nil}, {"real-lists", []string{"ofac", "un"}}} {
+		b.Run(run.name, func(b *testing.B) {
+			var lat []time.Duration
+			for b.Loop() {
+				for _, n := range names {
+					s := time.Now()
+					ix.Search(Query{Name: n, Lists: run.lists}, 10)
+					lat = append(lat, time.Since(s))
+				}
+			}
+			slices.Sort(lat)
+			b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
+			b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
+			b.ReportMetric(0, "ns/op")
+		})
+	}
+}

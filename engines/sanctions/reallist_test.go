@@ -34,6 +34,16 @@ func realOFAC(t testing.TB) []watchlist.Entity {
 }
 
 // searcher answers screeneval.Evaluate from ix: the first ten hits.
+// onList is a copy of es on the list named list, as the index holds
+// lists loaded side by side.
+func onList(es []watchlist.Entity, list string) []watchlist.Entity {
+	es = slices.Clone(es)
+	for i := range es {
+		es[i].List = list
+	}
+	return es
+}
+
 func searcher(ix *Index) func(screeneval.Case) []screeneval.Hit {
 	return func(c screeneval.Case) []screeneval.Hit {
 		var out []screeneval.Hit
@@ -154,14 +164,8 @@ func TestRealListQuality(t *testing.T) {
 // so a common name's candidates from the other lists never crowd them
 // out. The floors are TestRealListQuality's.
 func TestSubsetOfListsQuality(t *testing.T) {
-	tag := func(es []watchlist.Entity, list string) []watchlist.Entity {
-		for i := range es {
-			es[i].List = list
-		}
-		return es
-	}
 	un, ofac := realUN(t), realOFAC(t)
-	all := slices.Concat(tag(screeneval.LatinOnly(un), "un"), tag(slices.Clone(ofac), "ofac"), tag(screeneval.GenerateList(20000, 3).Entities, "generated"))
+	all := slices.Concat(onList(screeneval.LatinOnly(un), "un"), onList(ofac, "ofac"), onList(screeneval.GenerateList(20000, 3).Entities, "generated"))
 	ix := Build(all, Options{})
 	for _, l := range []struct {
 		list  string
@@ -197,15 +201,8 @@ func TestListsBesideEachOther(t *testing.T) {
 	un, ofac := screeneval.LatinOnly(realUN(t)), realOFAC(t)
 	list := screeneval.GenerateList(5000, 1)
 	cases := list.Queries(8000, 2, un, ofac)
-	tag := func(es []watchlist.Entity, name string) []watchlist.Entity {
-		es = slices.Clone(es)
-		for i := range es {
-			es[i].List = name
-		}
-		return es
-	}
 	alone := screeneval.Evaluate(cases, searcher(Build(list.Entities, Options{})), 0.88)
-	beside := screeneval.Evaluate(cases, searcher(Build(slices.Concat(tag(list.Entities, "generated"), tag(un, "un"), tag(ofac, "ofac")), Options{})), 0.88)
+	beside := screeneval.Evaluate(cases, searcher(Build(slices.Concat(onList(list.Entities, "generated"), onList(un, "un"), onList(ofac, "ofac")), Options{})), 0.88)
 	for _, k := range screeneval.GeneratedKinds {
 		if k == screeneval.NotListed {
 			continue

@@ -48,14 +48,7 @@ func TestTitleAndCommonName(t *testing.T) {
 // logs the tuning split's misses.
 func TestNameStructureQuality(t *testing.T) {
 	un, ofac := realUN(t), realOFAC(t)
-	tag := func(es []watchlist.Entity, list string) []watchlist.Entity {
-		es = slices.Clone(es)
-		for i := range es {
-			es[i].List = list
-		}
-		return es
-	}
-	everyone := slices.Concat(tag(screeneval.LatinOnly(un), "un"), tag(ofac, "ofac"))
+	everyone := slices.Concat(onList(screeneval.LatinOnly(un), "un"), onList(ofac, "ofac"))
 	all := Build(everyone, Options{})
 	people := screeneval.CountPeople(everyone)
 	for _, l := range []struct {
