@@ -81,22 +81,33 @@ func (ix *Index) shortenedMalus(id uint32) float64 {
 	return malusShortenedCommon
 }
 
-// firstCompound is the kunya or compound a listed name begins with, as the
-// list writes it (for explanations): its first two words, three with an
-// article between ("Abd al-Rahman").
+// firstCompound is the kunya or Abd compound a listed name's shortened
+// spellings are made from, as the list writes it (for explanations): its
+// first word that is one — wherever the list puts it: "AL-FAWAZ, Khalid
+// Abd al-Rahman Hamd" — with the name after it when written apart ("Abu
+// Yahya", "Abd al-Rahman", "Adbul WADOOD"), alone when joined
+// ("Abdulrahman", "Abu-Ahmad").
 func firstCompound(n watchlist.Name) string {
-	full := n.Full
-	if n.First != "" {
-		full = n.First
-	} else if _, after, ok := strings.Cut(full, ","); ok {
-		full = after
+	ws := strings.Fields(strings.ReplaceAll(n.Full, ",", " "))
+	plain := func(w string) string { return strings.ToLower(strings.Trim(w, "-'‘’`")) }
+	for i, w := range ws {
+		l := plain(w)
+		head, joined, _ := strings.Cut(l, "-")
+		rest, abd := abdRest(head)
+		if _, slip := abdSlip(head); slip {
+			abd = true
+		}
+		switch {
+		case !isAbu(head) && !abd || strings.HasSuffix(head, "lah"): // Abdullah is a name of its own
+			continue
+		case joined != "" || rest != "" || i+1 == len(ws):
+			return w
+		case i+2 < len(ws) && particles[plain(ws[i+1])]:
+			return strings.Join(ws[i:i+3], " ")
+		}
+		return strings.Join(ws[i:i+2], " ")
 	}
-	ws := strings.Fields(full)
-	k := min(2, len(ws))
-	if len(ws) > 2 && particles[strings.ToLower(strings.Trim(ws[1], "-'"))] {
-		k = 3
-	}
-	return strings.Join(ws[:k], " ")
+	return n.Full
 }
 
 // titledUncommon: a title's one name used by this many entities or more

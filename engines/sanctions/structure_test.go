@@ -92,6 +92,24 @@ func TestStructureExplained(t *testing.T) {
 	}
 }
 
+// The explanation names the compound a shortened spelling came from where
+// the list writes it, not the name's first words.
+func TestFirstCompound(t *testing.T) {
+	for full, want := range map[string]string{
+		"AL-FAWAZ, Khalid Abd al-Rahman Hamd": "Abd al-Rahman",
+		"Khalid Adbul WADOOD":                 "Adbul WADOOD",
+		"AL QARAWI, Abu Yahya":                "Abu Yahya",
+		"Abu-Ahmad Al-Hawen":                  "Abu-Ahmad",
+		"Abdullah Abu al Hasan Ali":           "Abu al Hasan",
+		"Abdulrahman Khalid":                  "Abdulrahman",
+		"‘Abd al-Rahman Khalaf al-‘Anzi":      "‘Abd al-Rahman",
+	} {
+		if got := firstCompound(watchlist.Name{Full: full}); got != want {
+			t.Errorf("%s: %q, want %q", full, got, want)
+		}
+	}
+}
+
 // The title rule stands on the family name or nisba only: in a list where
 // every word is rare, "Haji Qandorzai" alerts on Haji Bashir Qandorzai and
 // "Haji Bashir" (his given name) does not.
