@@ -416,7 +416,22 @@ func withNext(prefix string, ts []token, i int) (token, int) {
 	if particles[ts[j].s] && j+1 < len(ts) {
 		j++
 	}
-	return merged(prefix, stripArticle(ts[j].s), fromArabic(ts[i]) || fromArabic(ts[j])), j
+	next, skel := stripArticle(ts[j].s), fromArabic(ts[i]) || fromArabic(ts[j])
+	// A kunya or an Abd of an Abd compound (Abu Abd al-Rahman, Abou
+	// Abdelouadoud) holds the compound as it is joined alone: abdrahman.
+	if rest, ok := abdRest(next); ok {
+		if rest == "" && j+1 < len(ts) {
+			j++
+			if particles[ts[j].s] && j+1 < len(ts) {
+				j++
+			}
+			rest, skel = stripArticle(ts[j].s), skel || fromArabic(ts[j])
+		}
+		if rest != "" {
+			next = "abd" + rest
+		}
+	}
+	return merged(prefix, next, skel), j
 }
 
 func merged(a, b string, skel bool) token {

@@ -1,6 +1,7 @@
 package sanctions
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/kycflow/kycflow/engines/watchlist"
@@ -29,14 +30,18 @@ const (
 // abdrahman; not Abdullah, a name of its own) as its first half with each
 // other name, last first (abujulani, abdkhalid), joined the way a query's
 // "Abu al-Julani" is. Lists write the compound first or, surname first,
-// after the family name ("Al-Masri, Abu Mohamed").
+// after the family name ("Al-Masri, Abu Mohamed"). A kunya comes before
+// an Abd compound: "ABDELOUADOUD, Abou Mossaab" is asked "Abou
+// Abdelouadoud" (the other name may be a compound itself), not "Abd
+// Mossaab".
 func shortenedSpellings(ts []token) [][]token {
-	c, head := -1, ""
-	for i, t := range ts {
-		if h := compoundHead(t); h != "" {
-			c, head = i, h
-			break
-		}
+	c := slices.IndexFunc(ts, func(t token) bool { return compoundHead(t) == "abu" })
+	if c < 0 {
+		c = slices.IndexFunc(ts, func(t token) bool { return compoundHead(t) == "abd" })
+	}
+	head := ""
+	if c >= 0 {
+		head = compoundHead(ts[c])
 	}
 	if c < 0 || len(ts) < 2 {
 		return nil
@@ -44,7 +49,7 @@ func shortenedSpellings(ts []token) [][]token {
 	var out [][]token
 	for j := len(ts) - 1; j >= 0 && len(out) < shortenedMax; j-- {
 		t := ts[j]
-		if j == c || !blocks(t) || t.skel || !isASCII(t.s) || len(t.s) < 3 || compoundHead(t) != "" {
+		if j == c || !blocks(t) || t.skel || !isASCII(t.s) || len(t.s) < 3 || compoundHead(t) == "abu" {
 			continue
 		}
 		out = append(out, []token{merged(head, stripArticle(t.s), false)})
@@ -83,29 +88,30 @@ func (ix *Index) shortenedMalus(id uint32) float64 {
 
 // firstCompound is the kunya or Abd compound a listed name's shortened
 // spellings are made from, as the list writes it (for explanations): its
-// first word that is one — wherever the list puts it: "AL-FAWAZ, Khalid
-// Abd al-Rahman Hamd" — with the name after it when written apart ("Abu
-// Yahya", "Abd al-Rahman", "Adbul WADOOD"), alone when joined
-// ("Abdulrahman", "Abu-Ahmad").
+// first kunya, else its first Abd compound, wherever the list puts it
+// ("AL-FAWAZ, Khalid Abd al-Rahman Hamd"), with the name after it when
+// written apart ("Abu Yahya", "Abd al-Rahman", "Adbul WADOOD"), alone
+// when joined ("Abdulrahman", "Abu-Ahmad").
 func firstCompound(n watchlist.Name) string {
 	ws := strings.Fields(strings.ReplaceAll(n.Full, ",", " "))
 	plain := func(w string) string { return strings.ToLower(strings.Trim(w, "-'‘’`")) }
-	for i, w := range ws {
-		l := plain(w)
-		head, joined, _ := strings.Cut(l, "-")
-		rest, abd := abdRest(head)
-		if _, slip := abdSlip(head); slip {
-			abd = true
+	for _, kunya := range []bool{true, false} {
+		for i, w := range ws {
+			head, joined, _ := strings.Cut(plain(w), "-")
+			rest, abd := abdRest(head)
+			if _, slip := abdSlip(head); slip {
+				abd = true
+			}
+			switch {
+			case kunya && !isAbu(head), !kunya && (!abd || strings.HasSuffix(head, "lah")): // Abdullah is a name of its own
+				continue
+			case joined != "" || rest != "" || i+1 == len(ws):
+				return w
+			case i+2 < len(ws) && particles[plain(ws[i+1])]:
+				return strings.Join(ws[i:i+3], " ")
+			}
+			return strings.Join(ws[i:i+2], " ")
 		}
-		switch {
-		case !isAbu(head) && !abd || strings.HasSuffix(head, "lah"): // Abdullah is a name of its own
-			continue
-		case joined != "" || rest != "" || i+1 == len(ws):
-			return w
-		case i+2 < len(ws) && particles[plain(ws[i+1])]:
-			return strings.Join(ws[i:i+3], " ")
-		}
-		return strings.Join(ws[i:i+2], " ")
 	}
 	return n.Full
 }

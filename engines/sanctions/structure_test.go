@@ -15,8 +15,8 @@ import (
 // kept is rare: a change that loses ground fails.
 var structureFloors = map[string]float64{
 	"UN title + name rare": 0.92, "OFAC title + name rare": 0.83,
-	"UN kunya split rare": 0.89, "OFAC kunya split rare": 0.92,
-	"UN kunya split common": 0.85, "OFAC kunya split common": 0.87,
+	"UN kunya split rare": 0.94, "OFAC kunya split rare": 0.94,
+	"UN kunya split common": 0.86, "OFAC kunya split common": 0.88,
 	"UN title + name common": 0.70, "OFAC title + name common": 0.85,
 }
 
@@ -103,6 +103,7 @@ func TestFirstCompound(t *testing.T) {
 		"Abdullah Abu al Hasan Ali":           "Abu al Hasan",
 		"Abdulrahman Khalid":                  "Abdulrahman",
 		"‘Abd al-Rahman Khalaf al-‘Anzi":      "‘Abd al-Rahman",
+		"ABDELOUADOUD, Abou Mossaab":          "Abou Mossaab",
 	} {
 		if got := firstCompound(watchlist.Name{Full: full}); got != want {
 			t.Errorf("%s: %q, want %q", full, got, want)
@@ -241,4 +242,22 @@ func TestNameChainLeftOut(t *testing.T) {
 		strings.Contains(strings.Join(weak[0].Explanation, " "), "in place") {
 		t.Errorf("a chain anchored on a weak match: %+v, %+v", exact, weak)
 	}
+}
+
+// A kunya whose name is an Abd compound, or whose other name is one, keeps
+// the compound whole however it is written: "Abou Abdelouadoud" is Abou
+// Mossaab Abdelouadoud shortened, "Abu Abd al-Rahman" is Abu Abdurrahman.
+func TestKunyaOfAnAbdCompound(t *testing.T) {
+	alertsOn(t, map[string]string{
+		"wadud":  "ABDELOUADOUD, Abou Mossaab",
+		"jibril": "Abu Jibril ABDURRAHMAN",
+		"adani":  "AL-ADANI, Abu 'Abd al-Rahman",
+		"other":  "Abou Mossaab Benali",
+	}, map[string]string{
+		"Abou Abdelouadoud":          "wadud",
+		"Abu Abd el-Ouadoud":         "wadud",
+		"Abu Jibril Abdul Rahman":    "jibril",
+		"Abu Abdurrahman al-Adani":   "adani",
+		"Abu Abd al Rahman AL-ADANI": "adani",
+	})
 }
