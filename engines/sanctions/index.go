@@ -567,7 +567,7 @@ func (ix *Index) search(q Query, limit int, minScore float64, blocked bool) []Hi
 		ns := 0.0
 		sc.ts.judgeBy(ix, id)
 		for vi, qv := range qn.variants {
-			sc.ts.slot, sc.ts.lenient = vi, qn.lenientAt(vi)
+			sc.ts.slot, sc.ts.lenient = vi, ix.leaveFor(qn, vi, id)
 			s, _ := sc.ts.nameScore(qv, nr.tokens, nr.surnameFirst, false)
 			ns = max(ns, s)
 		}
@@ -832,7 +832,7 @@ func (ix *Index) hit(c *candidate, qn normName, ts *tokenScorer) Hit {
 	bestS, bestDesc := -1.0, ""
 	ts.judgeBy(ix, c.name)
 	for vi, qv := range qn.variants {
-		ts.slot, ts.lenient = vi, qn.lenientAt(vi)
+		ts.slot, ts.lenient = vi, ix.leaveFor(qn, vi, c.name)
 		if s, d := ts.nameScore(qv, nr.tokens, nr.surnameFirst, true); s > bestS {
 			bestS, bestDesc = s, d
 		}

@@ -50,6 +50,7 @@ const (
 	missingChain      = 0.06  // ... of each further one
 	chainAnchor       = 0.85  // the least match of the given and the family name that anchors a chain
 	missingTitled     = 0.08  // ... of any, when the query is a title and one name rare in the lists (Haji Noorzai)
+	missingWeakTitled = 1e-9  // ... the same on a weak alias, whose malus says it already: next to nothing
 )
 
 // sayyids are the spellings of Sayyid, a title of descent from the

@@ -147,6 +147,20 @@ func (n normName) lenientAt(vi int) leave {
 	return leave{}
 }
 
+// leaveFor is query spelling vi's leave against listed name id: on a weak
+// alias the names a title and one name leave out cost next to nothing,
+// its own malus saying it already (as for a shortened kunya: see
+// shortenedMalus), so that "Hajji Shaklar" shows, not alerting, the person
+// whose weak alias is AL-SHAKLAR, Hajji Salim.
+func (ix *Index) leaveFor(qn normName, vi int, id uint32) leave {
+	lv := qn.lenientAt(vi)
+	nr := &ix.names[id]
+	if lv.share > 0 && ix.entities[nr.entity].Names[nr.name].Kind == watchlist.NameWeak {
+		lv.share = missingWeakTitled
+	}
+	return lv
+}
+
 // vocabOf is the vocabulary of the list name id is on.
 func (ix *Index) vocabOf(id uint32) *vocabulary {
 	if len(ix.vocabs) > 1 {
