@@ -149,9 +149,8 @@ func yymmdd(date string) string {
 
 // idscanCheck is what the upload set reads of a completed idscan check.
 type idscanCheck struct {
-	Status    string
-	Validated *bool
-	Data      struct {
+	Status string
+	Data   struct {
 		Source         string          `json:"source"`
 		DocumentCode   string          `json:"document_code"`
 		IssuingState   string          `json:"issuing_state"`

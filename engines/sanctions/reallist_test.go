@@ -33,7 +33,6 @@ func realOFAC(t testing.TB) []watchlist.Entity {
 	return es
 }
 
-// searcher answers screeneval.Evaluate from ix: the first ten hits.
 // onList is a copy of es on the list named list, as the index holds
 // lists loaded side by side.
 func onList(es []watchlist.Entity, list string) []watchlist.Entity {
@@ -44,6 +43,7 @@ func onList(es []watchlist.Entity, list string) []watchlist.Entity {
 	return es
 }
 
+// searcher answers screeneval.Evaluate from ix: the first ten hits.
 func searcher(ix *Index) func(screeneval.Case) []screeneval.Hit {
 	return func(c screeneval.Case) []screeneval.Hit {
 		var out []screeneval.Hit

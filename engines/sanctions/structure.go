@@ -39,13 +39,10 @@ func shortenedSpellings(ts []token) [][]token {
 	if c < 0 {
 		c = slices.IndexFunc(ts, func(t token) bool { return compoundHead(t) == "abd" })
 	}
-	head := ""
-	if c >= 0 {
-		head = compoundHead(ts[c])
-	}
 	if c < 0 || len(ts) < 2 {
 		return nil
 	}
+	head := compoundHead(ts[c])
 	var out [][]token
 	for j := len(ts) - 1; j >= 0 && len(out) < shortenedMax; j-- {
 		t := ts[j]
