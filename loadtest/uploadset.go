@@ -94,10 +94,9 @@ func (b *bencher) uploadSample(ctx context.Context, s docgen.Sample, t *setTally
 	}
 	given := strings.ToLower(want.GivenNames)
 	surname := strings.ToLower(want.Surname)
-	birth, _ := time.Parse("060102", want.BirthDate.Raw)
-	if birth.After(time.Now()) {
-		birth = birth.AddDate(-100, 0, 0)
-	}
+	// Born as the document says, its century resolved as the check does.
+	year, _ := want.BirthDate.BirthYear(time.Now())
+	birth, _ := want.BirthDate.Time(year)
 	customer := map[string]any{"name": strings.TrimSpace(given + " " + surname), "firstname": given, "lastname": surname,
 		"birthdate": birth.Format(time.DateOnly), "email": "upload-set@example.com", "country_code": "NLD", "mails": false,
 		"checks": map[string]bool{"idscan": true, "idin": false, "iban": false}}

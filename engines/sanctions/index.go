@@ -541,11 +541,11 @@ func (ix *Index) search(q Query, limit int, minScore float64, blocked bool) []Hi
 				switch u := ix.vocab.uses(v[0].s); {
 				case u == 0:
 				case u < commonUses:
-					qn.lenient[i] = leave{share: missingTitled}
+					qn.lenient[i] = leave{on: true, share: missingTitled}
 				case u < titledUncommon:
-					qn.lenient[i] = leave{share: missingTitled, most: titledShown}
+					qn.lenient[i] = leave{on: true, share: missingTitled, most: titledShown}
 				default:
-					qn.lenient[i] = leave{share: missingTitled, most: titledCommon}
+					qn.lenient[i] = leave{on: true, share: missingTitled, most: titledCommon}
 				}
 			}
 		}

@@ -50,7 +50,6 @@ const (
 	missingChain      = 0.06  // ... of each further one
 	chainAnchor       = 0.85  // the least match of the given and the family name that anchors a chain
 	missingTitled     = 0.08  // ... of any, when the query is a title and one name rare in the lists (Haji Noorzai)
-	missingWeakTitled = 1e-9  // ... the same on a weak alias, whose malus says it already: next to nothing
 )
 
 // sayyids are the spellings of Sayyid, a title of descent from the
@@ -291,8 +290,8 @@ type tokenScorer struct {
 	byID map[uint64]simMemo
 	slot int // the query spelling nameScore is given (variant), -1: none
 	// lenient: the query spelling is a title and one listed name
-	// (normName.lenient): what each listed word it lacks costs (zero: the
-	// usual share) and the most it then scores.
+	// (normName.lenient): when on, what each listed word it lacks costs and
+	// the most it then scores.
 	lenient leave
 	// vocab is the vocabulary of the list of the name being scored (see
 	// knownWord), list its number: the memos are kept per list.
@@ -635,14 +634,12 @@ func (ts *tokenScorer) nameScore(q, n []token, surnameFirst, explain bool) (floa
 	// A title and one rare name stands on a family name or nisba: the
 	// listed name's last word (its first, written surname first), never
 	// a given name ("Haji Bashir" is no one in particular).
-	lenient := 0.0
-	if fam := ln; ts.lenient.share > 0 {
+	leaveOff := false
+	if fam := ln; ts.lenient.on {
 		if surnameFirst {
 			fam = firstWord(n)
 		}
-		if usedN[fam] {
-			lenient = ts.lenient.share
-		}
+		leaveOff = usedN[fam]
 	}
 	dropped, eased := 0, false
 	for j := range n {
@@ -679,8 +676,8 @@ func (ts *tokenScorer) nameScore(q, n []token, surnameFirst, explain bool) (floa
 					share = missingEdgeLong
 				}
 			}
-			if lenient > 0 {
-				share = min(share, lenient)
+			if leaveOff {
+				share = min(share, ts.lenient.share)
 				eased = true
 			}
 			den += share * min(tokenWeight(n[j]), missingCap)
@@ -706,7 +703,7 @@ func (ts *tokenScorer) nameScore(q, n []token, surnameFirst, explain bool) (floa
 		switch {
 		case shown:
 			desc += fmt.Sprintf(" (the query is a title and one name several listed people have: the names it leaves out cost less, the score stops at %.2f)", ts.lenient.most)
-		case lenient > 0:
+		case leaveOff:
 			desc += " (the query is a title and one name few listed people have: the names it leaves out cost less)"
 		}
 		if chain && dropped > 0 {

@@ -117,12 +117,13 @@ func firstCompound(n watchlist.Name) string {
 // is common: its people are still found, scored lower (titledCommon).
 const titledUncommon = 20
 
-// leave is what a title and one name are let off (normName.lenient): the
-// share of its weight each listed word they leave out costs (0: the usual
-// share), and the most the name may then score (0: no bound) — for a name
-// several listed people share, short of the default threshold: its people
-// are shown as hits, none alerts on the title and that name alone.
+// leave is what a title and one name are let off (normName.lenient), when
+// on: the share of its weight each listed word they leave out costs, and
+// the most the name may then score (0: no bound) — for a name several
+// listed people share, short of the default threshold: its people are
+// shown as hits, none alerts on the title and that name alone.
 type leave struct {
+	on          bool
 	share, most float64
 }
 
@@ -136,7 +137,7 @@ const (
 )
 
 // lenientAt is query spelling vi's leave for listed words it leaves out,
-// zero for the usual (see normName.lenient).
+// off for the usual (see normName.lenient).
 func (n normName) lenientAt(vi int) leave {
 	if vi < len(n.lenient) {
 		return n.lenient[vi]
@@ -145,15 +146,15 @@ func (n normName) lenientAt(vi int) leave {
 }
 
 // leaveFor is query spelling vi's leave against listed name id: on a weak
-// alias the names a title and one name leave out cost next to nothing,
-// its own malus saying it already (as for a shortened kunya: see
+// alias the names a title and one name leave out cost nothing, its own
+// malus saying it already (as for a shortened kunya: see
 // shortenedMalus), so that "Hajji Shaklar" shows, not alerting, the person
 // whose weak alias is AL-SHAKLAR, Hajji Salim.
 func (ix *Index) leaveFor(qn normName, vi int, id uint32) leave {
 	lv := qn.lenientAt(vi)
 	nr := &ix.names[id]
-	if lv.share > 0 && ix.entities[nr.entity].Names[nr.name].Kind == watchlist.NameWeak {
-		lv.share = missingWeakTitled
+	if lv.on && ix.entities[nr.entity].Names[nr.name].Kind == watchlist.NameWeak {
+		lv.share = 0
 	}
 	return lv
 }
