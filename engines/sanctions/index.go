@@ -527,6 +527,7 @@ func (ix *Index) search(q Query, limit int, minScore float64, blocked bool) []Hi
 			qn.variants[i] = dropTitleSlips(v, ix.vocab)
 			qn.titled = qn.titled || len(qn.variants[i]) < len(v)
 		}
+		qn.addTitleSlipSpellings(ix.vocab)
 		for i, v := range qn.variants {
 			// A title and one name: a rare nisba or tribe names few
 			// people, so the given names a customer record leaves out
@@ -534,7 +535,7 @@ func (ix *Index) search(q Query, limit int, minScore float64, blocked bool) []Hi
 			// little but its people are shown as hits, none alerting,
 			// and a common one ("Haji Khan") lower still: the listed
 			// people with that family name and title come first.
-			if qn.titled && len(v) == 1 && blocks(v[0]) {
+			if (qn.titled || qn.slipAt(i).kind != 0) && len(v) == 1 && blocks(v[0]) {
 				if qn.lenient == nil {
 					qn.lenient = make([]leave, len(qn.variants))
 				}
@@ -566,10 +567,10 @@ func (ix *Index) search(q Query, limit int, minScore float64, blocked bool) []Hi
 		e := &ix.entities[nr.entity]
 		ns := 0.0
 		sc.ts.judgeBy(ix, id)
-		for vi, qv := range qn.variants {
-			sc.ts.slot, sc.ts.lenient = vi, ix.leaveFor(qn, vi, id)
-			s, _ := sc.ts.nameScore(qv, nr.tokens, nr.surnameFirst, false)
-			ns = max(ns, s)
+		for vi := range qn.variants {
+			if s, _, ok := ix.spellingScore(&sc.ts, qn, vi, id, false); ok {
+				ns = max(ns, s)
+			}
 		}
 		sc.ts.slot, sc.ts.lenient = -1, leave{}
 		if e.Names[nr.name].Kind == watchlist.NameWeak {
@@ -831,9 +832,8 @@ func (ix *Index) hit(c *candidate, qn normName, ts *tokenScorer) Hit {
 	n := e.Names[nr.name]
 	bestS, bestDesc := -1.0, ""
 	ts.judgeBy(ix, c.name)
-	for vi, qv := range qn.variants {
-		ts.slot, ts.lenient = vi, ix.leaveFor(qn, vi, c.name)
-		if s, d := ts.nameScore(qv, nr.tokens, nr.surnameFirst, true); s > bestS {
+	for vi := range qn.variants {
+		if s, d, ok := ix.spellingScore(ts, qn, vi, c.name, true); ok && s > bestS {
 			bestS, bestDesc = s, d
 		}
 	}

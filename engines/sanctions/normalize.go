@@ -50,6 +50,9 @@ type normName struct {
 	// tribe; what each listed word it leaves out costs instead of the
 	// usual share, by how rare the word is in the lists (zero: the usual).
 	lenient []leave
+	// slips, by variant: a spelling without a word read as a short title
+	// mistyped (see addTitleSlipSpellings); zero for the others.
+	slips []titleSlip
 }
 
 // recompose puts back the Cyrillic letters that NFKD splits into a base

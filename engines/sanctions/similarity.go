@@ -375,6 +375,11 @@ func (ts *tokenScorer) tokenSim(a, b token) (float64, int) {
 			}
 		}
 	}
+	if kind != matchExact {
+		if h := dinHalf(a, b); h > s {
+			s, kind = h, matchFuzzy
+		}
+	}
 	if kind == matchNone && arabicParticles[b.s] && len(a.s) == len(b.s) && oneEdit(a.s, b.s) && ts.vocab.uses(a.s) == 0 {
 		// Al- mistyped (Rl-Kuwaiti): the article, not a word of its own.
 		s, kind = 1-fuzzyStretch*typoEdit, matchFuzzy
@@ -383,6 +388,27 @@ func (ts *tokenScorer) tokenSim(a, b token) (float64, int) {
 		ts.memo[k] = simMemo{s, int8(kind)}
 	}
 	return s, kind
+}
+
+// dinHalf is the similarity of a compound in -ad-Din (joined to stem+"din"
+// by joinCompounds: Salah Eddine, salahdin) and its first half, as people
+// shorten it (Salah), one way or the other: an initial's; less when either came from
+// Arabic script and the half has the stem's consonants (صالح); 0 for
+// other words.
+func dinHalf(a, b token) float64 {
+	if len(a.s) > len(b.s) {
+		a, b = b, a
+	}
+	stem, ok := strings.CutSuffix(b.s, "din")
+	switch {
+	case !ok || len(stem) < 3:
+		return 0
+	case a.s == stem:
+		return initialScore
+	case (fromArabic(a) || fromArabic(b)) && skeletonKey(a.s) == skeletonKey(stem):
+		return initialScore * skeletonScale
+	}
+	return 0
 }
 
 // typoOrName decides what a fuzzy match of query word q to listed word n

@@ -1,6 +1,7 @@
 package sanctions
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -165,4 +166,92 @@ func (ix *Index) vocabOf(id uint32) *vocabulary {
 		return ix.vocabs[min(int(ix.list[id]), len(ix.vocabs)-1)]
 	}
 	return ix.vocab
+}
+
+// shortTitles are the religious titles of four letters, whose slips
+// dropTitleSlips leaves alone: one edit from Haji or Imam is often a name
+// (Hadi, Iman).
+var shortTitles = []string{"haji", "hajj", "imam"}
+
+// titleSlipCost is what a spelling pays for a word read as a short title
+// mistyped: what a slip costs a name that might be a name of its own.
+const titleSlipCost = typoEditPlausible
+
+// titleSlip is a query word read as a short title mistyped, and the kind
+// of title it is read as.
+type titleSlip struct {
+	kind titleSet
+	word string
+}
+
+// shortTitleSlip is the kind of short title w is one edit from, when w is
+// no title and no word of the lists (a listed word is a name: Hadi).
+func shortTitleSlip(w string, v *vocabulary) titleSet {
+	if len(w) < 3 || len(w) > 5 || !isASCII(w) || honorifics[w] || v.uses(w) > 0 {
+		return 0
+	}
+	for _, h := range shortTitles {
+		if oneEdit(h, w) {
+			return titleKinds[h]
+		}
+	}
+	return 0
+}
+
+// addTitleSlipSpellings gives a spelling of two words or more, one of
+// which may be a short title mistyped ("BANDO Haki" for "BANDO, Haji"), a
+// spelling of its own without that word, compared only with the listed
+// people who bear a title of its kind: to them the word is their title,
+// to anyone else it stays the name it may be.
+func (qn *normName) addTitleSlipSpellings(v *vocabulary) {
+	n := len(qn.variants)
+	for i := range n {
+		ts := qn.variants[i]
+		if len(ts) < 2 {
+			continue
+		}
+		at, found := -1, 0
+		var kind titleSet
+		for j, t := range ts {
+			if k := shortTitleSlip(t.s, v); k != 0 {
+				at, kind, found = j, k, found+1
+			}
+		}
+		if found != 1 {
+			continue
+		}
+		if qn.slips == nil {
+			qn.slips = make([]titleSlip, n)
+		}
+		qn.variants = append(qn.variants, slices.Delete(slices.Clone(ts), at, at+1))
+		qn.slips = append(qn.slips, titleSlip{kind: kind, word: ts[at].s})
+	}
+}
+
+// slipAt is query spelling vi's title slip, zero when it has none.
+func (n normName) slipAt(vi int) titleSlip {
+	if vi < len(n.slips) {
+		return n.slips[vi]
+	}
+	return titleSlip{}
+}
+
+// spellingScore is query spelling vi's name score against listed name id,
+// with its explanation when explain; ok is false when the spelling is not
+// compared with that name (a title slip's with a person without the title).
+func (ix *Index) spellingScore(ts *tokenScorer, qn normName, vi int, id uint32, explain bool) (s float64, desc string, ok bool) {
+	nr := &ix.names[id]
+	slip := qn.slipAt(vi)
+	if slip.kind != 0 && ix.titles[nr.entity]&slip.kind == 0 {
+		return 0, "", false
+	}
+	ts.slot, ts.lenient = vi, ix.leaveFor(qn, vi, id)
+	s, desc = ts.nameScore(qn.variants[vi], nr.tokens, nr.surnameFirst, explain)
+	if slip.kind != 0 {
+		s -= titleSlipCost
+		if explain {
+			desc += fmt.Sprintf("; %s read as the title %s mistyped, which the listed person bears %s", slip.word, slip.kind, signed(-titleSlipCost))
+		}
+	}
+	return s, desc, true
 }

@@ -275,3 +275,27 @@ func TestTitleOnAWeakAlias(t *testing.T) {
 		t.Fatalf("Hajji Shaklar: %+v", hits)
 	}
 }
+
+// A short title mistyped (Haki, Imtm) is the title to a listed person who
+// bears it, and stays a name to anyone else; a listed word one edit from
+// a title (Hadi) is a name to everyone.
+func TestShortTitleMistyped(t *testing.T) {
+	people := map[string]string{"b": "BANDO, Haji", "i": "BHEEL, Imam", "s": "SULTANI", "h": "HADI, Karim"}
+	alertsOn(t, people, map[string]string{
+		"BANDO Haki": "b", "Imtm Bheel": "i", "Imam Bheel": "i",
+		"Haki Sultani": "", "Hadi Bando": "",
+	})
+	ix := Build([]watchlist.Entity{{ID: "b", Schema: "Person", Names: []watchlist.Name{{Full: "BANDO, Haji", Kind: watchlist.NamePrimary}}}}, Options{})
+	if hits := ix.Search(Query{Name: "Bando Hajo"}, 1); len(hits) != 1 || !strings.Contains(strings.Join(hits[0].Explanation, " "), "hajo read as the title Haji mistyped") {
+		t.Errorf("Bando Hajo: %+v", hits)
+	}
+}
+
+// A compound in -ad-Din is asked by its first half (Salah for Salah
+// Eddine), in Latin or Arabic script; another name is not that half.
+func TestDinCompoundByItsFirstHalf(t *testing.T) {
+	alertsOn(t, map[string]string{"g": "SALAH EDDINE GASMI", "k": "Nuruddin KARIMZAI"}, map[string]string{
+		"Salah Gasmi": "g", "صالح قاسمي": "g", "Nur Karimzai": "k", "Salahuddin Gasmi": "g",
+		"Salim Gasmi": "", "Nasir Karimzai": "",
+	})
+}

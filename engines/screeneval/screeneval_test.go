@@ -53,3 +53,43 @@ func TestCases(t *testing.T) {
 		t.Errorf("rarity: %v", p)
 	}
 }
+
+// People not listed in Arabic script: each half of the Arabic-named people
+// is left out in turn; one whose name another listed person has in full,
+// however spelt, is a namesake and no case; a name the file holds broken
+// (U+FFFD) is no case at all.
+func TestArabicNotListed(t *testing.T) {
+	person := func(id string, names ...string) watchlist.Entity {
+		e := watchlist.Entity{ID: id, Schema: "Person"}
+		for i, n := range names {
+			k := watchlist.NamePrimary
+			if i > 0 {
+				k = watchlist.NameAlias
+			}
+			e.Names = append(e.Names, watchlist.Name{Full: n, Kind: k})
+		}
+		return e
+	}
+	es := []watchlist.Entity{
+		person("a", "ABDUR REHMAN", "عبد الرحمن"),
+		person("b", "Salim Noorzai", "سليم نورزي"),
+		person("c", "REDOUANE EL HABHAB", "Abdelrahman"),
+		person("d", "Muhammad Mati", "محمد الل\uFFFD\uFFFD مطيع"),
+		person("e", "Khalid Qandorzai", "خالد قندوزي"),
+	}
+	arabic := Cases(es, 1)[ArabicScript]
+	var names []string
+	for _, c := range arabic {
+		names = append(names, c.Name)
+	}
+	if len(names) != 3 || names[0] != "عبد الرحمن" || names[2] != "خالد قندوزي" {
+		t.Fatalf("arabic cases %q", names)
+	}
+	rest, gone := ArabicNotListed(es, arabic, 0)
+	if len(rest) != 3 || len(gone) != 1 || gone[0].Name != "خالد قندوزي" || gone[0].WantID != "" {
+		t.Errorf("half 0: %d left, gone %v (Abd al-Rahman has a namesake in Abdelrahman)", len(rest), gone)
+	}
+	if rest, gone := ArabicNotListed(es, arabic, 1); len(rest) != 4 || len(gone) != 1 || gone[0].Name != "سليم نورزي" {
+		t.Errorf("half 1: %d left, gone %v", len(rest), gone)
+	}
+}
