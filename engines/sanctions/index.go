@@ -524,7 +524,7 @@ func (ix *Index) search(q Query, limit int, minScore float64, blocked bool) []Hi
 	}
 	if !org {
 		for i, v := range qn.variants {
-			qn.variants[i] = dropTitleSlips(v, ix.vocab)
+			qn.variants[i] = repairCompoundSlips(dropTitleSlips(v, ix.vocab), ix.vocab)
 			qn.titled = qn.titled || len(qn.variants[i]) < len(v)
 		}
 		qn.addTitleSlipSpellings(ix.vocab)

@@ -397,7 +397,8 @@ func joinCompounds(ts []token) []token {
 		} else if i+2 < len(ts) && isDinArticle(ts[i+1].s) && isDin(ts[i+2].s) {
 			t = merged(t.s, "din", fromArabic(t) || fromArabic(ts[i+2]))
 			i += 2
-		} else if i+1 < len(ts) && (ts[i+1].s == "uddin" || ts[i+1].s == "eddine" || ts[i+1].s == "eddin") {
+		} else if i+1 < len(ts) && !particles[t.s] && slices.Contains(dinForms[:9], ts[i+1].s) {
+			// Salah Eddine, Nur Aldin: the article and Din as one word.
 			t = merged(t.s, "din", fromArabic(t))
 			i++
 		} else if i+1 < len(ts) && nameSuffixes[ts[i+1].s] && !particles[t.s] {

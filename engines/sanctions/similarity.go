@@ -380,14 +380,23 @@ func (ts *tokenScorer) tokenSim(a, b token) (float64, int) {
 			s, kind = h, matchFuzzy
 		}
 	}
-	if kind == matchNone && arabicParticles[b.s] && len(a.s) == len(b.s) && oneEdit(a.s, b.s) && ts.vocab.uses(a.s) == 0 {
-		// Al- mistyped (Rl-Kuwaiti): the article, not a word of its own.
+	if kind == matchNone && arabicParticles[b.s] && articleSlip(a.s, b.s, ts.vocab) {
+		// Al- mistyped (Rl-Kuwaiti, Ag-Dulaimi): the article, not a word
+		// of its own.
 		s, kind = 1-fuzzyStretch*typoEdit, matchFuzzy
 	}
 	if memo {
 		ts.memo[k] = simMemo{s, int8(kind)}
 	}
 	return s, kind
+}
+
+// articleSlip reports whether query word q is the listed particle p
+// mistyped: one edit off it, no particle itself, and no word of the list
+// — but two letters before a name are the article whatever the list
+// holds (Ag for AG, a company's form, or Ai, a Chinese name).
+func articleSlip(q, p string, v *vocabulary) bool {
+	return len(q) >= 2 && len(q) <= len(p)+1 && oneEdit(q, p) && !particles[q] && (len(q) == 2 || v.uses(q) == 0)
 }
 
 // dinHalf is the similarity of a compound in -ad-Din (joined to stem+"din"

@@ -255,3 +255,63 @@ func (ix *Index) spellingScore(ts *tokenScorer, qn normName, vi int, id uint32, 
 	}
 	return s, desc, true
 }
+
+// allahForms are spellings of Abdullah (abdlah once joined): a slip in
+// one is read as the name (see repairCompoundSlips).
+var allahForms = []string{"abdullah", "abdallah", "abdollah", "abdulla", "abdalla"}
+
+// compoundSlip reads a word as a compound written as one with a slip in
+// its Abd (Awdoulaye, Agdelilah: abdSlip reads those starting Ab or Ad) or
+// in its -ullah (Saidullh, Khairultah), joined as the listed compound is.
+func compoundSlip(w string) (token, bool) {
+	for _, f := range []string{"abdoul", "abdul", "abdur", "abdel"} {
+		for k := len(f) - 1; k <= len(f)+1 && k+3 <= len(w); k++ {
+			if !strings.HasPrefix(w, "ab") && !strings.HasPrefix(w, "ad") && oneEdit(w[:k], f) {
+				return merged("abd", w[k:], false), true
+			}
+		}
+	}
+	for _, f := range []string{"ullah", "allah"} {
+		for k := len(f) - 1; k <= len(f)+1 && k+3 <= len(w); k++ {
+			if stem := w[:len(w)-k]; oneEdit(w[len(w)-k:], f) && !strings.HasPrefix(stem, "abd") {
+				return merged(stem, "lah", false), true
+			}
+		}
+	}
+	return token{}, false
+}
+
+// repairCompoundSlips reads a query word no list uses that is one edit
+// from an Abd form before a name (Apdul Hakim, Aqbdul Majeed: joinCompounds
+// reads only slips starting Ab or Ad, not knowing the lists' words) or
+// from a spelling of Abdullah (Abdullh, Ahdollah) as that compound, so that
+// it matches the listed compound, joined as one word, instead of nothing.
+// A listed word one edit from a form (al-Ahdal) is left alone.
+func repairCompoundSlips(ts []token, v *vocabulary) []token {
+	slip := func(w string, forms []string) bool {
+		return slices.ContainsFunc(forms, func(f string) bool { return oneEdit(w, f) })
+	}
+	var out []token
+	for i := 0; i < len(ts); i++ {
+		t := ts[i]
+		// An Abd compound joined already is no slip (Abd Mallah, abdmallah,
+		// is one edit from Abdallah).
+		rest, joined := strings.CutPrefix(t.s, "abd")
+		if len(t.s) >= 5 && !t.skel && !t.known && isASCII(t.s) && v.uses(t.s) == 0 && !(joined && v.uses(rest) > 0) {
+			switch {
+			case i+1 < len(ts) && slip(t.s, abdSlipForms):
+				t, i = withNext("abd", ts, i)
+			case slip(t.s, allahForms):
+				t = merged("abd", "lah", false)
+			case !joined && !strings.HasPrefix(t.s, "abu"):
+				// Not a kunya or an Abd compound joined already
+				// (abutalleh is Abu Talleh).
+				if name, ok := compoundSlip(t.s); ok {
+					t = name
+				}
+			}
+		}
+		out = append(out, t)
+	}
+	return out
+}

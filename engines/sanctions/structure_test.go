@@ -299,3 +299,20 @@ func TestDinCompoundByItsFirstHalf(t *testing.T) {
 		"Salim Gasmi": "", "Nasir Karimzai": "",
 	})
 }
+
+// A slip in an Abd form, in Abdullah or in an -ullah that joinCompounds
+// cannot read (it reads slips starting Ab or Ad) is read against the
+// lists' words; a listed word one edit from a form, and a compound joined
+// already, stay themselves. Nur Aldin is Nur al-Din; Al- mistyped as two
+// letters is the article even when the list holds them (Ag).
+func TestCompoundSlips(t *testing.T) {
+	alertsOn(t, map[string]string{
+		"m": "MURAD, Abdul Hakim", "j": "MUJAHID, Abdullah", "a": "AL-AHDAL, Hakim", "l": "MALLAH, Abdul Jalil",
+		"d": "AL-DIBISKI, Nur Al-Din", "u": "ABDULLAH", "k": "MISKINE, Abdoulaye", "s": "JAN, Saidullah",
+		"t": "Abu Malek El Talleh", "q": "AL-DULAIMI, Khalaf", "g": "AG, Wenming",
+	}, map[string]string{
+		"Apdul Hakim Murad": "m", "Aqbdul Hakim Murad": "m", "Abdullh Mujahid": "j", "Ahdollah Mujahid": "j",
+		"Ahdal Hakim Murad": "", "Abdul Mallah": "l", "Nur Aldin al-Dibiski": "d",
+		"Awdoulaye Miskine": "k", "Saidullh Jan": "s", "Abu Talleh": "t", "Khalaf Ag-Dulaimi": "q",
+	})
+}

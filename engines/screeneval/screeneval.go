@@ -37,10 +37,12 @@ const (
 	ShortTypo     = "short typo"     // a letter wrong in a short two-word name
 	TitleName     = "title + name"   // a title and the last name ("Haji Noorzai")
 	KunyaSplit    = "kunya split"    // a kunya or Abd compound by its first half and the last name
+	// and Typo (generated.go): here a letter wrong, left out, added or two
+	// swapped, not the first, in a name of two to four words
 )
 
 // Kinds lists the kinds in report order.
-var Kinds = []string{ArabicScript, MiddleDropped, ShortTypo, TitleName, KunyaSplit}
+var Kinds = []string{ArabicScript, MiddleDropped, ShortTypo, Typo, TitleName, KunyaSplit}
 
 // HeldOut reports whether a case is in the held-out quarter.
 func (c Case) HeldOut() bool {
@@ -182,6 +184,7 @@ func units(words []string) []string {
 // names, Latin ones for all but ArabicScript), drawing typos with seed.
 func Cases(es []watchlist.Entity, seed uint64) map[string][]Case {
 	rng := rand.New(rand.NewPCG(seed, 7))
+	slips := rand.New(rand.NewPCG(seed, 11)) // Typo's own: ShortTypo's draws stay as they were
 	out := map[string][]Case{}
 	seen := map[string]bool{}
 	add := func(kind, name, id string) {
@@ -207,8 +210,12 @@ func Cases(es []watchlist.Entity, seed uint64) map[string][]Case {
 			if us := units(bare(naturalWords(p))); len(us) >= 3 {
 				add(MiddleDropped, us[0]+" "+us[len(us)-1], e.ID)
 			}
-			if ws := strings.Fields(strings.ReplaceAll(p.Full, ",", " ")); len(ws) == 2 && inLen(ws[0]) && inLen(ws[1]) {
+			ws := strings.Fields(strings.ReplaceAll(p.Full, ",", " "))
+			if len(ws) == 2 && inLen(ws[0]) && inLen(ws[1]) {
 				add(ShortTypo, typo(rng, ws), e.ID)
+			}
+			if q, ok := slip(slips, ws); ok && len(ws) <= 4 {
+				add(Typo, q, e.ID)
 			}
 		}
 		for _, n := range e.Names {
@@ -252,6 +259,48 @@ func typo(rng *rand.Rand, ws []string) string {
 	r[i] = unicode.ToUpper(c)
 	ws[w] = string(r)
 	return strings.Join(ws, " ")
+}
+
+// slip makes one keyboard slip, not in the first letter, in one word of
+// four letters or more of a name of two words or more: a letter wrong,
+// left out, added, or two swapped, in the word's case.
+func slip(rng *rand.Rand, ws []string) (string, bool) {
+	var long []int
+	for i, w := range ws {
+		if len([]rune(w)) >= 4 {
+			long = append(long, i)
+		}
+	}
+	if len(ws) < 2 || len(long) == 0 {
+		return "", false
+	}
+	ws = slices.Clone(ws)
+	wi := long[rng.IntN(len(long))]
+	r := []rune(ws[wi])
+	i := 1 + rng.IntN(len(r)-1)
+	letter := func() rune {
+		c := rune('a' + rng.IntN(26))
+		if unicode.IsUpper(r[i]) {
+			c = unicode.ToUpper(c)
+		}
+		return c
+	}
+	switch op := rng.IntN(4); {
+	case op == 1:
+		r = slices.Delete(r, i, i+1)
+	case op == 2:
+		r = slices.Insert(r, i, letter())
+	case op == 3 && i+1 < len(r) && unicode.ToLower(r[i]) != unicode.ToLower(r[i+1]):
+		r[i], r[i+1] = r[i+1], r[i]
+	default:
+		c := letter()
+		for unicode.ToLower(c) == unicode.ToLower(r[i]) {
+			c = letter()
+		}
+		r[i] = c
+	}
+	ws[wi] = string(r)
+	return strings.Join(ws, " "), true
 }
 
 // People counts, per word, the listed people whose names use it (lower
