@@ -396,14 +396,14 @@ func (ts *tokenScorer) tokenSim(a, b token) (float64, int) {
 // — but two letters before a name are the article whatever the list
 // holds (Ag for AG, a company's form, or Ai, a Chinese name).
 func articleSlip(q, p string, v *vocabulary) bool {
-	return len(q) >= 2 && len(q) <= len(p)+1 && oneEdit(q, p) && !particles[q] && (len(q) == 2 || v.uses(q) == 0)
+	return len(q) >= 2 && oneEdit(q, p) && !particles[q] && (len(q) == 2 || v.uses(q) == 0)
 }
 
 // dinHalf is the similarity of a compound in -ad-Din (joined to stem+"din"
 // by joinCompounds: Salah Eddine, salahdin) and its first half, as people
-// shorten it (Salah), one way or the other: an initial's; less when either came from
-// Arabic script and the half has the stem's consonants (صالح); 0 for
-// other words.
+// shorten it (Salah), one way or the other: an initial's; less when
+// either came from Arabic script and the half has the stem's consonants
+// (صالح); 0 for other words.
 func dinHalf(a, b token) float64 {
 	if len(a.s) > len(b.s) {
 		a, b = b, a

@@ -283,10 +283,12 @@ func compoundSlip(w string) (token, bool) {
 
 // repairCompoundSlips reads a query word no list uses that is one edit
 // from an Abd form before a name (Apdul Hakim, Aqbdul Majeed: joinCompounds
-// reads only slips starting Ab or Ad, not knowing the lists' words) or
-// from a spelling of Abdullah (Abdullh, Ahdollah) as that compound, so that
-// it matches the listed compound, joined as one word, instead of nothing.
-// A listed word one edit from a form (al-Ahdal) is left alone.
+// reads only slips starting Ab or Ad, not knowing the lists' words), from
+// a spelling of Abdullah (Abdullh, Ahdollah), or a compound with a slip
+// in its Abd or -ullah (compoundSlip), as that compound, so that it
+// matches the listed compound, joined as one word, instead of nothing. A
+// listed word one edit from a form (al-Ahdal) is left alone, and so is a
+// kunya or Abd compound joinCompounds has joined already.
 func repairCompoundSlips(ts []token, v *vocabulary) []token {
 	slip := func(w string, forms []string) bool {
 		return slices.ContainsFunc(forms, func(f string) bool { return oneEdit(w, f) })
@@ -294,8 +296,7 @@ func repairCompoundSlips(ts []token, v *vocabulary) []token {
 	var out []token
 	for i := 0; i < len(ts); i++ {
 		t := ts[i]
-		// An Abd compound joined already is no slip (Abd Mallah, abdmallah,
-		// is one edit from Abdallah).
+		// Abd Mallah, joined to abdmallah, is one edit from Abdallah.
 		rest, joined := strings.CutPrefix(t.s, "abd")
 		if len(t.s) >= 5 && !t.skel && !t.known && isASCII(t.s) && v.uses(t.s) == 0 && !(joined && v.uses(rest) > 0) {
 			switch {
@@ -303,9 +304,7 @@ func repairCompoundSlips(ts []token, v *vocabulary) []token {
 				t, i = withNext("abd", ts, i)
 			case slip(t.s, allahForms):
 				t = merged("abd", "lah", false)
-			case !joined && !strings.HasPrefix(t.s, "abu"):
-				// Not a kunya or an Abd compound joined already
-				// (abutalleh is Abu Talleh).
+			case !joined && !strings.HasPrefix(t.s, "abu"): // abutalleh is Abu Talleh
 				if name, ok := compoundSlip(t.s); ok {
 					t = name
 				}

@@ -106,10 +106,10 @@ func (ns names) covers(ws []string) bool {
 // ArabicNotListed makes people not listed, in Arabic script, from the
 // Arabic-script cases of es: every other case's person, from the first
 // (half 0) or the second (half 1), is left out of es (rest) and their
-// Arabic name is screened against the rest — unless the
-// rest holds a namesake, a name with every word of the person's primary
-// name as fold reads them (an ABDUR REHMAN left out and another's alias
-// Abdelrahman): a screener must alert on that one.
+// Arabic name is screened against the rest — unless the rest holds a
+// namesake, a name with every word of the person's primary name as fold
+// reads them (an ABDUR REHMAN left out and another's alias Abdelrahman):
+// a screener must alert on that one.
 func ArabicNotListed(es []watchlist.Entity, arabic []Case, half int) (rest []watchlist.Entity, gone []Case) {
 	left := map[string]bool{}
 	for i, c := range arabic {
@@ -117,7 +117,7 @@ func ArabicNotListed(es []watchlist.Entity, arabic []Case, half int) (rest []wat
 			left[c.WantID] = true
 		}
 	}
-	var primary = map[string]string{}
+	primary := map[string]string{}
 	for _, e := range es {
 		if left[e.ID] && len(e.Names) > 0 {
 			primary[e.ID] = e.Names[0].Full

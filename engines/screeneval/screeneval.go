@@ -37,11 +37,11 @@ const (
 	ShortTypo     = "short typo"     // a letter wrong in a short two-word name
 	TitleName     = "title + name"   // a title and the last name ("Haji Noorzai")
 	KunyaSplit    = "kunya split"    // a kunya or Abd compound by its first half and the last name
-	// and Typo (generated.go): here a letter wrong, left out, added or two
-	// swapped, not the first, in a name of two to four words
 )
 
-// Kinds lists the kinds in report order.
+// Kinds lists the kinds in report order. Typo is the generated lists'
+// kind (generated.go); here a letter wrong, left out, added or two
+// swapped, not the first, in a name of two to four words.
 var Kinds = []string{ArabicScript, MiddleDropped, ShortTypo, Typo, TitleName, KunyaSplit}
 
 // HeldOut reports whether a case is in the held-out quarter.

@@ -1,6 +1,7 @@
 package screeneval
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/kycflow/kycflow/engines/watchlist"
@@ -39,6 +40,35 @@ func TestCases(t *testing.T) {
 				t.Errorf("%s: %q, want %q", kind, got, names)
 			}
 		}
+	}
+	// A slip anywhere: one word of four letters or more changed by one
+	// edit, not in its first letter, in its case; a name of five words
+	// gets none.
+	slipped := map[string]string{"a": "NOORZAI Haji Bashir Ahmad", "b": "Abu Muhammad al-Julani Khalid", "d": "Haji Mohammad Qandorzai"}
+	for _, c := range cs[Typo] {
+		orig, ok := slipped[c.WantID]
+		if !ok {
+			t.Errorf("typo of %s: %q", c.WantID, c.Name)
+			continue
+		}
+		delete(slipped, c.WantID)
+		ow, qw := strings.Fields(orig), strings.Fields(c.Name)
+		changed := 0
+		for i := range ow {
+			if qw[i] != ow[i] {
+				changed++
+				if !oneEdit(strings.ToLower(qw[i]), strings.ToLower(ow[i])) || qw[i][0] != ow[i][0] || len([]rune(ow[i])) < 4 ||
+					strings.ToUpper(ow[i]) == ow[i] && strings.ToUpper(qw[i]) != qw[i] {
+					t.Errorf("typo %q of %q", c.Name, orig)
+				}
+			}
+		}
+		if len(qw) != len(ow) || changed != 1 {
+			t.Errorf("typo %q of %q", c.Name, orig)
+		}
+	}
+	if len(slipped) > 0 {
+		t.Errorf("no typo of %v", slipped)
 	}
 	held := 0
 	for i := range 1000 {
@@ -92,4 +122,31 @@ func TestArabicNotListed(t *testing.T) {
 	if rest, gone := ArabicNotListed(es, arabic, 1); len(rest) != 4 || len(gone) != 1 || gone[0].Name != "سليم نورزي" {
 		t.Errorf("half 1: %d left, gone %v", len(rest), gone)
 	}
+}
+
+// oneEdit reports whether a and b differ by one letter changed, left out,
+// added, or two swapped: their optimal-string-alignment distance is 1.
+func oneEdit(a, b string) bool {
+	x, y := []rune(a), []rune(b)
+	d := make([][]int, len(x)+1)
+	for i := range d {
+		d[i] = make([]int, len(y)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(x); i++ {
+		for j := 1; j <= len(y); j++ {
+			cost := 1
+			if x[i-1] == y[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && x[i-1] == y[j-2] && x[i-2] == y[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(x)][len(y)] == 1
 }
