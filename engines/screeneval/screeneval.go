@@ -34,6 +34,7 @@ type Case struct {
 const (
 	ArabicScript  = "arabic script"  // a person's Arabic-script name, against the list's Latin names
 	MiddleDropped = "middle dropped" // the first and the last name, the names between left out
+	OneDropped    = "one dropped"    // one of two or more middle names left out
 	ShortTypo     = "short typo"     // a letter wrong in a short two-word name
 	TitleName     = "title + name"   // a title and the last name ("Haji Noorzai")
 	KunyaSplit    = "kunya split"    // a kunya or Abd compound by its first half and the last name
@@ -42,7 +43,7 @@ const (
 // Kinds lists the kinds in report order. Typo is the generated lists'
 // kind (generated.go); here a letter wrong, left out, added or two
 // swapped, not the first, in a name of two to four words.
-var Kinds = []string{ArabicScript, MiddleDropped, ShortTypo, Typo, TitleName, KunyaSplit}
+var Kinds = []string{ArabicScript, MiddleDropped, OneDropped, ShortTypo, Typo, TitleName, KunyaSplit}
 
 // HeldOut reports whether a case is in the held-out quarter.
 func (c Case) HeldOut() bool {
@@ -184,7 +185,9 @@ func units(words []string) []string {
 // names, Latin ones for all but ArabicScript), drawing typos with seed.
 func Cases(es []watchlist.Entity, seed uint64) map[string][]Case {
 	rng := rand.New(rand.NewPCG(seed, 7))
-	slips := rand.New(rand.NewPCG(seed, 11)) // Typo's own: ShortTypo's draws stay as they were
+	// Typo's and OneDropped's own streams: ShortTypo's draws stay as
+	// they were.
+	slips, drops := rand.New(rand.NewPCG(seed, 11)), rand.New(rand.NewPCG(seed, 13))
 	out := map[string][]Case{}
 	seen := map[string]bool{}
 	add := func(kind, name, id string) {
@@ -207,8 +210,13 @@ func Cases(es []watchlist.Entity, seed uint64) map[string][]Case {
 		}
 		// Middle names dropped: the primary name's first and last name.
 		if p := e.Names[0]; IsLatin(p.Full) {
-			if us := units(bare(naturalWords(p))); len(us) >= 3 {
+			us := units(bare(naturalWords(p)))
+			if len(us) >= 3 {
 				add(MiddleDropped, us[0]+" "+us[len(us)-1], e.ID)
+			}
+			if len(us) >= 4 {
+				k := 1 + drops.IntN(len(us)-2)
+				add(OneDropped, strings.Join(slices.Delete(slices.Clone(us), k, k+1), " "), e.ID)
 			}
 			ws := strings.Fields(strings.ReplaceAll(p.Full, ",", " "))
 			if len(ws) == 2 && inLen(ws[0]) && inLen(ws[1]) {

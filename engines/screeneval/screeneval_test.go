@@ -70,6 +70,11 @@ func TestCases(t *testing.T) {
 	if len(slipped) > 0 {
 		t.Errorf("no typo of %v", slipped)
 	}
+	// One middle name dropped: a name of four or more (compounds whole).
+	one := Cases([]watchlist.Entity{person("e", watchlist.Name{Full: "Ali Hassan al-Majid al-Tikriti", Kind: watchlist.NamePrimary})}, 1)[OneDropped]
+	if len(one) != 1 || one[0].Name != "Ali al Majid al Tikriti" && one[0].Name != "Ali Hassan al Tikriti" {
+		t.Errorf("one dropped: %v", one)
+	}
 	held := 0
 	for i := range 1000 {
 		if (Case{Name: "n", WantID: string(rune('a'+i%26)) + string(rune(i))}).HeldOut() {
