@@ -376,7 +376,7 @@ func (ts *tokenScorer) tokenSim(a, b token) (float64, int) {
 		}
 	}
 	if kind != matchExact {
-		if h := dinHalf(a, b); h > s {
+		if h := compoundHalf(a, b); h > s {
 			s, kind = h, matchFuzzy
 		}
 	}
@@ -399,13 +399,13 @@ func articleSlip(q, p string, v *vocabulary) bool {
 	return len(q) >= 2 && oneEdit(q, p) && !particles[q] && (len(q) == 2 || v.uses(q) == 0)
 }
 
-// dinHalf is the similarity of a compound in -ad-Din or -ullah (joined
+// compoundHalf is the similarity of a compound in -ad-Din or -ullah (joined
 // to stem+"din" or stem+"lah" by joinCompounds: Salah Eddine, salahdin;
 // Hayat Ullah, hayatlah) and its first half, as people shorten it (Salah,
 // Hayat), one way or the other: an initial's; less when either came from
 // Arabic script and the half has the stem's consonants (صالح); 0 for
 // other words, and for Abd, which is no half of Abdullah.
-func dinHalf(a, b token) float64 {
+func compoundHalf(a, b token) float64 {
 	if len(a.s) > len(b.s) {
 		a, b = b, a
 	}

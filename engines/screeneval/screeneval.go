@@ -208,7 +208,8 @@ func Cases(es []watchlist.Entity, seed uint64) map[string][]Case {
 				break
 			}
 		}
-		// Middle names dropped: the primary name's first and last name.
+		// Middle names dropped: the primary name's first and last name;
+		// the name with one of its middle names left out.
 		if p := e.Names[0]; IsLatin(p.Full) {
 			us := units(bare(naturalWords(p)))
 			if len(us) >= 3 {
