@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kycflow/kycflow/check"
 	"github.com/kycflow/kycflow/engines/docgen"
 	"github.com/kycflow/kycflow/engines/mrz"
 )
@@ -120,10 +121,11 @@ func (b *bencher) uploadSample(ctx context.Context, s docgen.Sample, t *setTally
 	}
 	t.completed++
 	d := chk.Data
-	if d.Source == "photo" && d.Checks.complete() {
+	if d.Source == check.SourcePhoto && complete(d.Checks) {
 		t.photoSource++
 	}
-	got := []string{d.DocumentCode, d.IssuingState, d.DocumentNumber, d.Surname, d.GivenNames, d.Nationality, d.Sex, yymmdd(d.BirthDate), yymmdd(d.ExpiryDate)}
+	got := []string{deref(d.DocumentCode), deref(d.IssuingState), deref(d.DocumentNumber), deref(d.Surname), deref(d.GivenNames),
+		deref(d.Nationality), deref(d.Sex), yymmdd(deref(d.BirthDate)), yymmdd(deref(d.ExpiryDate))}
 	exp := []string{want.DocumentCode, want.IssuingState, want.DocumentNumber, want.Surname, want.GivenNames, want.Nationality, want.Sex, want.BirthDate.Raw, want.ExpiryDate.Raw}
 	switch {
 	case !slices.Equal(got, exp):
@@ -146,35 +148,29 @@ func yymmdd(date string) string {
 	return date
 }
 
-// idscanCheck is what the upload set reads of a completed idscan check.
+// idscanCheck is what the upload set reads of an idscan check.
 type idscanCheck struct {
-	Status string
-	Data   struct {
-		Source         string          `json:"source"`
-		DocumentCode   string          `json:"document_code"`
-		IssuingState   string          `json:"issuing_state"`
-		DocumentNumber string          `json:"document_number"`
-		Surname        string          `json:"surname"`
-		GivenNames     string          `json:"given_names"`
-		Nationality    string          `json:"nationality"`
-		Sex            string          `json:"sex"`
-		BirthDate      string          `json:"birth_date"`
-		ExpiryDate     string          `json:"expiry_date"`
-		Checks         idscanSubChecks `json:"checks"`
-	}
+	Status check.Status     `json:"status"`
+	Data   check.IDScanData `json:"data"`
 }
-
-type idscanSubChecks map[string]*struct{ Result string }
 
 // complete reports whether the sub-checks every photo read reports are
 // there, each clear, consider or fail.
-func (c idscanSubChecks) complete() bool {
-	for _, name := range []string{"image_quality", "mrz_read", "check_digits", "document_expired", "data_comparison", "document_accepted"} {
-		if s := c[name]; s == nil || (s.Result != "clear" && s.Result != "consider" && s.Result != "fail") {
+func complete(c check.IDScanChecks) bool {
+	for _, s := range []*check.SubCheck{c.ImageQuality, c.MRZRead, c.CheckDigits, c.DocumentExpired, c.DataComparison, c.DocumentAccepted} {
+		if s == nil || s.Result != check.Clear && s.Result != check.Consider && s.Result != check.Fail {
 			return false
 		}
 	}
 	return true
+}
+
+// deref is a field of the check's data, "" when null.
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
 
 // completedIDScan polls customer id until its idscan check completes (the
@@ -192,7 +188,7 @@ func (b *bencher) completedIDScan(ctx context.Context, id string) (*idscanCheck,
 		if err := json.Unmarshal(out.Check, &chk); err != nil {
 			return nil, err
 		}
-		if chk.Status == "completed" {
+		if chk.Status == check.Completed {
 			return &chk, nil
 		}
 		if time.Now().After(deadline) {

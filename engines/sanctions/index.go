@@ -524,8 +524,11 @@ func (ix *Index) search(q Query, limit int, minScore float64, blocked bool) []Hi
 	}
 	if !org {
 		for i, v := range qn.variants {
-			qn.variants[i] = repairCompoundSlips(dropTitleSlips(v, ix.vocab), ix.vocab)
-			qn.titled = qn.titled || len(qn.variants[i]) < len(v)
+			kept := dropTitleSlips(v, ix.vocab)
+			// Titled when a title slip was dropped; a compound repaired
+			// into one word is no title.
+			qn.titled = qn.titled || len(kept) < len(v)
+			qn.variants[i] = repairCompoundSlips(kept, ix.vocab)
 		}
 		qn.addTitleSlipSpellings(ix.vocab)
 		for i, v := range qn.variants {

@@ -305,7 +305,8 @@ func TestCompoundByItsFirstHalf(t *testing.T) {
 // cannot read (it reads slips starting Ab or Ad) is read against the
 // lists' words; a listed word one edit from a form, and a compound joined
 // already, stay themselves. Nur Aldin is Nur al-Din; Al- mistyped as two
-// letters is the article even when the list holds them (Ag).
+// letters is the article even when the list holds them (Ag), as three
+// when it does not (Aml).
 func TestCompoundSlips(t *testing.T) {
 	alertsOn(t, map[string]string{
 		"m": "MURAD, Abdul Hakim", "j": "MUJAHID, Abdullah", "a": "AL-AHDAL, Hakim", "l": "MALLAH, Abdul Jalil",
@@ -316,4 +317,15 @@ func TestCompoundSlips(t *testing.T) {
 		"Ahdal Hakim Murad": "", "Abdul Mallah": "l", "Nur Aldin al-Dibiski": "d",
 		"Awdoulaye Miskine": "k", "Saidullh Jan": "s", "Abu Talleh": "t", "Khalaf Ag-Dulaimi": "q",
 	})
+	// A compound repaired into one word is as its right spelling is, no
+	// title and one name: the given names it leaves out cost in full.
+	alertsOn(t, map[string]string{"r": "Hassan Yusuf ABDUL RAHMAN"}, map[string]string{"Apdul Rahman": "", "Abdul Rahman": ""})
+	// Al- mistyped: two letters whatever the lists hold, three when they
+	// do not hold them; never another particle or a listed name.
+	v := Build([]watchlist.Entity{{ID: "x", Schema: "Person", Names: []watchlist.Name{{Full: "AG Ali Wenming", Kind: watchlist.NamePrimary}}}}, Options{}).vocab
+	for q, want := range map[string]bool{"ag": true, "rl": true, "aml": true, "ali": false, "el": false, "a": false} {
+		if got := articleSlip(q, "al", v); got != want {
+			t.Errorf("articleSlip(%q, al) = %v", q, got)
+		}
+	}
 }

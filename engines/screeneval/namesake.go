@@ -47,9 +47,9 @@ next:
 // so a listed Abdelrahman is the namesake of an Abdur Rehman.
 var otherSpellings = [][]string{
 	{"Abdelrahman", "Abdel Rahman", "Abdurrahman", "Abdur Rahman", "Abdur Rehman", "Abdul Rehman", "Abderrahmane", "Abdirahman", "عبدالرحمن"},
-	{"Abdulaziz", "Abdel Aziz", "Abdul Aziz", "Abdalaziz", "عبدالعزيز"},
+	{"Abdulaziz", "Abdel Aziz", "Abdalaziz", "عبدالعزيز"},
 	{"Abdalla", "Abdullahi", "Abdella", "عبدالله"},
-	{"Muhammed", "Mohamad", "Mohammed", "Mouhamed", "محمد"},
+	{"Muhammed", "Mohamad", "Mouhamed", "محمد"},
 }
 
 // arabicSpelling maps each Latin spelling in the Arabic pools and
