@@ -79,6 +79,7 @@ func (b *bencher) screenCompare(ctx context.Context, o Options) error {
 					if err != nil {
 						return err
 					}
+					r.ours = append(r.ours, time.Since(t))
 					ours = append(ours, time.Since(t))
 					r.found, r.alerted = r.found+boolInt(found), r.alerted+boolInt(alerted)
 					if l.watchman != nil {
@@ -158,6 +159,7 @@ type compareRow struct {
 	kind                          string
 	heldOut                       bool
 	cases, found, alerted, theirs int
+	ours                          []time.Duration // kycflow's latency, case by case
 }
 
 func boolInt(b bool) int {
@@ -244,7 +246,7 @@ type watchmanEntity struct {
 func printCompare(out io.Writer, l comparedList, rows []compareRow, ours, theirs []time.Duration) {
 	fmt.Fprintf(out, "%s (%d entities), one query a request:\n", l.name, len(l.entities))
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	head := "kind\tsplit\tcases\tkycflow found\tkycflow alerted"
+	head := "kind\tsplit\tcases\tkycflow found\tkycflow alerted\tkycflow p50"
 	if l.watchman != nil {
 		head += fmt.Sprintf("\twatchman ≥ %.2f", l.watchman.min)
 	}
@@ -255,17 +257,16 @@ func printCompare(out io.Writer, l comparedList, rows []compareRow, ours, theirs
 		if r.heldOut {
 			split = "held out"
 		}
-		line := fmt.Sprintf("%s\t%s\t%d\t%s\t%s", r.kind, split, r.cases, pct(r.found, r.cases), pct(r.alerted, r.cases))
+		line := fmt.Sprintf("%s\t%s\t%d\t%s\t%s\t%.1fms", r.kind, split, r.cases, pct(r.found, r.cases), pct(r.alerted, r.cases), quantile(r.ours, 0.5))
 		if l.watchman != nil {
 			line += "\t" + pct(r.theirs, r.cases)
 		}
 		fmt.Fprintln(tw, line)
 	}
 	tw.Flush()
-	p50 := func(d []time.Duration) float64 { slices.Sort(d); return ms(d[len(d)/2]) }
-	fmt.Fprintf(out, "latency p50: kycflow %.1fms", p50(ours))
+	fmt.Fprintf(out, "latency: kycflow p50 %.1fms p90 %.1fms p99 %.1fms", quantile(ours, 0.5), quantile(ours, 0.9), quantile(ours, 0.99))
 	if len(theirs) > 0 {
-		fmt.Fprintf(out, ", watchman %.1fms", p50(theirs))
+		fmt.Fprintf(out, "; watchman p50 %.1fms p90 %.1fms p99 %.1fms", quantile(theirs, 0.5), quantile(theirs, 0.9), quantile(theirs, 0.99))
 	}
 	fmt.Fprintln(out)
 }

@@ -93,14 +93,16 @@ func (b *bencher) uploadFairness(ctx context.Context, uploads int, dur time.Dura
 // spread is the percentiles of ds (sorted in place), as the bench prints
 // them.
 func spread(ds []time.Duration) string {
-	slices.Sort(ds)
-	pct := func(p float64) float64 {
-		if len(ds) == 0 {
-			return 0
-		}
-		return ms(ds[min(len(ds)-1, int(float64(len(ds))*p))])
+	return fmt.Sprintf("p50 %.0fms p90 %.0fms p99 %.0fms max %.0fms", quantile(ds, 0.5), quantile(ds, 0.9), quantile(ds, 0.99), quantile(ds, 1))
+}
+
+// quantile is the q-quantile of ds in milliseconds (0 for none); it sorts ds.
+func quantile(ds []time.Duration, q float64) float64 {
+	if len(ds) == 0 {
+		return 0
 	}
-	return fmt.Sprintf("p50 %.0fms p90 %.0fms p99 %.0fms max %.0fms", pct(0.5), pct(0.9), pct(0.99), pct(1))
+	slices.Sort(ds)
+	return ms(ds[min(len(ds)-1, int(float64(len(ds))*q))])
 }
 
 // benchPhotos are n phone photos of generated documents (5 megapixels, a

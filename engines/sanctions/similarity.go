@@ -83,7 +83,11 @@ func tokenWeight(t token) float64 {
 
 // tokenSim is the similarity of two tokens after the fuzzy stretch, 0 when
 // they are not taken to be the same word.
-func tokenSim(a, b token) (float64, int) {
+func tokenSim(a, b token) (float64, int) { return tokenSimBy(a, b, skeletonKey) }
+
+// tokenSimBy is tokenSim with the words' consonant skeletons from skeleton
+// (skeletonKey, or a query's cache of it).
+func tokenSimBy(a, b token, skeleton func(string) string) (float64, int) {
 	if a.s == b.s {
 		return 1, matchExact
 	}
@@ -102,7 +106,7 @@ func tokenSim(a, b token) (float64, int) {
 	kind := matchFuzzy
 	var jw float64
 	if a.skel || b.skel {
-		ka, kb := skeletonKey(a.s), skeletonKey(b.s)
+		ka, kb := skeleton(a.s), skeleton(b.s)
 		// Equal skeletons: the fewer consonants, the more words share them
 		// (Said, Saad, Assad and Zayed are all sd).
 		jw = skeletonScale - skeletonShort*float64(max(0, 3-len(ka)))
@@ -299,6 +303,20 @@ type tokenScorer struct {
 	list  uint8
 	// join is scratch space for joinScratch.
 	join []byte
+	// raw memoises tokenSim itself where a word came from Arabic script:
+	// a query's two spellings hold each such word once as s and once as
+	// alt, and both compare it under both readings (see rawSim). skels
+	// caches skeletonKey, skeleton is ts.skeleton bound once.
+	raw      map[rawKey]simMemo
+	skels    map[string]string
+	skeleton func(string) string
+}
+
+// rawKey is a pair of tokens as tokenSim reads them: c follows from s, and
+// alt and known are not read.
+type rawKey struct {
+	a, b  string
+	flags uint8
 }
 
 // memoKey is a pair of tokens: all that tokenSim reads of them (c follows
@@ -329,9 +347,14 @@ func (ts *tokenScorer) reset(v *vocabulary) {
 	if ts.memo == nil {
 		ts.memo = make(map[memoKey]simMemo, 256)
 		ts.byID = make(map[uint64]simMemo, 1024)
+		ts.raw = make(map[rawKey]simMemo, 256)
+		ts.skels = make(map[string]string, 256)
+		ts.skeleton = ts.skeletonOf
 	}
 	clear(ts.memo)
 	clear(ts.byID)
+	clear(ts.raw)
+	clear(ts.skels)
 	ts.slot = -1
 	ts.vocab, ts.list = v, 0
 }
@@ -353,12 +376,16 @@ func (ts *tokenScorer) tokenSim(a, b token) (float64, int) {
 			return m.sim, int(m.kind)
 		}
 	}
-	s, kind := tokenSim(a, b)
+	s, kind := ts.rawSim(a, b)
 	if a.skel && a.alt != "" {
-		s, kind = better(s, kind, a.other(), b)
+		if s2, k2 := ts.rawSim(a.other(), b); s2 > s {
+			s, kind = s2, k2
+		}
 	}
 	if b.skel && b.alt != "" {
-		s, kind = better(s, kind, a, b.other())
+		if s2, k2 := ts.rawSim(a, b.other()); s2 > s {
+			s, kind = s2, k2
+		}
 	}
 	if a.known || b.known {
 		s, kind = ts.knownSim(a, b, s, kind)
@@ -473,12 +500,38 @@ func (ts *tokenScorer) typoOrName(q, n string, s float64) (float64, int) {
 	return s, matchFuzzy
 }
 
-// better is the better of (s, kind) and tokenSim(a, b).
-func better(s float64, kind int, a, b token) (float64, int) {
-	if s2, k2 := tokenSim(a, b); s2 > s {
-		return s2, k2
+// rawSim is tokenSim, memoised for the query where either word came from
+// Arabic script.
+func (ts *tokenScorer) rawSim(a, b token) (float64, int) {
+	if !a.skel && !b.skel || ts.raw == nil {
+		return tokenSim(a, b)
 	}
+	var f uint8
+	for i, set := range [4]bool{a.skel, a.c == "", b.skel, b.c == ""} {
+		if set {
+			f |= 1 << i
+		}
+	}
+	k := rawKey{a: a.s, b: b.s, flags: f}
+	if m, ok := ts.raw[k]; ok {
+		return m.sim, int(m.kind)
+	}
+	s, kind := tokenSimBy(a, b, ts.skeleton)
+	ts.raw[k] = simMemo{s, int8(kind)}
 	return s, kind
+}
+
+// skeletonOf is skeletonKey, cached for the query.
+func (ts *tokenScorer) skeletonOf(w string) string {
+	k, ok := ts.skels[w]
+	if !ok && ts.skels == nil {
+		return skeletonKey(w)
+	}
+	if !ok {
+		k = skeletonKey(w)
+		ts.skels[w] = k
+	}
+	return k
 }
 
 // knownSim compares a common Arabic word romanised whole (token.known)
@@ -495,12 +548,12 @@ func (ts *tokenScorer) knownSim(a, b token, s float64, kind int) (float64, int) 
 		b2 = token{s: b.alt, c: canonical(b.alt)}
 	}
 	if a2 != a || b2 != b {
-		if s2, k2 := tokenSim(a2, b2); s2 > s {
+		if s2, k2 := ts.rawSim(a2, b2); s2 > s {
 			s, kind = s2, k2
 		}
 	}
 	same := 1 - fuzzyStretch*(1-knownSkeleton)
-	if ka := skeletonKey(a.s); s < same && len(ka) >= 3 && ka == skeletonKey(b.s) && min(osa(a.c, b.c), osa(a2.c, b2.c)) <= 2 {
+	if ka := ts.skeletonOf(a.s); s < same && len(ka) >= 3 && ka == ts.skeletonOf(b.s) && min(osa(a.c, b.c), osa(a2.c, b2.c)) <= 2 {
 		s, kind = same, matchVariant
 	}
 	return s, kind
