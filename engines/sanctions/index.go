@@ -557,6 +557,7 @@ func (ix *Index) search(q Query, limit int, minScore float64, blocked bool) []Hi
 	sc := ix.scratch.Get().(*scratch)
 	defer ix.scratch.Put(sc)
 	sc.ts.reset(ix.vocab)
+	sc.ts.numberUnits(qn.variants)
 	sc.query++
 	if sc.query == 0 {
 		clear(sc.done)

@@ -2,6 +2,7 @@ package sanctions
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 	"unsafe"
@@ -42,6 +43,7 @@ const (
 	missingCap        = 5     // weight cap of a missing token (long patronymics)
 	conflicting       = 1.0   // weight share of a leftover on both sides: a different word, not an omission
 	maxTokens         = 12    // longer names are cut (lists hold few that long)
+	maxSpellings      = 4     // a query's spellings the scorer numbers words of (two schemes, each with a title slip dropped)
 	knownWord         = 0.12  // taken off a fuzzy match when the query word is a listed word itself
 	typoEdit          = 0.05  // what one edit costs a listed word when the query word is a slip (see typoOrName)
 	typoEditPlausible = 0.09  // ... when the query word might be a name of its own
@@ -288,11 +290,13 @@ type tokenScorer struct {
 	// memo caches tokenSim for the current query: list names repeat the
 	// same words, so one query compares few distinct pairs many times.
 	memo map[memoKey]simMemo
-	// byID is the memo of the query spelling slot's words against listed
-	// words (by token.id): the pairs nameScore compares, for a fraction of
-	// memo's cost per lookup.
-	byID map[uint64]simMemo
-	slot int // the query spelling nameScore is given (variant), -1: none
+	// byID is the memo of the query's words against listed words (by
+	// token.id): the pairs nameScore compares, for a fraction of memo's
+	// cost per lookup, memo not asked. A query word is numbered by units:
+	// a word both spellings hold alike is one.
+	byID  map[uint64]simMemo
+	units [maxSpellings * maxTokens]uint8
+	slot  int // the query spelling nameScore is given (variant), -1: none
 	// lenient: the query spelling is a title and one listed name
 	// (normName.lenient): when on, what each listed word it lacks costs and
 	// the most it then scores.
@@ -366,6 +370,21 @@ func (ts *tokenScorer) judgeBy(ix *Index, id uint32) {
 	}
 }
 
+// numberUnits numbers the query's words for byID: slot vi*maxTokens+i is
+// spelling vi's word i; equal words share a number.
+func (ts *tokenScorer) numberUnits(spellings [][]token) {
+	var seen []token
+	for vi, v := range spellings[:min(len(spellings), maxSpellings)] {
+		for i, t := range v[:min(len(v), maxTokens)] {
+			u := slices.Index(seen, t)
+			if u < 0 {
+				u, seen = len(seen), append(seen, t)
+			}
+			ts.units[vi*maxTokens+i] = uint8(u)
+		}
+	}
+}
+
 // tokenSim is tokenSim tempered by the index's vocabulary, memoised.
 func (ts *tokenScorer) tokenSim(a, b token) (float64, int) {
 	memo := ts.memo != nil
@@ -376,6 +395,15 @@ func (ts *tokenScorer) tokenSim(a, b token) (float64, int) {
 			return m.sim, int(m.kind)
 		}
 	}
+	s, kind := ts.judge(a, b)
+	if memo {
+		ts.memo[k] = simMemo{s, int8(kind)}
+	}
+	return s, kind
+}
+
+// judge is tokenSim tempered by the index's vocabulary.
+func (ts *tokenScorer) judge(a, b token) (float64, int) {
 	s, kind := ts.rawSim(a, b)
 	if a.skel && a.alt != "" {
 		if s2, k2 := ts.rawSim(a.other(), b); s2 > s {
@@ -411,9 +439,6 @@ func (ts *tokenScorer) tokenSim(a, b token) (float64, int) {
 		// Al- mistyped (Rl-Kuwaiti, Ag-Dulaimi): the article, not a word
 		// of its own.
 		s, kind = 1-fuzzyStretch*typoEdit, matchFuzzy
-	}
-	if memo {
-		ts.memo[k] = simMemo{s, int8(kind)}
 	}
 	return s, kind
 }
@@ -576,11 +601,11 @@ func (ts *tokenScorer) nameScore(q, n []token, surnameFirst, explain bool) (floa
 		for j := range n {
 			var s float64
 			var k int
-			if ts.slot >= 0 && n[j].id != 0 && ts.byID != nil {
-				key := uint64(n[j].id)<<16 | uint64(ts.list)<<8 | uint64(ts.slot*maxTokens+i)
+			if ts.slot >= 0 && ts.slot < maxSpellings && n[j].id != 0 && ts.byID != nil {
+				key := uint64(n[j].id)<<16 | uint64(ts.list)<<8 | uint64(ts.units[ts.slot*maxTokens+i])
 				m, ok := ts.byID[key]
 				if !ok {
-					s, k = ts.tokenSim(q[i], n[j])
+					s, k = ts.judge(q[i], n[j])
 					m = simMemo{s, int8(k)}
 					ts.byID[key] = m
 				}
