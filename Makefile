@@ -21,6 +21,13 @@ STATICCHECK := $(GOBIN)/staticcheck
 STATICCHECK_VERSION := v0.8.2
 GOVULNCHECK := $(GOBIN)/govulncheck
 GOVULNCHECK_VERSION := v1.9.0
+# axe-core, the accessibility checker the browser tests run in the pages
+# they open: fetched from the npm registry once. A test tool: never served,
+# never in the binary. (Defined before the rules that need it: make reads a
+# rule's prerequisites as it reaches the rule.)
+AXE_VERSION := 4.14.1
+AXE_SHA256  := e6b0ce02b84d892e2e33e403485e7f3d6c29e2be6df65daf44d89ba564139745
+AXE         := $(GOBIN)/axe-core-$(AXE_VERSION)/axe.min.js
 # The vulnerability database govulncheck reads: a snapshot in the repository,
 # since these machines cannot reach vuln.go.dev (.ci/vulndb/README.md).
 VULNDB      ?= file://$(CURDIR)/.ci/vulndb/osv
@@ -178,12 +185,7 @@ packages:
 		$(SUDO) apt-get update -q && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing; \
 	fi
 
-# axe-core, the accessibility checker the browser tests run in the pages
-# they open: fetched from the npm registry once, the tarball's checksum
-# checked. A test tool: never served, never in the binary.
-AXE_VERSION := 4.14.1
-AXE_SHA256  := e6b0ce02b84d892e2e33e403485e7f3d6c29e2be6df65daf44d89ba564139745
-AXE         := $(GOBIN)/axe-core-$(AXE_VERSION)/axe.min.js
+# axe-core (see AXE above), its tarball's checksum checked.
 $(AXE):
 	@echo "fetching axe-core $(AXE_VERSION) from the npm registry"
 	@tmp=$$(mktemp -d) && cd $$tmp && npm pack --silent axe-core@$(AXE_VERSION) >/dev/null && \
