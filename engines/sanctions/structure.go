@@ -56,13 +56,14 @@ func shortenedSpellings(ts []token) [][]token {
 }
 
 // compoundHead is "abu" or "abd" for a token joined from a kunya or an Abd
-// compound and its name, else "".
+// compound and its name, else "": Abdullah (abdlah) is a name of its own,
+// Abu Abdullah (abuabdlah) a kunya.
 func compoundHead(t token) string {
-	if t.skel || strings.HasSuffix(t.s, "lah") {
+	if t.skel {
 		return ""
 	}
 	for _, h := range []string{"abu", "abd"} {
-		if strings.HasPrefix(t.s, h) && len(t.s) > len(h)+1 {
+		if strings.HasPrefix(t.s, h) && len(t.s) > len(h)+1 && !(h == "abd" && strings.HasSuffix(t.s, "lah")) {
 			return h
 		}
 	}
