@@ -243,10 +243,11 @@ func Build(entities []watchlist.Entity, opts Options) *Index {
 		org := isOrgSchema(e.Schema)
 		first := len(ix.names)
 		type derived struct {
-			ni   int
-			toks []token
+			ni        int
+			toks      []token
+			shortened bool
 		}
-		var shortened []derived
+		var made []derived
 		for ni, n := range e.Names {
 			if ni > 0xFFFF {
 				break
@@ -255,10 +256,18 @@ func Build(entities []watchlist.Entity, opts Options) *Index {
 			for vi, toks := range nn.variants {
 				if !org && nn.script == "" {
 					for _, d := range shortenedSpellings(toks) {
-						shortened = append(shortened, derived{ni, d})
+						made = append(made, derived{ni, d, true})
 					}
 				}
 				spelling(ei, ni, vi, toks, nn, false)
+			}
+			if f := kunyaInOrder(n.Full); !org && f != n.Full {
+				for _, toks := range normalize(f, false).variants {
+					made = append(made, derived{ni, toks, false})
+					for _, d := range shortenedSpellings(toks) {
+						made = append(made, derived{ni, d, true})
+					}
+				}
 			}
 		}
 		if !opts.NoVocabulary {
@@ -267,10 +276,10 @@ func Build(entities []watchlist.Entity, opts Options) *Index {
 				ix.vocabs[min(int(listNo[ei]), len(ix.vocabs)-1)].addEntity(ix.names[first:])
 			}
 		}
-		// After the vocabulary: a spelling kycflow made up is no word the
-		// list uses.
-		for _, d := range shortened {
-			spelling(ei, d.ni, 0, d.toks, normName{}, true)
+		// After the vocabulary: a spelling kycflow made up (a kunya
+		// shortened or read in order) is no word the list uses.
+		for _, d := range made {
+			spelling(ei, d.ni, 0, d.toks, normName{}, d.shortened)
 		}
 	}
 	// Pass 2: lay the postings out in one byte array, each key's name ids

@@ -544,6 +544,19 @@ func isAllah(w string) bool { return w == "allah" || w == "ullah" || w == "ulla"
 
 func isAbu(w string) bool { return w == "abu" || w == "abou" || w == "abo" }
 
+// kunyaInOrder reads a kunya a list cut at its comma ("KHALID, Abu",
+// "MUHAMMAD AL-ANDUNISIY, Abu") in its order, Abu KHALID, Abu MUHAMMAD
+// AL-ANDUNISIY; other names as they are. The index holds such a name both
+// ways: as written it is what a query copied from the list looks like
+// ("Khalid Abu"), in order it is the kunya, Abu joined to its name.
+func kunyaInOrder(full string) string {
+	last, given, ok := strings.Cut(full, ",")
+	if g := strings.TrimSpace(given); ok && strings.TrimSpace(last) != "" && isAbu(strings.ToLower(g)) {
+		return g + " " + strings.TrimSpace(last)
+	}
+	return full
+}
+
 // nameSuffixes end Persian and Pashto names (son of, clan of).
 var nameSuffixes = setOf(`zada zadah zadeh zade khel khil khyl`)
 

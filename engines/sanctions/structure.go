@@ -92,7 +92,7 @@ func (ix *Index) shortenedMalus(id uint32) float64 {
 // written apart ("Abu Yahya", "Abd al-Rahman", "Adbul WADOOD"), alone
 // when joined ("Abdulrahman", "Abu-Ahmad").
 func firstCompound(n watchlist.Name) string {
-	ws := strings.Fields(strings.ReplaceAll(n.Full, ",", " "))
+	ws := strings.Fields(strings.ReplaceAll(kunyaInOrder(n.Full), ",", " "))
 	plain := func(w string) string { return strings.ToLower(strings.Trim(w, "-'‘’`")) }
 	for _, kunya := range []bool{true, false} {
 		for i, w := range ws {
