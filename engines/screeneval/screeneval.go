@@ -274,9 +274,20 @@ func typo(rng *rand.Rand, ws []string) string {
 // four letters or more of a name of two words or more: a letter wrong,
 // left out, added, or two swapped, in the word's case.
 func slip(rng *rand.Rand, ws []string) (string, bool) {
+	// at are the places of a word's letters after its first: a quote or
+	// hyphen is no letter to slip on ("‘ALI" keeps its A first).
+	at := func(r []rune) []int {
+		var out []int
+		for k, c := range r {
+			if unicode.IsLetter(c) {
+				out = append(out, k)
+			}
+		}
+		return out[min(1, len(out)):]
+	}
 	var long []int
 	for i, w := range ws {
-		if len([]rune(w)) >= 4 {
+		if len(at([]rune(w))) >= 3 {
 			long = append(long, i)
 		}
 	}
@@ -286,7 +297,8 @@ func slip(rng *rand.Rand, ws []string) (string, bool) {
 	ws = slices.Clone(ws)
 	wi := long[rng.IntN(len(long))]
 	r := []rune(ws[wi])
-	i := 1 + rng.IntN(len(r)-1)
+	places := at(r)
+	i := places[rng.IntN(len(places))]
 	letter := func() rune {
 		c := rune('a' + rng.IntN(26))
 		if unicode.IsUpper(r[i]) {
@@ -299,7 +311,7 @@ func slip(rng *rand.Rand, ws []string) (string, bool) {
 		r = slices.Delete(r, i, i+1)
 	case op == 2:
 		r = slices.Insert(r, i, letter())
-	case op == 3 && i+1 < len(r) && unicode.ToLower(r[i]) != unicode.ToLower(r[i+1]):
+	case op == 3 && i+1 < len(r) && unicode.IsLetter(r[i+1]) && unicode.ToLower(r[i]) != unicode.ToLower(r[i+1]):
 		r[i], r[i+1] = r[i+1], r[i]
 	default:
 		c := letter()

@@ -1,8 +1,11 @@
 package screeneval
 
 import (
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/kycflow/kycflow/engines/watchlist"
 )
@@ -154,4 +157,31 @@ func oneEdit(a, b string) bool {
 		}
 	}
 	return d[len(x)][len(y)] == 1
+}
+
+// A slip falls on a letter, never a quote or hyphen nor a word's first
+// letter, and never in a word of fewer than four letters ("‘ALI").
+func TestSlipOnLettersOnly(t *testing.T) {
+	ws := []string{"MU’TASSIM", "‘ALI", "AL-RUMAYSH"}
+	marks := func(s string) string {
+		return strings.Map(func(r rune) rune {
+			if unicode.IsLetter(r) {
+				return -1
+			}
+			return r
+		}, s)
+	}
+	firsts := func(s string) (out []rune) {
+		for _, w := range strings.Fields(s) {
+			out = append(out, []rune(strings.TrimLeftFunc(w, func(r rune) bool { return !unicode.IsLetter(r) }))[0])
+		}
+		return out
+	}
+	for seed := range uint64(300) {
+		q, ok := slip(rand.New(rand.NewPCG(seed, 11)), ws)
+		orig := strings.Join(ws, " ")
+		if !ok || marks(q) != marks(orig) || !slices.Equal(firsts(q), firsts(orig)) || strings.Fields(q)[1] != "‘ALI" {
+			t.Fatalf("seed %d: %q of %q", seed, q, orig)
+		}
+	}
 }
