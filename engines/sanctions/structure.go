@@ -263,8 +263,9 @@ var allahForms = []string{"abdullah", "abdallah", "abdollah", "abdulla", "abdall
 
 // compoundSlip reads a word as a compound written as one with a slip in
 // its Abd (Awdoulaye, Agdelilah: abdSlip reads those starting Ab or Ad) or
-// in its -ullah (Saidullh, Khairultah), joined as the listed compound is.
-func compoundSlip(w string) (token, bool) {
+// in its -ullah (Saidullh, Khairultah: into a compound the lists hold),
+// joined as the listed compound is.
+func compoundSlip(w string, v *vocabulary) (token, bool) {
 	for _, f := range []string{"abdoul", "abdul", "abdur", "abdel"} {
 		for k := len(f) - 1; k <= len(f)+1 && k+3 <= len(w); k++ {
 			if !strings.HasPrefix(w, "ab") && !strings.HasPrefix(w, "ad") && oneEdit(w[:k], f) {
@@ -274,7 +275,10 @@ func compoundSlip(w string) (token, bool) {
 	}
 	for _, f := range []string{"ullah", "allah"} {
 		for k := len(f) - 1; k <= len(f)+1 && k+3 <= len(w); k++ {
-			if stem := w[:len(w)-k]; oneEdit(w[len(w)-k:], f) && !strings.HasPrefix(stem, "abd") {
+			// Only into a compound the lists hold: Hidabyatullah, joined
+			// to hidabyatlah, is a slip in Hidayatullah's stem, not
+			// "Hidaby" and a slip in its -ullah.
+			if stem := w[:len(w)-k]; oneEdit(w[len(w)-k:], f) && !strings.HasPrefix(stem, "abd") && v.uses(stem+"lah") > 0 {
 				return merged(stem, "lah", false), true
 			}
 		}
@@ -306,7 +310,7 @@ func repairCompoundSlips(ts []token, v *vocabulary) []token {
 			case slip(t.s, allahForms):
 				t = merged("abd", "lah", false)
 			case !joined && !strings.HasPrefix(t.s, "abu"): // abutalleh is Abu Talleh
-				if name, ok := compoundSlip(t.s); ok {
+				if name, ok := compoundSlip(t.s, v); ok {
 					t = name
 				}
 			}

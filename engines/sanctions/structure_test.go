@@ -344,10 +344,12 @@ func TestCompoundSlips(t *testing.T) {
 		"m": "MURAD, Abdul Hakim", "j": "MUJAHID, Abdullah", "a": "AL-AHDAL, Hakim", "l": "MALLAH, Abdul Jalil",
 		"d": "AL-DIBISKI, Nur Al-Din", "u": "ABDULLAH", "k": "MISKINE, Abdoulaye", "s": "JAN, Saidullah",
 		"t": "Abu Malek El Talleh", "q": "AL-DULAIMI, Khalaf", "g": "AG, Wenming",
+		"h": "HIDAYATULLAH, Najibullah",
 	}, map[string]string{
 		"Apdul Hakim Murad": "m", "Aqbdul Hakim Murad": "m", "Abdullh Mujahid": "j", "Ahdollah Mujahid": "j",
 		"Ahdal Hakim Murad": "", "Abdul Mallah": "l", "Nur Aldin al-Dibiski": "d",
 		"Awdoulaye Miskine": "k", "Saidullh Jan": "s", "Abu Talleh": "t", "Khalaf Ag-Dulaimi": "q",
+		"Najibullah Hidabyatullah": "h",
 	})
 	// A compound repaired into one word is as its right spelling is, no
 	// title and one name: the given names it leaves out cost in full.
