@@ -79,8 +79,8 @@ func (b *bencher) screenCompare(ctx context.Context, o Options) error {
 					if err != nil {
 						return err
 					}
-					r.ours = append(r.ours, time.Since(t))
-					ours = append(ours, time.Since(t))
+					took := time.Since(t)
+					r.ours, ours = append(r.ours, took), append(ours, took)
 					r.found, r.alerted = r.found+boolInt(found), r.alerted+boolInt(alerted)
 					if l.watchman != nil {
 						t := time.Now()

@@ -310,14 +310,14 @@ type tokenScorer struct {
 	// raw memoises tokenSim itself where a word came from Arabic script:
 	// a query's two spellings hold each such word once as s and once as
 	// alt, and both compare it under both readings (see rawSim). skels
-	// caches skeletonKey, skeleton is ts.skeleton bound once.
+	// caches skeletonKey; skeleton is ts.skeletonOf, bound once.
 	raw      map[rawKey]simMemo
 	skels    map[string]string
 	skeleton func(string) string
 }
 
-// rawKey is a pair of tokens as tokenSim reads them: c follows from s, and
-// alt and known are not read.
+// rawKey is a pair of tokens as tokenSim reads them: c follows from s
+// where it is set (flags say where not), alt and known are not read.
 type rawKey struct {
 	a, b  string
 	flags uint8
@@ -548,10 +548,10 @@ func (ts *tokenScorer) rawSim(a, b token) (float64, int) {
 
 // skeletonOf is skeletonKey, cached for the query.
 func (ts *tokenScorer) skeletonOf(w string) string {
-	k, ok := ts.skels[w]
-	if !ok && ts.skels == nil {
+	if ts.skels == nil {
 		return skeletonKey(w)
 	}
+	k, ok := ts.skels[w]
 	if !ok {
 		k = skeletonKey(w)
 		ts.skels[w] = k
