@@ -434,6 +434,10 @@ func withNext(prefix string, ts []token, i int) (token, int) {
 		if rest != "" {
 			next = "abd" + rest
 		}
+	} else if stem, ok := allahStem(next); ok {
+		// A compound in -ullah is joined as it is alone (Abdul
+		// Jundullah: abd and jundlah).
+		next = stem + "lah"
 	}
 	return merged(prefix, next, skel), j
 }
