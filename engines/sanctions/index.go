@@ -248,6 +248,11 @@ func Build(entities []watchlist.Entity, opts Options) *Index {
 			shortened bool
 		}
 		var made []derived
+		shorten := func(ni int, toks []token) {
+			for _, d := range shortenedSpellings(toks) {
+				made = append(made, derived{ni, d, true})
+			}
+		}
 		for ni, n := range e.Names {
 			if ni > 0xFFFF {
 				break
@@ -255,18 +260,14 @@ func Build(entities []watchlist.Entity, opts Options) *Index {
 			nn := normalize(n.Full, org)
 			for vi, toks := range nn.variants {
 				if !org && nn.script == "" {
-					for _, d := range shortenedSpellings(toks) {
-						made = append(made, derived{ni, d, true})
-					}
+					shorten(ni, toks)
 				}
 				spelling(ei, ni, vi, toks, nn, false)
 			}
 			if f := kunyaInOrder(n.Full); !org && f != n.Full {
 				for _, toks := range normalize(f, false).variants {
 					made = append(made, derived{ni, toks, false})
-					for _, d := range shortenedSpellings(toks) {
-						made = append(made, derived{ni, d, true})
-					}
+					shorten(ni, toks)
 				}
 			}
 		}
