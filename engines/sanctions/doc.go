@@ -65,6 +65,13 @@
 // particles agree scores 0. Weak aliases lose 0.20: alone they alert only
 // when matched almost exactly.
 //
+// A name one edit off a listed name as a whole (wholeslip.go) — its
+// letters in order, the listed one also given name first — scores at
+// least 1 − 1/n for n letters (six or more), wherever the slip falls among
+// the words: word by word a slip in an article or a short syllable can
+// cost a whole word. Not where the slip makes another name as the
+// vocabulary judges it word by word, or turns a title into a listed name.
+//
 // # Evidence (score.go)
 //
 // The final Score is the best name score of the entity plus evidence,

@@ -85,6 +85,11 @@ type nameRec struct {
 	// al-Rahman) as its first half and the last name (Abu al-Julani, Abd
 	// Khalid), as people write it (see shortenedSpelling).
 	shortened bool
+	// letters: how many letters the person's name as listed has, and
+	// which, for wholeSlip (0: none compared — a derived spelling, another
+	// script, an organisation, over 255).
+	letters   uint8
+	letterSet uint32
 	tokens    []token
 }
 
@@ -263,6 +268,9 @@ func Build(entities []watchlist.Entity, opts Options) *Index {
 					shorten(ni, toks)
 				}
 				spelling(ei, ni, vi, toks, nn, false)
+				if nr := &ix.names[len(ix.names)-1]; vi == 0 && !org {
+					nr.letters, nr.letterSet = listedLetters(n.Full)
+				}
 			}
 			if f := kunyaInOrder(n.Full); !org && f != n.Full {
 				for _, toks := range normalize(f, false).variants {
@@ -541,6 +549,7 @@ func (ix *Index) search(q Query, limit int, minScore float64, blocked bool) []Hi
 			qn.variants[i] = repairCompoundSlips(kept, ix.vocab)
 		}
 		qn.addTitleSlipSpellings(ix.vocab)
+		qn.letters = nameLetters(q.Name)
 		for i, v := range qn.variants {
 			// A title and one name: a rare nisba or tribe names few
 			// people, so the given names a customer record leaves out
@@ -587,6 +596,7 @@ func (ix *Index) search(q Query, limit int, minScore float64, blocked bool) []Hi
 			}
 		}
 		sc.ts.slot, sc.ts.lenient = -1, leave{}
+		ns = max(ns, ix.wholeSlip(qn.letters, id))
 		if e.Names[nr.name].Kind == watchlist.NameWeak {
 			ns += malusWeakAlias
 		}
@@ -852,6 +862,9 @@ func (ix *Index) hit(c *candidate, qn normName, ts *tokenScorer) Hit {
 		}
 	}
 	ts.slot, ts.lenient = -1, leave{}
+	if w := ix.wholeSlip(qn.letters, c.name); w > bestS {
+		bestDesc = fmt.Sprintf("the whole name is one letter off the listed name's %d: a slip, wherever it falls among the words", int(math.Round(1/(1-w))))
+	}
 	kind := n.Kind
 	if kind == "" {
 		kind = watchlist.NameAlias

@@ -53,6 +53,8 @@ type normName struct {
 	// slips, by variant: a spelling without a word read as a short title
 	// mistyped (see addTitleSlipSpellings); zero for the others.
 	slips []titleSlip
+	// letters: a query's letters as written (see wholeSlip).
+	letters []spelt
 }
 
 // recompose puts back the Cyrillic letters that NFKD splits into a base

@@ -1,0 +1,184 @@
+package sanctions
+
+import (
+	"math/bits"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// A person's name one letter off a listed name as a whole — its letters
+// in order, word breaks, articles and hyphens aside — is that name
+// mistyped, however the slip falls among its words: in a short syllable
+// (KIM Sang-hf for Sang-ho), in the article of a compound (Husam-rl-Din for
+// Husam-al-Din). Word by word such a slip can cost a whole word; over the
+// name it is one letter in n, and the name scores 1 − 1/n: nine letters or
+// more reach the default threshold, a shorter name is shown, and one under
+// six letters is left to its words.
+const wholeSlipLetters = 6
+
+// spelt is a Latin-script name's letters and digits, lower case,
+// diacritics stripped, in the order written, and its words' places
+// (words are parted by spaces or commas: a hyphenated compound is one).
+type spelt struct {
+	s     string
+	set   uint32 // letterSet(s)
+	words []word
+}
+
+// letterSet is the set of letters in s, a bit each (others share one): a
+// slip changes at most two, so it rules most names out before oneEdit.
+func letterSet(s string) uint32 {
+	var m uint32
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= 'a' && c <= 'z':
+			m |= 1 << (c - 'a')
+		default:
+			m |= 1 << 31
+		}
+	}
+	return m
+}
+
+// word is a word of a spelt name, s[at:end].
+type word struct {
+	at, end int
+	title   bool // a title or honorific
+}
+
+// nameLetters spells a name as written, and given name first when it is
+// written "SURNAME, Given"; none for other scripts.
+func nameLetters(full string) []spelt {
+	last, given, cut := strings.Cut(full, ",")
+	w, ok := letters(full, spelt{})
+	if !ok || w.s == "" {
+		return nil
+	}
+	out := []spelt{w}
+	if cut {
+		g, _ := letters(given, spelt{})
+		if o, _ := letters(last, g); o.s != "" {
+			out = append(out, o)
+		}
+	}
+	for i := range out {
+		out[i].set = letterSet(out[i].s)
+	}
+	return out
+}
+
+// listedLetters are what a name record keeps for wholeSlip: how many
+// letters the name has, and which (none over 255).
+func listedLetters(full string) (uint8, uint32) {
+	if ls := nameLetters(full); len(ls) > 0 && len(ls[0].s) <= 0xFF {
+		return uint8(len(ls[0].s)), ls[0].set
+	}
+	return 0, 0
+}
+
+// letters appends s's letters to sp.
+func letters(s string, sp spelt) (spelt, bool) {
+	s = strings.ToLower(s)
+	if !isASCII(s) {
+		s = norm.NFKD.String(s)
+	}
+	b := []byte(sp.s)
+	at, runs, part := len(b), 0, len(b) // where the word and its run of letters began
+	endRun := func() {
+		if len(b) > part {
+			runs++
+		}
+		part = len(b)
+	}
+	endWord := func() {
+		endRun()
+		if len(b) > at {
+			sp.words = append(sp.words, word{at, len(b), runs == 1 && honorifics[string(b[at:])]})
+		}
+		at, runs = len(b), 0
+	}
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z' || r >= '0' && r <= '9':
+			b = append(b, byte(r))
+		case latinSpecial[r] != "":
+			b = append(b, latinSpecial[r]...)
+		case unicode.Is(unicode.Mn, r) || joins(r):
+		case unicode.Is(unicode.Latin, r):
+			b = utf8.AppendRune(b, r)
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			if !unicode.Is(unicode.Lm, r) {
+				return sp, false // another script
+			}
+		case r == ' ' || r == ',':
+			endWord()
+		default:
+			endRun() // a hyphen: the word goes on
+		}
+	}
+	endWord()
+	sp.s = string(b)
+	return sp, true
+}
+
+// wholeSlip is the score of a query whose letters (q, from nameLetters)
+// are one edit off listed name id's (else 0), unless the edit makes
+// another name (anotherName).
+func (ix *Index) wholeSlip(q []spelt, id uint32) float64 {
+	nr := &ix.names[id]
+	if len(q) == 0 || nr.letters == 0 {
+		return 0
+	}
+	var listed []spelt
+	for _, w := range q {
+		if d := len(w.s) - int(nr.letters); d < -1 || d > 1 || len(w.s) < wholeSlipLetters || bits.OnesCount32(w.set^nr.letterSet) > 2 {
+			continue
+		}
+		if listed == nil {
+			listed = nameLetters(ix.entities[nr.entity].Names[nr.name].Full)
+		}
+		for _, n := range listed {
+			if oneEdit(w.s, n.s) {
+				i := 0 // where the edit is
+				for i < len(w.s) && i < len(n.s) && w.s[i] == n.s[i] {
+					i++
+				}
+				if !ix.anotherName(w, n, i) {
+					return 1 - 1/float64(max(len(w.s), len(n.s)))
+				}
+			}
+		}
+	}
+	return 0
+}
+
+// wordAt is the word holding letter i (the last word for i past the end).
+func (sp spelt) wordAt(i int) word {
+	for _, w := range sp.words {
+		if i < w.end {
+			return w
+		}
+	}
+	return sp.words[len(sp.words)-1]
+}
+
+// anotherName reports whether the slip at letter i makes another name of
+// the listed word, as typoOrName and dropTitleSlips judge it word by word:
+// a query word many listed names use, or one that reads as a name in
+// the lists' languages, and no spelling of the listed word (Tzanidis
+// beside Tzanitis, Yong beside Ying); or a title on one side and a word
+// the lists hold on the other (Hadi Bando, BANDO, Haji).
+func (ix *Index) anotherName(q, n spelt, i int) bool {
+	wq, wn := q.wordAt(i), n.wordAt(i)
+	w, l := q.s[wq.at:wq.end], n.s[wn.at:wn.end]
+	switch {
+	case wq.title && !wn.title:
+		return true // l is a listed word
+	case wn.title && !wq.title:
+		return ix.vocab.uses(w) > 0
+	}
+	return (ix.vocab.uses(w) >= commonUses || ix.vocab.plausible(w)) && !ix.vocab.variant(w, l)
+}

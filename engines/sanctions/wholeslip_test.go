@@ -1,0 +1,29 @@
+package sanctions
+
+import (
+	"strings"
+	"testing"
+)
+
+// A slip anywhere in a name is one letter in the name, wherever it falls
+// among the words: in the article of a compound (Husam-rl-Din), in a short
+// syllable (Sang-hf), in either order of a name listed surname first. A
+// short name is shown, not alerted (RI Yong Mq, eight letters); a slip
+// into a word many listed names use is another name (Tzanidis beside
+// Tzanitis).
+func TestWholeNameSlip(t *testing.T) {
+	ofac := Build(realOFAC(t), Options{})
+	for q, id := range map[string]string{"KIM Sang-hf": "ofac-22991", "BASAL Abd-rl-Rahman": "ofac-22050", "JALAL Husam-rl-Din": "ofac-22018"} {
+		hits := ofac.Search(Query{Name: q}, 1)
+		if len(hits) != 1 || hits[0].EntityID != id || hits[0].Score < 0.88 ||
+			!strings.Contains(strings.Join(hits[0].Explanation, " "), "the whole name is one letter off the listed name's") {
+			t.Errorf("%s: %+v", q, hits)
+		}
+	}
+	if hits := ofac.Search(Query{Name: "RI Yong Mq"}, 1); len(hits) != 1 || hits[0].MatchedName != "RI, Yong Mu" || hits[0].Score != 0.875 {
+		t.Errorf("RI Yong Mq: %+v", hits)
+	}
+	alertsOn(t, map[string]string{
+		"j": "JALAL, Husam-al-Din", "t": "Theodora TZANITIS", "t1": "Eleni TZANIDIS", "t2": "Maria TZANIDIS", "t3": "Sofia TZANIDIS",
+	}, map[string]string{"Husam-rl-Din Jalal": "j", "Theodora Tzanidis": ""})
+}
