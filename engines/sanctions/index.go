@@ -863,7 +863,7 @@ func (ix *Index) hit(c *candidate, qn normName, ts *tokenScorer) Hit {
 	}
 	ts.slot, ts.lenient = -1, leave{}
 	if w := ix.wholeSlip(qn.letters, c.name); w > bestS {
-		bestDesc = fmt.Sprintf("the whole name is one letter off the listed name's %d: a slip, wherever it falls among the words", int(math.Round(1/(1-w))))
+		bestDesc = fmt.Sprintf("the whole name one letter off the listed name (one in %d): a slip, wherever it falls among the words", int(math.Round(1/(1-w))))
 	}
 	kind := n.Kind
 	if kind == "" {
