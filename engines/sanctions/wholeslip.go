@@ -146,7 +146,7 @@ func (ix *Index) wholeSlip(q []spelt, id uint32) float64 {
 				for i < len(w.s) && i < len(n.s) && w.s[i] == n.s[i] {
 					i++
 				}
-				if !ix.anotherName(w, n, i) {
+				if !anotherName(ix.vocabOf(id), w, n, i) {
 					return 1 - 1/float64(max(len(w.s), len(n.s)))
 				}
 			}
@@ -166,19 +166,20 @@ func (sp spelt) wordAt(i int) word {
 }
 
 // anotherName reports whether the slip at letter i makes another name of
-// the listed word, as typoOrName and dropTitleSlips judge it word by word:
+// the listed word, as typoOrName and dropTitleSlips judge it word by word
+// (v: the listed name's list's vocabulary):
 // a query word many listed names use, or one that reads as a name in
 // the lists' languages, and no spelling of the listed word (Tzanidis
 // beside Tzanitis, Yong beside Ying); or a title on one side and a word
 // the lists hold on the other (Hadi Bando, BANDO, Haji).
-func (ix *Index) anotherName(q, n spelt, i int) bool {
+func anotherName(v *vocabulary, q, n spelt, i int) bool {
 	wq, wn := q.wordAt(i), n.wordAt(i)
 	w, l := q.s[wq.at:wq.end], n.s[wn.at:wn.end]
 	switch {
 	case wq.title && !wn.title:
 		return true // l is a listed word
 	case wn.title && !wq.title:
-		return ix.vocab.uses(w) > 0
+		return v.uses(w) > 0
 	}
-	return (ix.vocab.uses(w) >= commonUses || ix.vocab.plausible(w)) && !ix.vocab.variant(w, l)
+	return (v.uses(w) >= commonUses || v.plausible(w)) && !v.variant(w, l)
 }

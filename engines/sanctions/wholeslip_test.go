@@ -1,8 +1,11 @@
 package sanctions
 
 import (
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/kycflow/kycflow/engines/screeneval"
 )
 
 // A slip anywhere in a name is one letter in the name, wherever it falls
@@ -10,7 +13,8 @@ import (
 // syllable (Sang-hf), in either order of a name listed surname first. A
 // short name is shown, not alerted (RI Yong Mq, eight letters); a slip
 // into a word many listed names use is another name (Tzanidis beside
-// Tzanitis).
+// Tzanitis) — many names of the listed name's own list: another list
+// loaded beside does not make a slip another name (Hadmi, Ala'-ai-Din).
 func TestWholeNameSlip(t *testing.T) {
 	ofac := Build(realOFAC(t), Options{})
 	for q, id := range map[string]string{"KIM Sang-hf": "ofac-22991", "BASAL Abd-rl-Rahman": "ofac-22050", "JALAL Husam-rl-Din": "ofac-22018"} {
@@ -26,4 +30,12 @@ func TestWholeNameSlip(t *testing.T) {
 	alertsOn(t, map[string]string{
 		"j": "JALAL, Husam-al-Din", "t": "Theodora TZANITIS", "t1": "Eleni TZANIDIS", "t2": "Maria TZANIDIS", "t3": "Sofia TZANIDIS",
 	}, map[string]string{"Husam-rl-Din Jalal": "j", "Theodora Tzanidis": ""})
+
+	beside := Build(slices.Concat(onList(screeneval.LatinOnly(realUN(t)), "un"), onList(realOFAC(t), "ofac"),
+		onList(screeneval.GenerateList(20000, 3).Entities, "generated")), Options{})
+	for q, id := range map[string]string{"MIZBAN KHADR HADMI": "un-IQi.023", "JUKHDAR 'Ala'-ai-Din": "ofac-22152"} {
+		if hits := beside.Search(Query{Name: q, Lists: []string{"un", "ofac"}}, 1); len(hits) != 1 || hits[0].EntityID != id || hits[0].Score < 0.88 {
+			t.Errorf("%s, the generated list beside: %+v", q, hits)
+		}
+	}
 }
