@@ -287,14 +287,17 @@ func compoundSlip(w string, v *vocabulary) (token, bool) {
 }
 
 // repairCompoundSlips reads a query word no list uses that is one edit
-// from an Abd form before a name (Apdul Hakim, Aqbdul Majeed: joinCompounds
-// reads only slips starting Ab or Ad, not knowing the lists' words), from
-// a spelling of Abdullah (Abdullh, Ahdollah), or a compound with a slip
+// from Abu or Abou before a name (Absu Mohamed, Aboiu Mohamed) as the
+// kunya, and one that is one edit from an Abd form before a name (Apdul
+// Hakim, Aqbdul Majeed: joinCompounds reads only slips starting Ab or Ad,
+// not knowing the lists' words), from a spelling of Abdullah (Abdullh,
+// Ahdollah), or a compound with a slip
 // in its Abd or -ullah (compoundSlip), as that compound, so that it
 // matches the listed compound, joined as one word, instead of nothing. A
 // listed word one edit from a form (al-Ahdal) is left alone, and so is a
 // kunya or Abd compound joinCompounds has joined already.
 func repairCompoundSlips(ts []token, v *vocabulary) []token {
+	abuForms := []string{"abu", "abou"}
 	slip := func(w string, forms []string) bool {
 		return slices.ContainsFunc(forms, func(f string) bool { return oneEdit(w, f) })
 	}
@@ -303,8 +306,11 @@ func repairCompoundSlips(ts []token, v *vocabulary) []token {
 		t := ts[i]
 		// Abd Mallah, joined to abdmallah, is one edit from Abdallah.
 		rest, joined := strings.CutPrefix(t.s, "abd")
-		if len(t.s) >= 5 && !t.skel && !t.known && isASCII(t.s) && v.uses(t.s) == 0 && !(joined && v.uses(rest) > 0) {
+		if !t.skel && !t.known && isASCII(t.s) && v.uses(t.s) == 0 && !(joined && v.uses(rest) > 0) {
 			switch {
+			case i+1 < len(ts) && slip(t.s, abuForms):
+				t, i = withNext("abu", ts, i)
+			case len(t.s) < 5:
 			case i+1 < len(ts) && slip(t.s, abdSlipForms):
 				t, i = withNext("abd", ts, i)
 			case slip(t.s, allahForms):

@@ -332,8 +332,8 @@ func TestCompoundByItsFirstHalf(t *testing.T) {
 	})
 }
 
-// A slip in an Abd form, in Abdullah or in an -ullah that joinCompounds
-// cannot read (it reads slips starting Ab or Ad) is read against the
+// A slip in Abu, in an Abd form, in Abdullah or in an -ullah that
+// joinCompounds cannot read (it reads slips starting Ab or Ad) is read against the
 // lists' words; a listed word one edit from a form, and a compound joined
 // already, stay themselves. Nur Aldin is Nur al-Din; Al- mistyped as two
 // letters is the article even when the list holds them (Ag), as three
@@ -343,12 +343,12 @@ func TestCompoundSlips(t *testing.T) {
 		"m": "MURAD, Abdul Hakim", "j": "MUJAHID, Abdullah", "a": "AL-AHDAL, Hakim", "l": "MALLAH, Abdul Jalil",
 		"d": "AL-DIBISKI, Nur Al-Din", "u": "ABDULLAH", "k": "MISKINE, Abdoulaye", "s": "JAN, Saidullah",
 		"t": "Abu Malek El Talleh", "q": "AL-DULAIMI, Khalaf", "g": "AG, Wenming",
-		"h": "HIDAYATULLAH, Najibullah",
+		"h": "HIDAYATULLAH, Najibullah", "b": "Abou Mohamed al-Adnani",
 	}, map[string]string{
 		"Apdul Hakim Murad": "m", "Aqbdul Hakim Murad": "m", "Abdullh Mujahid": "j", "Ahdollah Mujahid": "j",
 		"Ahdal Hakim Murad": "", "Abdul Mallah": "l", "Nur Aldin al-Dibiski": "d",
 		"Awdoulaye Miskine": "k", "Saidullh Jan": "s", "Abu Talleh": "t", "Khalaf Ag-Dulaimi": "q",
-		"Najibullah Hidabyatullah": "h",
+		"Najibullah Hidabyatullah": "h", "Absu Mohamed al-Adnani": "b", "Aboiu Mohamed al-Adnani": "b",
 	})
 	// A compound repaired into one word is as its right spelling is, no
 	// title and one name: the given names it leaves out cost in full.
