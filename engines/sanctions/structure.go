@@ -262,13 +262,15 @@ func (ix *Index) spellingScore(ts *tokenScorer, qn normName, vi int, id uint32, 
 var allahForms = []string{"abdullah", "abdallah", "abdollah", "abdulla", "abdalla"}
 
 // compoundSlip reads a word as a compound written as one with a slip in
-// its Abd (Awdoulaye, Agdelilah: abdSlip reads those starting Ab or Ad) or
-// in its -ullah (Saidullh, Khairultah: into a compound the lists hold),
-// joined as the listed compound is.
+// its Abd (Awdoulaye, Agdelilah; one starting Ab or Ad, which abdSlip
+// reads when its name is long, only into a compound the lists hold:
+// Addoulaye) or in its -ullah (Saidullh, Khairultah: into a compound the
+// lists hold), joined as the listed compound is.
 func compoundSlip(w string, v *vocabulary) (token, bool) {
 	for _, f := range []string{"abdoul", "abdul", "abdur", "abdel"} {
 		for k := len(f) - 1; k <= len(f)+1 && k+3 <= len(w); k++ {
-			if !strings.HasPrefix(w, "ab") && !strings.HasPrefix(w, "ad") && oneEdit(w[:k], f) {
+			abd := !strings.HasPrefix(w, "ab") && !strings.HasPrefix(w, "ad") || v.uses("abd"+w[k:]) > 0
+			if abd && oneEdit(w[:k], f) {
 				return merged("abd", w[k:], false), true
 			}
 		}
@@ -286,18 +288,21 @@ func compoundSlip(w string, v *vocabulary) (token, bool) {
 	return token{}, false
 }
 
-// repairCompoundSlips reads a query word no list uses that is one edit
-// from Abu or Abou before a name (Absu Mohamed, Aboiu Mohamed) as the
-// kunya, and one that is one edit from an Abd form before a name (Apdul
-// Hakim, Aqbdul Majeed: joinCompounds reads only slips starting Ab or Ad,
-// not knowing the lists' words), from a spelling of Abdullah (Abdullh,
-// Ahdollah), or a compound with a slip
-// in its Abd or -ullah (compoundSlip), as that compound, so that it
-// matches the listed compound, joined as one word, instead of nothing. A
-// listed word one edit from a form (al-Ahdal) is left alone, and so is a
-// kunya or Abd compound joinCompounds has joined already.
+// repairCompoundSlips reads a query word no list uses as the compound it
+// mistypes, so that it matches the listed compound, joined as one word,
+// instead of nothing: one edit from Abd before a name, where the lists
+// hold the compound (Ahd al-Majid); from Abu or Abou before a name, when
+// it reads as no name of the lists' languages (Absu Mohamed, Aboiu
+// Mohamed; not Abi, Agu); from an Abd form before a name (Apdul Hakim,
+// Aqbdul Majeed: joinCompounds reads only slips starting Ab or Ad, not
+// knowing the lists' words); from a spelling of Abdullah (Abdullh,
+// Ahdollah); or a compound with a slip in its Abd or -ullah
+// (compoundSlip). A listed word one edit from a form (al-Ahdal) is left
+// alone, and so is a kunya or Abd compound joinCompounds has joined
+// already.
 func repairCompoundSlips(ts []token, v *vocabulary) []token {
 	abuForms := []string{"abu", "abou"}
+	listedAbd := func(i int) bool { t, _ := withNext("abd", ts, i); return v.uses(t.s) > 0 }
 	slip := func(w string, forms []string) bool {
 		return slices.ContainsFunc(forms, func(f string) bool { return oneEdit(w, f) })
 	}
@@ -308,7 +313,9 @@ func repairCompoundSlips(ts []token, v *vocabulary) []token {
 		rest, joined := strings.CutPrefix(t.s, "abd")
 		if !t.skel && !t.known && isASCII(t.s) && v.uses(t.s) == 0 && !(joined && v.uses(rest) > 0) {
 			switch {
-			case i+1 < len(ts) && slip(t.s, abuForms):
+			case i+1 < len(ts) && oneEdit(t.s, "abd") && listedAbd(i):
+				t, i = withNext("abd", ts, i)
+			case i+1 < len(ts) && slip(t.s, abuForms) && !v.plausible(t.s):
 				t, i = withNext("abu", ts, i)
 			case len(t.s) < 5:
 			case i+1 < len(ts) && slip(t.s, abdSlipForms):
