@@ -167,11 +167,13 @@ func (sp spelt) wordAt(i int) word {
 
 // anotherName reports whether the slip at letter i makes another name of
 // the listed word, as typoOrName and dropTitleSlips judge it word by word
-// (v: the listed name's list's vocabulary):
-// a query word many listed names use, or one that reads as a name in
-// the lists' languages, and no spelling of the listed word (Tzanidis
-// beside Tzanitis, Yong beside Ying); or a title on one side and a word
-// the lists hold on the other (Hadi Bando, BANDO, Haji).
+// (v: the listed name's list's vocabulary): a query word the list uses,
+// or a short one (five letters at most) that reads as a name in its
+// languages, and no spelling of the listed word (Tzanidis beside
+// Tzanitis, Yong beside Ying); or a title on one side and a word the
+// lists hold on the other (Hadi Bando, BANDO, Haji). A long word
+// changes too few of its letter sequences for them to tell: Mhuammad
+// reads as a name.
 func anotherName(v *vocabulary, q, n spelt, i int) bool {
 	wq, wn := q.wordAt(i), n.wordAt(i)
 	w, l := q.s[wq.at:wq.end], n.s[wn.at:wn.end]
@@ -181,5 +183,5 @@ func anotherName(v *vocabulary, q, n spelt, i int) bool {
 	case wn.title && !wq.title:
 		return v.uses(w) > 0
 	}
-	return (v.uses(w) >= commonUses || v.plausible(w)) && !v.variant(w, l)
+	return (v.uses(w) > 0 || len(w) <= 5 && v.plausible(w)) && !v.variant(w, l)
 }
