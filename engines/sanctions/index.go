@@ -548,6 +548,7 @@ func (ix *Index) search(q Query, limit int, minScore float64, blocked bool) []Hi
 			qn.titled = qn.titled || len(kept) < len(v)
 			qn.variants[i] = repairCompoundSlips(kept, ix.vocab)
 		}
+		qn.addAbulSpellings(ix.vocab)
 		qn.addTitleSlipSpellings(ix.vocab)
 		qn.letters = nameLetters(q.Name)
 		for i, v := range qn.variants {

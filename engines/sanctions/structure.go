@@ -199,6 +199,23 @@ func shortTitleSlip(w string, v *vocabulary) titleSet {
 	return 0
 }
 
+// addAbulSpellings gives a spelling with Abul before a name (Abul Jabbar)
+// a spelling of its own read as Abdul, Abdul without its d, where the
+// lists hold that Abd compound: Abul is also a kunya (Abul Hasan), which
+// the spelling as written still matches.
+func (qn *normName) addAbulSpellings(v *vocabulary) {
+	for i := range len(qn.variants) {
+		ts := qn.variants[i]
+		j := slices.IndexFunc(ts, func(t token) bool { return t.s == "abul" })
+		if j < 0 || j+1 >= len(ts) {
+			continue
+		}
+		if t, k := withNext("abd", ts, j); v.uses(t.s) > 0 {
+			qn.variants = append(qn.variants, slices.Concat(ts[:j], []token{t}, ts[k+1:]))
+		}
+	}
+}
+
 // addTitleSlipSpellings gives a spelling of two words or more, one of
 // which may be a short title mistyped ("BANDO Haki" for "BANDO, Haji"), a
 // spelling of its own without that word, compared only with the listed

@@ -351,13 +351,16 @@ func TestCompoundSlips(t *testing.T) {
 		"Najibullah Hidabyatullah": "h", "Absu Mohamed al-Adnani": "b", "Aboiu Mohamed al-Adnani": "b",
 		"Addoulaye Miskine": "k",
 	})
+	// Abul is Abdul without its d and a kunya too.
+	alertsOn(t, map[string]string{"k": "Abul Hasan KHAN", "a": "ABDUL HASAN, Ahmad"}, map[string]string{"Abul Hasan Khan": "k", "Abul Hasan Ahmad": "a"})
 	// Abd mistyped as three letters or two (Ahd, Ad) before a name is Abd
-	// where the lists hold the compound; a slip that reads as a name of
+	// where the lists hold the compound, and so is Abul (Abul Jabbar); a
+	// slip that reads as a name of
 	// the lists' languages is no Abu: Abi (Abid, Abdi less a letter), Agu
 	// (Agus).
 	un := Build(screeneval.LatinOnly(realUN(t)), Options{})
 	for q, id := range map[string]string{"AHD-AL-MAJID AZIZ AL-ZINDANI": "un-QDi.156", "SA'D AD-AL-MAJID AL-FAISAL AL-TIKRITI": "un-IQi.055",
-		"UGLA ABI SAKR AL-ZUBAISI": "un-IQi.050", "AGU DWIKARNA": "un-QDi.111"} {
+		"UGLA ABI SAKR AL-ZUBAISI": "un-IQi.050", "AGU DWIKARNA": "un-QDi.111", "ABUL JABBAR OMARI": "un-TAi.088"} {
 		if hits := un.Search(Query{Name: q}, 1); len(hits) != 1 || hits[0].EntityID != id || hits[0].Score < 0.88 {
 			t.Errorf("%s: %+v", q, hits)
 		}
