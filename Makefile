@@ -146,6 +146,7 @@ fuzz-parsers:
 	$(GO) test -run='^$$' -fuzz='^FuzzValidate$$' -fuzztime=$(FUZZTIME) ./engines/vatnum
 	$(GO) test -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZTIME) ./engines/mrz
 	$(GO) test -run='^$$' -fuzz='^FuzzRefused$$' -fuzztime=$(FUZZTIME) ./webhook
+	$(GO) test -run='^$$' -fuzz='^FuzzSearch$$' -fuzztime=$(FUZZTIME) ./engines/sanctions
 
 # Fast feedback while editing (under a minute warm): every package but the
 # integration ones (the CLI and the e2e suite, which need the Temporal
