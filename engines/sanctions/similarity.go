@@ -752,12 +752,14 @@ func (ts *tokenScorer) nameScore(q, n []token, surnameFirst, explain bool) (floa
 	// A title and one rare name stands on a family name or nisba: the
 	// listed name's last word (its first, written surname first), never
 	// a given name ("Haji Bashir" is no one in particular).
-	leaveOff := false
-	if fam := ln; ts.lenient.on {
+	leaveOff, givenOff := false, false
+	if fam, first := ln, given; ts.lenient.on {
 		if surnameFirst {
-			fam = firstWord(n)
+			fam, first = firstWord(n), firstWord(n)+1
 		}
 		leaveOff = usedN[fam]
+		// Or, against a person who bears the title, the given name.
+		givenOff = !leaveOff && ts.lenient.given && first < nn && usedN[first]
 	}
 	dropped, eased := 0, false
 	for j := range n {
@@ -794,7 +796,7 @@ func (ts *tokenScorer) nameScore(q, n []token, surnameFirst, explain bool) (floa
 					share = missingEdgeLong
 				}
 			}
-			if leaveOff {
+			if leaveOff || givenOff {
 				share = min(share, ts.lenient.share)
 				eased = true
 			}
@@ -805,9 +807,13 @@ func (ts *tokenScorer) nameScore(q, n []token, surnameFirst, explain bool) (floa
 		}
 	}
 	score := min(num/den, 1)
-	shown := eased && ts.lenient.most > 0
+	most := ts.lenient.most
+	if givenOff {
+		most = titledGiven
+	}
+	shown := eased && most > 0
 	if shown {
-		score = min(score, ts.lenient.most)
+		score = min(score, most)
 	}
 	if !explain {
 		return score, ""
@@ -819,8 +825,10 @@ func (ts *tokenScorer) nameScore(q, n []token, surnameFirst, explain bool) (floa
 	if len(missN) > 0 {
 		desc += "; not in query: " + strings.Join(missN, " ")
 		switch {
+		case givenOff:
+			desc += fmt.Sprintf(" (the query is a title and the given name of a person listed with that title: the names it leaves out cost less, the score stops at %.2f)", most)
 		case shown:
-			desc += fmt.Sprintf(" (the query is a title and one name several listed people have: the names it leaves out cost less, the score stops at %.2f)", ts.lenient.most)
+			desc += fmt.Sprintf(" (the query is a title and one name several listed people have: the names it leaves out cost less, the score stops at %.2f)", most)
 		case leaveOff:
 			desc += " (the query is a title and one name few listed people have: the names it leaves out cost less)"
 		}

@@ -127,6 +127,9 @@ const titledUncommon = 20
 type leave struct {
 	on          bool
 	share, most float64
+	// given: the listed person bears the query's title, so the title and
+	// the listed given name are let off too, shown at titledGiven at most.
+	given bool
 }
 
 // titledShown and titledCommon are the most a name scores that a title
@@ -136,6 +139,10 @@ type leave struct {
 const (
 	titledShown  = 0.86
 	titledCommon = 0.83
+	// titledGiven is the most a title and the listed given name score
+	// against a person who bears the title: shown, below the family
+	// names, never alerting ("Haji Bashir" is no one in particular).
+	titledGiven = 0.81
 )
 
 // lenientAt is query spelling vi's leave for listed words it leaves out,
@@ -158,6 +165,7 @@ func (ix *Index) leaveFor(qn normName, vi int, id uint32) leave {
 	if lv.on && ix.entities[nr.entity].Names[nr.name].Kind == watchlist.NameWeak {
 		lv.share = 0
 	}
+	lv.given = lv.on && ix.titles[nr.entity]&qn.titles != 0
 	return lv
 }
 
