@@ -750,15 +750,15 @@ func (ts *tokenScorer) nameScore(q, n []token, surnameFirst, explain bool) (floa
 	}
 	chain := shareN < conflicting && nn >= 3 && !surnameFirst && simN[given] >= chainAnchor && simN[ln] >= chainAnchor
 	// A title and one rare name stands on a family name or nisba: the
-	// listed name's last word (its first, written surname first), never
-	// a given name ("Haji Bashir" is no one in particular).
+	// listed name's last word (its first, written surname first). On a
+	// given name only against a person listed with the title, and then
+	// shown, never alerting ("Haji Bashir" is no one in particular).
 	leaveOff, givenOff := false, false
 	if fam, first := ln, given; ts.lenient.on {
 		if surnameFirst {
 			fam, first = firstWord(n), firstWord(n)+1
 		}
 		leaveOff = usedN[fam]
-		// Or, against a person who bears the title, the given name.
 		givenOff = !leaveOff && ts.lenient.given && first < nn && usedN[first]
 	}
 	dropped, eased := 0, false

@@ -11,12 +11,12 @@ import (
 // A slip anywhere in a name is one letter in the name, wherever it falls
 // among the words: in the article of a compound (Husam-rl-Din), in a short
 // syllable (Sang-hf), in either order of a name listed surname first, into
-// a long word that could be a name (Mhuammad, Abdoulae) but no list uses. A
-// short name is shown, not alerted (RI Yong Mq, eight letters); a slip
-// into a word listed names use is another name (Tzanidis beside
-// Tzanitis; Pavlević, one or two people's name, beside Pavlović) —
-// names of the listed name's own list: another list
-// loaded beside does not make a slip another name (Hadmi, Ala'-ai-Din).
+// a long word that could be a name (Mhuammad, Abdoulae) but no list uses.
+// A short name is shown, not alerted (RI Yong Mq, eight letters). A slip
+// into a word listed names use is another name (Tzanidis beside Tzanitis;
+// Pavlević, one or two people's name, beside Pavlović) — names of the
+// listed name's own list: another list loaded beside does not make a slip
+// another name (Hadmi, Ala'-ai-Din).
 func TestWholeNameSlip(t *testing.T) {
 	ofac := Build(realOFAC(t), Options{})
 	for q, id := range map[string]string{"KIM Sang-hf": "ofac-22991", "BASAL Abd-rl-Rahman": "ofac-22050", "JALAL Husam-rl-Din": "ofac-22018",
