@@ -315,7 +315,13 @@ func normalize(full string, org bool) normName {
 			}
 		}
 	}
+	// A name suffix written apart may be a family name of its own (Salar
+	// Mahmoud ZADEH): the words as written are a spelling too.
+	apart := joinCompoundsBut(v0, false)
 	v0, v1 = joinCompounds(v0), joinCompounds(v1)
+	if sameTokens(apart, v0) {
+		apart = nil
+	}
 	if len(v0) == len(v1) {
 		// A skeleton's other spelling (ذ as dh or z): a name mixes the
 		// schemes word by word, so each word is compared under both.
@@ -346,6 +352,9 @@ func normalize(full string, org bool) normName {
 	if !sameTokens(v0, v1) {
 		out.variants = append(out.variants, v1)
 	}
+	if apart = dropWords(apart, drop); len(apart) > 0 && !org {
+		out.variants = append(out.variants, apart)
+	}
 	return out
 }
 
@@ -368,7 +377,11 @@ var dinForms = []string{"aldin", "eldin", "uddin", "addin", "eddin", "eddine", "
 // name with ad-Din (Salah al-Din, Salahaldin, Salah Eddine → salahdin).
 // Lists and customers split these names at will; as one word each they
 // match word for word.
-func joinCompounds(ts []token) []token {
+func joinCompounds(ts []token) []token { return joinCompoundsBut(ts, true) }
+
+// joinCompoundsBut is joinCompounds, name suffixes joined only when
+// suffixes.
+func joinCompoundsBut(ts []token, suffixes bool) []token {
 	if len(ts) == 0 {
 		return ts
 	}
@@ -403,7 +416,7 @@ func joinCompounds(ts []token) []token {
 			// Salah Eddine, Nur Aldin: the article and Din as one word.
 			t = merged(t.s, "din", fromArabic(t))
 			i++
-		} else if i+1 < len(ts) && nameSuffixes[ts[i+1].s] && !particles[t.s] {
+		} else if suffixes && i+1 < len(ts) && nameSuffixes[ts[i+1].s] && !particles[t.s] {
 			// Persian and Pashto names written apart or as one word:
 			// Akhund Zada, Akhundzada; Shahid Khel, Shahidkhel.
 			t = merged(t.s, ts[i+1].s, fromArabic(t) || fromArabic(ts[i+1]))

@@ -349,6 +349,16 @@ func TestCompoundByItsFirstHalf(t *testing.T) {
 	})
 }
 
+// A name suffix (Zadeh, Zada, Khel) is one word with the name before it,
+// written apart or not (Yahya Zadeh, Yahyazadeh), and a family name of its
+// own too: "Salar Zadeh" is Salar Mahmoud ZADEH with his middle name left
+// out, not Salarzadeh.
+func TestNameSuffixApart(t *testing.T) {
+	alertsOn(t, map[string]string{"s": "Salar Mahmoud ZADEH", "y": "YAHYA ZADEH, Hamidreza", "a": "Mohammad AKHUNDZADA"}, map[string]string{
+		"Salar Zadeh": "s", "Hamidreza Yahyazadeh": "y", "Yahya Zadeh Hamidreza": "y", "Mohammad Akhund Zada": "a",
+	})
+}
+
 // A slip in Abu, in Abd, in an Abd form, in Abdullah or in an -ullah that
 // joinCompounds cannot read (it reads slips starting Ab or Ad) is read against the
 // lists' words; a listed word one edit from a form, and a compound joined
