@@ -55,8 +55,12 @@ type ClusterOptions struct {
 
 // Cluster is a running server.
 type Cluster struct {
-	cmd  *exec.Cmd
-	done chan error
+	cmd *exec.Cmd
+	// done closes when the server has exited, with its exit error in
+	// exited: closed, not sent, so that start-up and Stop may both wait on
+	// it (a server that died starting was waited on forever by Stop).
+	done   chan struct{}
+	exited error
 }
 
 // FindCluster locates the server, its schema tool and schema from
@@ -92,24 +96,46 @@ func StartCluster(ctx context.Context, o *ClusterOptions) (*Cluster, error) {
 			return nil, err
 		}
 	}
-	if err := o.writeConfig(); err != nil {
-		return nil, err
-	}
-	c := &Cluster{done: make(chan error, 1)}
-	c.cmd = exec.Command(o.Binary, "--root", o.Dir, "--config", "config", "--env", "kycflow", "--allow-no-auth", "start")
-	c.cmd.Dir = o.Dir
-	c.cmd.Stdout, c.cmd.Stderr = o.Log, o.Log
-	// Killed with its owner: a test run leaves no server behind.
-	c.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
-	if err := c.cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start temporal server: %w", err)
-	}
-	go func() { c.done <- c.cmd.Wait() }()
-	if err := c.ready(ctx, o.HostPort); err != nil {
+	for attempt := 1; ; attempt++ {
+		if err := o.writeConfig(); err != nil {
+			return nil, err
+		}
+		c := &Cluster{}
+		c.cmd = exec.Command(o.Binary, "--root", o.Dir, "--config", "config", "--env", "kycflow", "--allow-no-auth", "start")
+		c.cmd.Dir = o.Dir
+		c.cmd.Stdout, c.cmd.Stderr = o.Log, o.Log
+		// Killed with its owner: a test run leaves no server behind.
+		c.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
+		if err := c.start(); err != nil {
+			return nil, fmt.Errorf("start temporal server: %w", err)
+		}
+		err := c.ready(ctx, o.HostPort)
+		if err == nil {
+			return c, nil
+		}
 		c.Stop()
-		return nil, err
+		// A port picked free may be taken before the server binds it
+		// (another suite's server picks its own at the same time): new
+		// ones, twice more.
+		if !errors.Is(err, errExited) || o.PortBase > 0 || attempt == 3 {
+			return nil, err
+		}
+		o.ports = nil
 	}
-	return c, nil
+}
+
+// errExited: the server exited while starting.
+var errExited = errors.New("temporal server exited during start-up (see its log)")
+
+// start starts the server's process and waits for its exit in the
+// background (see done).
+func (c *Cluster) start() error {
+	c.done = make(chan struct{})
+	if err := c.cmd.Start(); err != nil {
+		return err
+	}
+	go func() { c.exited = c.cmd.Wait(); close(c.done) }()
+	return nil
 }
 
 // schema creates database db with the module's schema, or brings an
@@ -175,8 +201,8 @@ func (c *Cluster) ready(ctx context.Context, hostPort string) error {
 	var last error
 	for time.Now().Before(deadline) && ctx.Err() == nil {
 		select {
-		case err := <-c.done:
-			return fmt.Errorf("temporal server exited during start-up (see its log): %v", err)
+		case <-c.done:
+			return fmt.Errorf("%w: %v", errExited, c.exited)
 		default:
 		}
 		if last = register(ctx, hostPort); last == nil {
