@@ -218,40 +218,10 @@ func QueryWords(name string) int {
 // (organisations) dropped, unless that would leave nothing.
 func normalize(full string, org bool) normName {
 	var out normName
-	var words [][]rune
-	var cur []rune
-	flush := func() {
-		if len(cur) > 0 {
-			words = append(words, cur)
-			cur = nil
-		}
-	}
 	if last, given, ok := strings.Cut(full, ","); ok && !org {
 		out.surnameFirst = strings.TrimSpace(last) != "" && strings.TrimSpace(given) != ""
 	}
-	lower := strings.ToLower(full)
-	if !isASCII(lower) {
-		lower = norm.NFKD.String(lower)
-	}
-	for _, r := range lower {
-		switch {
-		case unicode.Is(unicode.Mn, r):
-			if n := len(cur); n > 0 {
-				if c, ok := recompose[[2]rune{cur[n-1], r}]; ok {
-					cur[n-1] = c
-				}
-			}
-		case joins(r):
-		case unicode.IsLetter(r) || unicode.IsDigit(r):
-			if a, ok := arabicLetterForms[r]; ok {
-				r = a // Persian and Urdu forms of Arabic letters
-			}
-			cur = append(cur, unicode.ToLower(r))
-		default:
-			flush()
-		}
-	}
-	flush()
+	words, _ := writtenWords(full)
 
 	var v0, v1 []token
 	for _, w := range words {
@@ -356,6 +326,47 @@ func normalize(full string, org bool) normName {
 		out.variants = append(out.variants, apart)
 	}
 	return out
+}
+
+// writtenWords are a name's words as written: NFKD, lower case, combining
+// marks dropped (Cyrillic letters NFKD splits put back), apostrophes and
+// the tatweel joining, every other character that is no letter or digit
+// a separator. apart tells, for each word, whether a space or comma came
+// before it (the first word's is true): a hyphen keeps a compound one.
+func writtenWords(full string) (words [][]rune, apart []bool) {
+	var cur []rune
+	spaced := true
+	flush := func() {
+		if len(cur) > 0 {
+			words, apart = append(words, cur), append(apart, spaced)
+			cur, spaced = nil, false
+		}
+	}
+	lower := strings.ToLower(full)
+	if !isASCII(lower) {
+		lower = norm.NFKD.String(lower)
+	}
+	for _, r := range lower {
+		switch {
+		case unicode.Is(unicode.Mn, r):
+			if n := len(cur); n > 0 {
+				if c, ok := recompose[[2]rune{cur[n-1], r}]; ok {
+					cur[n-1] = c
+				}
+			}
+		case joins(r):
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			if a, ok := arabicLetterForms[r]; ok {
+				r = a // Persian and Urdu forms of Arabic letters
+			}
+			cur = append(cur, unicode.ToLower(r))
+		default:
+			flush()
+			spaced = spaced || r == ' ' || r == ','
+		}
+	}
+	flush()
+	return words, apart
 }
 
 // arabicLetterForms maps the Persian and Urdu shapes of Arabic letters

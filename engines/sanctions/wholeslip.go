@@ -5,8 +5,6 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
-
-	"golang.org/x/text/unicode/norm"
 )
 
 // A person's name one letter off a listed name as a whole — its letters
@@ -79,44 +77,36 @@ func listedLetters(full string) (uint8, uint32) {
 	return 0, 0
 }
 
-// letters appends s's letters to sp.
+// letters appends s's letters to sp (see writtenWords): a word is what
+// spaces or commas part, its hyphenated parts one word; a title is a word
+// of one part that is an honorific.
 func letters(s string, sp spelt) (spelt, bool) {
-	s = strings.ToLower(s)
-	if !isASCII(s) {
-		s = norm.NFKD.String(s)
-	}
+	words, apart := writtenWords(s)
 	b := []byte(sp.s)
-	at, runs, part := len(b), 0, len(b) // where the word and its run of letters began
-	endRun := func() {
-		if len(b) > part {
-			runs++
-		}
-		part = len(b)
-	}
+	at, parts := len(b), 0
 	endWord := func() {
-		endRun()
 		if len(b) > at {
-			sp.words = append(sp.words, word{at, len(b), runs == 1 && honorifics[string(b[at:])]})
+			sp.words = append(sp.words, word{at, len(b), parts == 1 && honorifics[string(b[at:])]})
 		}
-		at, runs = len(b), 0
+		at, parts = len(b), 0
 	}
-	for _, r := range s {
-		switch {
-		case r >= 'a' && r <= 'z' || r >= '0' && r <= '9':
-			b = append(b, byte(r))
-		case latinSpecial[r] != "":
-			b = append(b, latinSpecial[r]...)
-		case unicode.Is(unicode.Mn, r) || joins(r):
-		case unicode.Is(unicode.Latin, r):
-			b = utf8.AppendRune(b, r)
-		case unicode.IsLetter(r) || unicode.IsDigit(r):
-			if !unicode.Is(unicode.Lm, r) {
+	for i, w := range words {
+		if apart[i] {
+			endWord()
+		}
+		n := len(b)
+		for _, r := range w {
+			switch l, special := latinSpecial[r]; {
+			case special:
+				b = append(b, l...)
+			case r < 0x80 || unicode.Is(unicode.Latin, r):
+				b = utf8.AppendRune(b, r)
+			case !unicode.Is(unicode.Lm, r):
 				return sp, false // another script
 			}
-		case r == ' ' || r == ',':
-			endWord()
-		default:
-			endRun() // a hyphen: the word goes on
+		}
+		if len(b) > n {
+			parts++
 		}
 	}
 	endWord()
