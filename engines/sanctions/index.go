@@ -80,11 +80,8 @@ type nameRec struct {
 	// surnameFirst: the name was written "SURNAME, Given" (see
 	// normName.surnameFirst).
 	surnameFirst bool
-	// shortened: a spelling kycflow derived, not the list: a name that
-	// begins with a kunya or theophoric compound (Abu Muhammad, Abd
-	// al-Rahman) as its first half and the last name (Abu al-Julani, Abd
-	// Khalid), as people write it (see shortenedSpelling).
-	shortened bool
+	// derived: a spelling kycflow made, not the list (see derivation).
+	derived derivation
 	// letters: how many letters the person's name as listed has, and
 	// which, for wholeSlip (0: none compared — a derived spelling, another
 	// script, an organisation, over 255).
@@ -204,7 +201,7 @@ func Build(entities []watchlist.Entity, opts Options) *Index {
 		}
 	}
 	// spelling indexes one spelling of entity ei's name ni.
-	spelling := func(ei, ni, vi int, toks []token, nn normName, shortened bool) {
+	spelling := func(ei, ni, vi int, toks []token, nn normName, derived derivation) {
 		for i := range toks {
 			toks[i].s = internStr(toks[i].s)
 			toks[i].c = internStr(toks[i].c)
@@ -220,7 +217,7 @@ func Build(entities []watchlist.Entity, opts Options) *Index {
 		ix.names = append(ix.names, nameRec{
 			entity: uint32(ei), name: uint16(ni), variant: uint8(vi),
 			tokens: toks, script: scriptCode(nn.script), nEff: uint8(effTokens(toks)),
-			surnameFirst: nn.surnameFirst, shortened: shortened,
+			surnameFirst: nn.surnameFirst, derived: derived,
 		})
 		ix.titles[ei] |= nn.titles
 		keyBuf = keyBuf[:0]
@@ -248,16 +245,17 @@ func Build(entities []watchlist.Entity, opts Options) *Index {
 		org := isOrgSchema(e.Schema)
 		first := len(ix.names)
 		type derived struct {
-			ni        int
-			toks      []token
-			shortened bool
+			ni   int
+			toks []token
+			how  derivation
 		}
 		var made []derived
 		shorten := func(ni int, toks []token) {
 			for _, d := range shortenedSpellings(toks) {
-				made = append(made, derived{ni, d, true})
+				made = append(made, derived{ni, d, shortened})
 			}
 		}
+		var halves []derived
 		for ni, n := range e.Names {
 			if ni > 0xFFFF {
 				break
@@ -266,15 +264,18 @@ func Build(entities []watchlist.Entity, opts Options) *Index {
 			for vi, toks := range nn.variants {
 				if !org && nn.script == "" {
 					shorten(ni, toks)
+					if h := halvedSpelling(toks); h != nil {
+						halves = append(halves, derived{ni, h, halved})
+					}
 				}
-				spelling(ei, ni, vi, toks, nn, false)
+				spelling(ei, ni, vi, toks, nn, asListed)
 				if nr := &ix.names[len(ix.names)-1]; vi == 0 && !org {
 					nr.letters, nr.letterSet = listedLetters(n.Full)
 				}
 			}
 			if f := kunyaInOrder(n.Full); !org && f != n.Full {
 				for _, toks := range normalize(f, false).variants {
-					made = append(made, derived{ni, toks, false})
+					made = append(made, derived{ni, toks, asListed})
 					shorten(ni, toks)
 				}
 			}
@@ -285,10 +286,15 @@ func Build(entities []watchlist.Entity, opts Options) *Index {
 				ix.vocabs[min(int(listNo[ei]), len(ix.vocabs)-1)].addEntity(ix.names[first:])
 			}
 		}
+		if ix.titles[ei] != 0 {
+			// Only a titled person's name is asked by a title and a
+			// compound's second half (see halved).
+			made = append(made, halves...)
+		}
 		// After the vocabulary: a spelling kycflow made up (a kunya
 		// shortened or read in order) is no word the list uses.
 		for _, d := range made {
-			spelling(ei, d.ni, 0, d.toks, normName{}, d.shortened)
+			spelling(ei, d.ni, 0, d.toks, normName{}, d.how)
 		}
 	}
 	// Pass 2: lay the postings out in one byte array, each key's name ids
@@ -564,12 +570,13 @@ func (ix *Index) search(q Query, limit int, minScore float64, blocked bool) []Hi
 				}
 				switch u := ix.vocab.uses(v[0].s); {
 				case u == 0:
+					qn.lenient[i] = leave{one: true}
 				case u < commonUses:
-					qn.lenient[i] = leave{on: true, share: missingTitled}
+					qn.lenient[i] = leave{on: true, one: true, share: missingTitled}
 				case u < titledUncommon:
-					qn.lenient[i] = leave{on: true, share: missingTitled, most: titledShown}
+					qn.lenient[i] = leave{on: true, one: true, share: missingTitled, most: titledShown}
 				default:
-					qn.lenient[i] = leave{on: true, share: missingTitled, most: titledCommon}
+					qn.lenient[i] = leave{on: true, one: true, share: missingTitled, most: titledCommon}
 				}
 			}
 		}
@@ -601,7 +608,7 @@ func (ix *Index) search(q Query, limit int, minScore float64, blocked bool) []Hi
 		if e.Names[nr.name].Kind == watchlist.NameWeak {
 			ns += malusWeakAlias
 		}
-		if nr.shortened {
+		if nr.derived == shortened {
 			ns += ix.shortenedMalus(id)
 		}
 		if ns+maxBonus < minScore {
@@ -886,7 +893,10 @@ func (ix *Index) hit(c *candidate, qn normName, ts *tokenScorer) Hit {
 	if n.Kind == watchlist.NameWeak {
 		expl = append(expl, "weak alias (nickname) "+signed(malusWeakAlias)+" included in name score")
 	}
-	if nr.shortened {
+	switch nr.derived {
+	case halved:
+		expl = append(expl, fmt.Sprintf("compound name '%s' asked by its second half with a title the listed person bears: shown, at most %.2f, never alerting", firstCompound(n), titledGiven))
+	case shortened:
 		line := fmt.Sprintf("kunya or compound name '%s' asked by its first half and another of the names, as people shorten it", firstCompound(n))
 		if m := ix.shortenedMalus(c.name); m != 0 {
 			line += ": " + signed(m) + " included in name score"

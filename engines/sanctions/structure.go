@@ -55,6 +55,39 @@ func shortenedSpellings(ts []token) [][]token {
 	return out
 }
 
+// derivation is how kycflow made a spelling of a listed name that the
+// list does not write.
+type derivation uint8
+
+const (
+	asListed derivation = iota // as the list writes it (or read in order)
+	// shortened: a kunya or theophoric compound (Abu Muhammad, Abd
+	// al-Rahman) as its first half and another name (Abu al-Julani, Abd
+	// Khalid), as people write it (see shortenedSpellings).
+	shortened
+	// halved: each compound by its second half (Hajji Abd al-Nasr as
+	// Nasr), compared only with a query of a title the listed person
+	// bears and one name, and shown at titledGiven at most: "Hajji Nasr"
+	// is how he may be called, but Nasr alone no one in particular.
+	halved
+)
+
+// halvedSpelling is a listed name with each kunya or Abd compound
+// replaced by its second half (see halved), nil when it has none.
+func halvedSpelling(ts []token) []token {
+	var out []token
+	for i, t := range ts {
+		if compoundHead(t) == "" || !isASCII(t.s) || len(t.s) < 6 {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(ts)
+		}
+		out[i] = token{s: t.s[3:], c: canonical(t.s[3:])}
+	}
+	return out
+}
+
 // compoundHead is "abu" or "abd" for a token joined from a kunya or an Abd
 // compound and its name, else "": Abdullah (abdlah) is a name of its own,
 // Abu Abdullah (abuabdlah) a kunya.
@@ -130,6 +163,9 @@ type leave struct {
 	// given: the listed person bears the query's title, so the title and
 	// the listed given name are let off too, shown at titledGiven at most.
 	given bool
+	// one: the query is a title and one name, whether it is let off
+	// anything or not (a name no list uses as a word is not).
+	one bool
 }
 
 // titledShown and titledCommon are the most a name scores that a title
@@ -264,7 +300,8 @@ func (n normName) slipAt(vi int) titleSlip {
 
 // spellingScore is query spelling vi's name score against listed name id,
 // with its explanation when explain; ok is false when the spelling is not
-// compared with that name (a title slip's with a person without the title).
+// compared with that name (a title slip's with a person without the title;
+// a halved name with any query but a title the person bears and one name).
 func (ix *Index) spellingScore(ts *tokenScorer, qn normName, vi int, id uint32, explain bool) (s float64, desc string, ok bool) {
 	nr := &ix.names[id]
 	slip := qn.slipAt(vi)
@@ -272,7 +309,18 @@ func (ix *Index) spellingScore(ts *tokenScorer, qn normName, vi int, id uint32, 
 		return 0, "", false
 	}
 	ts.slot, ts.lenient = vi, ix.leaveFor(qn, vi, id)
+	if nr.derived == halved {
+		if !qn.lenientAt(vi).one || ix.titles[nr.entity]&qn.titles == 0 {
+			return 0, "", false
+		}
+		// The second half may be a word no list uses alone (Ubaidah):
+		// let off as the title's one name is.
+		ts.lenient = leave{on: true, one: true, share: missingTitled, given: true}
+	}
 	s, desc = ts.nameScore(qn.variants[vi], nr.tokens, nr.surnameFirst, explain)
+	if nr.derived == halved {
+		s = min(s, titledGiven)
+	}
 	if slip.kind != 0 {
 		s -= titleSlipCost
 		if explain {
