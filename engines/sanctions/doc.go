@@ -69,8 +69,9 @@
 // letters in order, the listed one also given name first — scores at
 // least 1 − 1/n for n letters (six or more), wherever the slip falls among
 // the words: word by word a slip in an article or a short syllable can
-// cost a whole word. Not where the slip makes a word the list uses, or a
-// short one that reads as a name, or turns a title into a listed name.
+// cost a whole word. Not where the slip makes a word the list uses or
+// turns a title into a listed name; at most 0.84 where it makes a short
+// word that reads as a name (it may be one).
 //
 // # Evidence (score.go)
 //

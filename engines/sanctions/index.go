@@ -604,7 +604,7 @@ func (ix *Index) search(q Query, limit int, minScore float64, blocked bool) []Hi
 			}
 		}
 		sc.ts.slot, sc.ts.lenient = -1, leave{}
-		ns = max(ns, ix.wholeSlip(qn.letters, id))
+		ns = max(ns, ix.wholeSlip(qn.letters, id).score)
 		if e.Names[nr.name].Kind == watchlist.NameWeak {
 			ns += malusWeakAlias
 		}
@@ -870,8 +870,8 @@ func (ix *Index) hit(c *candidate, qn normName, ts *tokenScorer) Hit {
 		}
 	}
 	ts.slot, ts.lenient = -1, leave{}
-	if w := ix.wholeSlip(qn.letters, c.name); w > bestS {
-		bestDesc = fmt.Sprintf("the whole name one letter off the listed name (one in %d): a slip, wherever it falls among the words", int(math.Round(1/(1-w))))
+	if w := ix.wholeSlip(qn.letters, c.name); w.score > bestS {
+		bestDesc = w.explain()
 	}
 	kind := n.Kind
 	if kind == "" {

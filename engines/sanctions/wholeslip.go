@@ -1,6 +1,7 @@
 package sanctions
 
 import (
+	"fmt"
 	"math/bits"
 	"strings"
 	"unicode"
@@ -114,13 +115,35 @@ func letters(s string, sp spelt) (spelt, bool) {
 	return sp, true
 }
 
-// wholeSlip is the score of a query whose letters (q, from nameLetters)
-// are one edit off listed name id's (else 0), unless the edit makes
-// another name (anotherName).
-func (ix *Index) wholeSlip(q []spelt, id uint32) float64 {
+// slipOrName is the most a whole-name slip scores whose slipped word
+// may be a slip or a name (anotherName): shown, never alerting.
+const slipOrName = 0.84
+
+// wholeSlipped is what wholeSlip found: the score (0: no slip), the
+// letters of the longer name, and whether the slipped word may be a name.
+type wholeSlipped struct {
+	score   float64
+	letters int
+	maybe   bool
+}
+
+// explain says what wholeSlip found.
+func (w wholeSlipped) explain() string {
+	s := fmt.Sprintf("the whole name one letter off the listed name (one in %d): a slip, wherever it falls among the words", w.letters)
+	if w.maybe {
+		s += fmt.Sprintf("; the slipped word short and reading as a name no listed name has, so it may be another name: shown, at most %.2f", slipOrName)
+	}
+	return s
+}
+
+// wholeSlip is what a query whose letters (q, from nameLetters) are one
+// edit off listed name id's scores as a slip (else 0), unless the edit
+// makes another name (anotherName).
+func (ix *Index) wholeSlip(q []spelt, id uint32) wholeSlipped {
+	var best wholeSlipped
 	nr := &ix.names[id]
 	if len(q) == 0 || nr.letters == 0 {
-		return 0
+		return best
 	}
 	var listed []spelt
 	for _, w := range q {
@@ -136,13 +159,22 @@ func (ix *Index) wholeSlip(q []spelt, id uint32) float64 {
 				for i < len(w.s) && i < len(n.s) && w.s[i] == n.s[i] {
 					i++
 				}
-				if !anotherName(ix.vocabOf(id), w, n, i) {
-					return 1 - 1/float64(max(len(w.s), len(n.s)))
+				another, maybe := anotherName(ix.vocabOf(id), w, n, i)
+				if another {
+					continue
+				}
+				l := max(len(w.s), len(n.s))
+				s := 1 - 1/float64(l)
+				if maybe {
+					s = min(s, slipOrName)
+				}
+				if s > best.score {
+					best = wholeSlipped{s, l, maybe}
 				}
 			}
 		}
 	}
-	return 0
+	return best
 }
 
 // wordAt is the word holding letter i (the last word for i past the end).
@@ -158,20 +190,23 @@ func (sp spelt) wordAt(i int) word {
 // anotherName reports whether the slip at letter i makes another name of
 // the listed word, as typoOrName and dropTitleSlips judge it word by word
 // (v: the listed name's list's vocabulary): a query word the list uses,
-// or a short one (five letters at most) that reads as a name in its
-// languages, and no spelling of the listed word (Tzanidis beside
-// Tzanitis, Yong beside Ying); or a title on one side and a word the
-// lists hold on the other (Hadi Bando, BANDO, Haji). A long word
-// changes too few of its letter sequences for them to tell: Mhuammad
-// reads as a name.
-func anotherName(v *vocabulary, q, n spelt, i int) bool {
+// and no spelling of the listed word (Tzanidis beside Tzanitis, Yong
+// beside Ying); or a title on one side and a word the lists hold on the
+// other (Hadi Bando, BANDO, Haji). It may be another name (maybe) when the
+// query word is short (five letters at most) and reads as a name in the
+// list's languages (AL-ALU Adnan for AL-ALI, Adnan). A long word changes
+// too few of its letter sequences for them to tell: Mhuammad reads as a
+// name.
+func anotherName(v *vocabulary, q, n spelt, i int) (another, maybe bool) {
 	wq, wn := q.wordAt(i), n.wordAt(i)
 	w, l := q.s[wq.at:wq.end], n.s[wn.at:wn.end]
 	switch {
 	case wq.title && !wn.title:
-		return true // l is a listed word
+		return true, false // l is a listed word
 	case wn.title && !wq.title:
-		return v.uses(w) > 0
+		return v.uses(w) > 0, false
+	case v.variant(w, l):
+		return false, false
 	}
-	return (v.uses(w) > 0 || len(w) <= 5 && v.plausible(w)) && !v.variant(w, l)
+	return v.uses(w) > 0, len(w) <= 5 && v.plausible(w)
 }
