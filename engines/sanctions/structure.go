@@ -89,14 +89,15 @@ func halvedSpelling(ts []token) []token {
 }
 
 // compoundHead is "abu" or "abd" for a token joined from a kunya or an Abd
-// compound and its name, else "": Abdullah (abdlah) is a name of its own,
-// Abu Abdullah (abuabdlah) a kunya.
+// compound and its name, else "": Abdullah (abdlah, or Abdillah) is a
+// name of its own, Abu Abdullah (abuabdlah) a kunya, and Abd al-Ilah
+// (abdilah) or Abdul Nasrullah (abdnasrlah) a compound like any other.
 func compoundHead(t token) string {
 	if t.skel {
 		return ""
 	}
 	for _, h := range []string{"abu", "abd"} {
-		if strings.HasPrefix(t.s, h) && len(t.s) > len(h)+1 && !(h == "abd" && strings.HasSuffix(t.s, "lah")) {
+		if strings.HasPrefix(t.s, h) && len(t.s) > len(h)+1 && !(h == "abd" && (t.s == "abdlah" || t.s == "abdillah")) {
 			return h
 		}
 	}

@@ -300,7 +300,11 @@ func TestKunyaShapes(t *testing.T) {
 		"jund":      "Abdul Heq JUNDULLAH",
 		"khalid":    "KHALID, Abu",
 		"andunisiy": "MUHAMMAD AL-ANDUNISIY, Abu",
+		"sabri":     "SABRI, Abdel Ilah",
+		"sugiarto":  "Abdillah Karim SUGIARTO",
 	}, map[string]string{
+		"Abdel Sabri":                "sabri",
+		"Abd Sugiarto":               "",
 		"Abu Qardash":                "qardash",
 		"Abou Qardash":               "qardash",
 		"Abd Zawahri":                "",
