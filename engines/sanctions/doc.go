@@ -71,7 +71,8 @@
 // the words: word by word a slip in an article or a short syllable can
 // cost a whole word. Not where the slip makes a word the list uses or
 // turns a title into a listed name; at most 0.84 where it makes a short
-// word that reads as a name (it may be one).
+// word that reads as a name (it may be one); 0.90 where it makes a
+// Korean name's syllable none Korean has (a slip for certain).
 //
 // # Evidence (score.go)
 //

@@ -556,7 +556,7 @@ func (ix *Index) search(q Query, limit int, minScore float64, blocked bool) []Hi
 		}
 		qn.addAbulSpellings(ix.vocab)
 		qn.addTitleSlipSpellings(ix.vocab)
-		qn.letters = nameLetters(q.Name)
+		qn.letters, qn.written = nameLetters(q.Name), q.Name
 		for i, v := range qn.variants {
 			// A title and one name: a rare nisba or tribe names few
 			// people, so the given names a customer record leaves out
@@ -604,7 +604,7 @@ func (ix *Index) search(q Query, limit int, minScore float64, blocked bool) []Hi
 			}
 		}
 		sc.ts.slot, sc.ts.lenient = -1, leave{}
-		ns = max(ns, ix.wholeSlip(qn.letters, id).score)
+		ns = max(ns, ix.wholeSlip(qn, id).score)
 		if e.Names[nr.name].Kind == watchlist.NameWeak {
 			ns += malusWeakAlias
 		}
@@ -870,7 +870,7 @@ func (ix *Index) hit(c *candidate, qn normName, ts *tokenScorer) Hit {
 		}
 	}
 	ts.slot, ts.lenient = -1, leave{}
-	if w := ix.wholeSlip(qn.letters, c.name); w.score > bestS {
+	if w := ix.wholeSlip(qn, c.name); w.score > bestS {
 		bestDesc = w.explain()
 	}
 	kind := n.Kind

@@ -53,8 +53,10 @@ type normName struct {
 	// slips, by variant: a spelling without a word read as a short title
 	// mistyped (see addTitleSlipSpellings); zero for the others.
 	slips []titleSlip
-	// letters: a query's letters as written (see wholeSlip).
+	// letters: a query's letters as written, and the query itself (see
+	// wholeSlip).
 	letters []spelt
+	written string
 }
 
 // recompose puts back the Cyrillic letters that NFKD splits into a base

@@ -3,6 +3,7 @@ package sanctions
 import (
 	"fmt"
 	"math/bits"
+	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -125,28 +126,32 @@ type wholeSlipped struct {
 	score   float64
 	letters int
 	maybe   bool
+	korean  bool // a syllable no Korean one (koreanSlip)
 }
 
 // explain says what wholeSlip found.
 func (w wholeSlipped) explain() string {
 	s := fmt.Sprintf("the whole name one letter off the listed name (one in %d): a slip, wherever it falls among the words", w.letters)
+	if w.korean {
+		s += "; the slipped syllable is none a Korean name has, so a slip for certain"
+	}
 	if w.maybe {
 		s += fmt.Sprintf("; the slipped word short and reading as a name no listed name has, so it may be another name: shown, at most %.2f", slipOrName)
 	}
 	return s
 }
 
-// wholeSlip is what a query whose letters (q, from nameLetters) are one
-// edit off listed name id's scores as a slip (else 0), unless the edit
-// makes another name (anotherName).
-func (ix *Index) wholeSlip(q []spelt, id uint32) wholeSlipped {
+// wholeSlip is what a query (its letters from nameLetters) one edit off
+// listed name id's letters scores as a slip (else 0), unless the edit
+// makes another name (anotherName) and is no Korean slip (koreanSlip).
+func (ix *Index) wholeSlip(qn normName, id uint32) wholeSlipped {
 	var best wholeSlipped
 	nr := &ix.names[id]
-	if len(q) == 0 || nr.letters == 0 {
+	if len(qn.letters) == 0 || nr.letters == 0 {
 		return best
 	}
 	var listed []spelt
-	for _, w := range q {
+	for _, w := range qn.letters {
 		if d := len(w.s) - int(nr.letters); d < -1 || d > 1 || len(w.s) < wholeSlipLetters || bits.OnesCount32(w.set^nr.letterSet) > 2 {
 			continue
 		}
@@ -159,17 +164,20 @@ func (ix *Index) wholeSlip(q []spelt, id uint32) wholeSlipped {
 				for i < len(w.s) && i < len(n.s) && w.s[i] == n.s[i] {
 					i++
 				}
-				another, maybe := anotherName(ix.vocabOf(id), w, n, i)
-				if another {
-					continue
-				}
 				l := max(len(w.s), len(n.s))
 				s := 1 - 1/float64(l)
-				if maybe {
+				korean := koreanSlip(qn.written, ix.entities[nr.entity].Names[nr.name].Full, ix.vocabOf(id))
+				another, maybe := anotherName(ix.vocabOf(id), w, n, i)
+				switch {
+				case korean:
+					s, maybe = max(s, koreanSlipScore), false
+				case another:
+					continue
+				case maybe:
 					s = min(s, slipOrName)
 				}
 				if s > best.score {
-					best = wholeSlipped{s, l, maybe}
+					best = wholeSlipped{s, l, maybe, korean}
 				}
 			}
 		}
@@ -209,4 +217,47 @@ func anotherName(v *vocabulary, q, n spelt, i int) (another, maybe bool) {
 		return false, false
 	}
 	return v.uses(w) > 0, len(w) <= 5 && v.plausible(w)
+}
+
+// Korean names are syllables, each romanised as one (McCune–Reischauer or
+// the revised scheme; breves and apostrophes aside): a slip that makes a
+// syllable no Korean one is a slip for certain ("HAN YU-FO" for HAN
+// YU-RO), where otherwise a slip in a syllable may make another (Kwang,
+// Kang) and a short name has too few letters to tell. koreanSlipScore is
+// what it scores: it alerts.
+const koreanSlipScore = 0.9
+
+// chineseSyllable is loosely a Chinese syllable in pinyin or Wade–Giles:
+// a Korean name's syllable slipped into one may be a Chinese name's.
+var chineseSyllable = regexp.MustCompile(`^(b|p|m|f|d|t|n|l|g|k|h|j|q|x|zh|ch|sh|r|z|c|s|y|w|hs|ts|tz|ss|sz)?` +
+	`(a|o|e|i|u|v|ai|ei|ao|ou|an|en|ang|eng|ong|er|ia|ie|iao|iu|ian|in|iang|ing|iong|ua|uo|uai|ui|uan|un|uang|ueng|ue|ih|ieh|uei|ung|iung|eh|uen)$`)
+
+var koreanSyllable = regexp.MustCompile(`^(g|k|kk|gg|n|d|t|tt|r|l|m|b|p|pp|s|ss|sh|j|ch|tch|jj|ts|h)?` +
+	`(a|ae|ya|yae|eo|o|e|ye|yeo|yo|u|eu|wa|wae|oe|wo|we|wi|yu|ui|i|oi|ou|oo)(k|g|n|t|d|l|r|m|p|b|ng)?$`)
+
+// koreanSlip reports whether query q slips one syllable of listed name n,
+// a name of two or more Korean syllables, into no Korean or Chinese
+// syllable nor any word n's list uses (v).
+func koreanSlip(q, n string, v *vocabulary) bool {
+	ln, _ := writtenWords(n)
+	if len(ln) < 2 {
+		return false
+	}
+	left := map[string]int{}
+	for _, w := range ln {
+		if !koreanSyllable.MatchString(string(w)) {
+			return false
+		}
+		left[string(w)]++
+	}
+	qw, _ := writtenWords(q)
+	var odd []string
+	for _, w := range qw {
+		if left[string(w)] > 0 {
+			left[string(w)]--
+		} else {
+			odd = append(odd, string(w))
+		}
+	}
+	return len(odd) == 1 && len(qw) == len(ln) && !koreanSyllable.MatchString(odd[0]) && !chineseSyllable.MatchString(odd[0]) && v.uses(odd[0]) == 0
 }

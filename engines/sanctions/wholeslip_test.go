@@ -6,13 +6,14 @@ import (
 	"testing"
 
 	"github.com/kycflow/kycflow/engines/screeneval"
+	"github.com/kycflow/kycflow/engines/watchlist"
 )
 
 // A slip anywhere in a name is one letter in the name, wherever it falls
 // among the words: in the article of a compound (Husam-rl-Din), in a short
 // syllable (Sang-hf), in either order of a name listed surname first, into
 // a long word that could be a name (Mhuammad, Abdoulae) but no list uses.
-// A short name is shown, not alerted (RI Yong Mq, eight letters), as is a
+// A short name is shown, not alerted (YUN HU-JIN, eight letters), as is a
 // slip into a short word that reads as a name. A slip into a word listed
 // names use is another name (Tzanidis beside Tzanitis;
 // Pavlević, one or two people's name, beside Pavlović) — names of the
@@ -27,9 +28,6 @@ func TestWholeNameSlip(t *testing.T) {
 			!strings.Contains(strings.Join(hits[0].Explanation, " "), "the whole name one letter off the listed name (one in ") {
 			t.Errorf("%s: %+v", q, hits)
 		}
-	}
-	if hits := ofac.Search(Query{Name: "RI Yong Mq"}, 1); len(hits) != 1 || hits[0].MatchedName != "RI, Yong Mu" || hits[0].Score != 0.875 {
-		t.Errorf("RI Yong Mq: %+v", hits)
 	}
 	// A slip into a short word that reads as a name no list has may be
 	// another name: shown, not alerted (word by word it scores 0.50).
@@ -48,11 +46,48 @@ func TestWholeNameSlip(t *testing.T) {
 			t.Errorf("%s, the generated list beside: %+v", q, hits)
 		}
 	}
+	if hits := beside.Search(Query{Name: "YUN HU-JIN", Lists: []string{"un"}}, 1); len(hits) != 1 || hits[0].MatchedName != "YUN HO-JIN" || hits[0].Score != 0.875 {
+		t.Errorf("YUN HU-JIN: %+v", hits)
+	}
 	// People not listed whose family name one or two of the generated
 	// list's people bear, one letter off another's.
 	for _, q := range []string{"Dragan Pavlević", "Jovan Sobolović"} {
 		if hits := beside.Search(Query{Name: q, Lists: []string{"generated"}}, 1); len(hits) > 0 && hits[0].Score >= 0.88 {
 			t.Errorf("%s alerts: %+v", q, hits[0])
 		}
+	}
+}
+
+// A slip that makes a syllable of a Korean name no Korean syllable is a
+// slip for certain, and alerts however short the name; one into another
+// Korean syllable (Chol → Cho) or a Chinese one (Ro → Fo) may be another
+// name, as may a word the list uses.
+func TestKoreanSlip(t *testing.T) {
+	un := Build(screeneval.LatinOnly(realUN(t)), Options{})
+	for q, id := range map[string]string{"RI JP-SON": "un-KPi.002", "HAN YM-RO": "un-KPi.005", "YUN HN-JIN": "un-KPi.001"} {
+		hits := un.Search(Query{Name: q}, 1)
+		if len(hits) != 1 || hits[0].EntityID != id || hits[0].Score < 0.88 ||
+			!strings.Contains(strings.Join(hits[0].Explanation, " "), "none a Korean name has") {
+			t.Errorf("%s: %+v", q, hits)
+		}
+	}
+	for _, q := range []string{"KIM CHO SAM", "HAN YU-FO"} {
+		if hits := un.Search(Query{Name: q}, 1); len(hits) > 0 && hits[0].Score >= 0.88 {
+			t.Errorf("%s alerts: %+v", q, hits[0])
+		}
+	}
+	v := newVocabulary()
+	for _, c := range []struct {
+		q, n string
+		want bool
+	}{{"WANG Chrn", "WANG Chen", true}, {"Chen-Wxng", "WANG, Chen", true}, {"WANG Zhen", "WANG Chen", false},
+		{"ALI JPN", "ALI JIN", false}, {"Jp Son", "Je Son Kim Ali", false}, {"RI JP SON", "RI JE-SON", true},
+		{"RI JES-SON", "RI JE-SON", true}, {"RI KWANG", "RI KANG", false}} {
+		if koreanSlip(c.q, c.n, v) != c.want {
+			t.Errorf("%s as a Korean slip of %s: %v", c.q, c.n, !c.want)
+		}
+	}
+	if ix := Build([]watchlist.Entity{listed("r", "RI JE-SON"), listed("a", "Ahmed JES")}, Options{}); koreanSlip("RI JES-SON", "RI JE-SON", ix.vocab) {
+		t.Error("RI JES-SON read as a Korean slip where the list uses Jes")
 	}
 }
