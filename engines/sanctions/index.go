@@ -250,8 +250,8 @@ func Build(entities []watchlist.Entity, opts Options) *Index {
 			how  derivation
 		}
 		var made []derived
-		shorten := func(ni int, toks []token) {
-			for _, d := range shortenedSpellings(toks) {
+		shorten := func(ni int, toks []token, surnameFirst bool) {
+			for _, d := range shortenedSpellings(toks, surnameFirst) {
 				made = append(made, derived{ni, d, shortened})
 			}
 		}
@@ -263,7 +263,7 @@ func Build(entities []watchlist.Entity, opts Options) *Index {
 			nn := normalize(n.Full, org)
 			for vi, toks := range nn.variants {
 				if !org && nn.script == "" {
-					shorten(ni, toks)
+					shorten(ni, toks, nn.surnameFirst)
 					if h := halvedSpelling(toks); h != nil {
 						halves = append(halves, derived{ni, h, halved})
 					}
@@ -276,7 +276,7 @@ func Build(entities []watchlist.Entity, opts Options) *Index {
 			if f := kunyaInOrder(n.Full); !org && f != n.Full {
 				for _, toks := range normalize(f, false).variants {
 					made = append(made, derived{ni, toks, asListed})
-					shorten(ni, toks)
+					shorten(ni, toks, false)
 				}
 			}
 		}

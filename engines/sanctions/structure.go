@@ -31,26 +31,30 @@ const (
 // abdrahman; not Abdullah, a name of its own) as its first half with each
 // other name, last first (abujulani, abdkhalid), joined the way a query's
 // "Abu al-Julani" is. Lists write the compound first or, surname first,
-// after the family name ("Al-Masri, Abu Mohamed"). A kunya comes before
-// an Abd compound: "ABDELOUADOUD, Abou Mossaab" is asked "Abou
-// Abdelouadoud" (the other name may be a compound itself), not "Abd
-// Mossaab".
-func shortenedSpellings(ts []token) [][]token {
-	c := slices.IndexFunc(ts, func(t token) bool { return compoundHead(t) == "abu" })
-	if c < 0 {
-		c = slices.IndexFunc(ts, func(t token) bool { return compoundHead(t) == "abd" })
-	}
-	if c < 0 || len(ts) < 2 {
+// after the family name ("Al-Masri, Abu Mohamed"). A kunya's come before
+// an Abd compound's: "ABDELOUADOUD, Abou Mossaab" is asked "Abou
+// Abdelouadoud" (the other name may be a compound itself), and a kunya is
+// no other name of an Abd compound ("Abd Mossaab") unless it is the family
+// name (surnameFirst: the first word), written as one (ABUBAKAR, ABUZAID):
+// "Abdul Abubakar".
+func shortenedSpellings(ts []token, surnameFirst bool) [][]token {
+	if len(ts) < 2 {
 		return nil
 	}
-	head := compoundHead(ts[c])
+	family := len(ts) - 1
+	if surnameFirst {
+		family = 0
+	}
 	var out [][]token
-	for j := len(ts) - 1; j >= 0 && len(out) < shortenedMax; j-- {
-		t := ts[j]
-		if j == c || !blocks(t) || t.skel || !isASCII(t.s) || len(t.s) < 3 || compoundHead(t) == "abu" {
-			continue
+	for _, head := range []string{"abu", "abd"} {
+		c := slices.IndexFunc(ts, func(t token) bool { return compoundHead(t) == head })
+		for j := len(ts) - 1; c >= 0 && j >= 0 && len(out) < shortenedMax; j-- {
+			t := ts[j]
+			if j == c || !blocks(t) || t.skel || !isASCII(t.s) || len(t.s) < 3 || compoundHead(t) == "abu" && (head == "abu" || j != family) {
+				continue
+			}
+			out = append(out, []token{merged(head, stripArticle(t.s), false)})
 		}
-		out = append(out, []token{merged(head, stripArticle(t.s), false)})
 	}
 	return out
 }

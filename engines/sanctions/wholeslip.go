@@ -221,7 +221,7 @@ func anotherName(v *vocabulary, q, n spelt, i int) (another, maybe bool) {
 
 // Korean names are syllables, each romanised as one (McCune–Reischauer or
 // the revised scheme; breves and apostrophes aside): a slip that makes a
-// syllable no Korean one is a slip for certain ("HAN YU-FO" for HAN
+// syllable no Korean one is a slip for certain ("HAN YM-RO" for HAN
 // YU-RO), where otherwise a slip in a syllable may make another (Kwang,
 // Kang) and a short name has too few letters to tell. koreanSlipScore is
 // what it scores: it alerts.
