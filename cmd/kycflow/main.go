@@ -81,6 +81,7 @@ var commands = []command{
 	{"watchlist import", "FILE|URL...", "a list file as a new version of its list", watchlistImport},
 	{"watchlist list", "", "list versions, content hashes, rescreening state", noFlags(watchlistList)},
 	{"watchlist eval", "", "matcher quality and speed on a generated list", watchlistEval},
+	{"watchlist tune", "", "matcher quality on the real lists' tuning cases of many seeds, with what it misses", watchlistTune},
 	{"watchlist generate", "", "a fictional list as FtM JSON lines, to import", watchlistGenerate},
 	{"idscan generate", "", "labelled photos of generated passports and ID cards, to upload or evaluate", idscanGenerate},
 	{"idscan eval", "", "document reader accuracy and speed on generated photos", idscanEval},
