@@ -811,7 +811,7 @@ func (ts *tokenScorer) nameScore(q, n []token, surnameFirst, explain bool) (floa
 	if givenOff {
 		most = titledGiven
 	}
-	shown := eased && most > 0
+	shown := eased && most > 0 && !ts.lenient.weak
 	if shown {
 		score = min(score, most)
 	}
@@ -825,6 +825,8 @@ func (ts *tokenScorer) nameScore(q, n []token, surnameFirst, explain bool) (floa
 	if len(missN) > 0 {
 		desc += "; not in query: " + strings.Join(missN, " ")
 		switch {
+		case eased && ts.lenient.weak:
+			desc += " (the query is a title and one name, on a weak alias: the names it leaves out cost nothing, the alias's own malus bounds the score)"
 		case givenOff:
 			desc += fmt.Sprintf(" (the query is a title and the given name of a person listed with that title: the names it leaves out cost less, the score stops at %.2f)", most)
 		case shown:

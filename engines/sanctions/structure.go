@@ -171,6 +171,8 @@ type leave struct {
 	// one: the query is a title and one name, whether it is let off
 	// anything or not (a name no list uses as a word is not).
 	one bool
+	// weak: against a weak alias, which no bound holds (see leaveFor).
+	weak bool
 }
 
 // titledShown and titledCommon are the most a name scores that a title
@@ -196,15 +198,22 @@ func (n normName) lenientAt(vi int) leave {
 }
 
 // leaveFor is query spelling vi's leave against listed name id: on a weak
-// alias the names a title and one name leave out cost nothing, its own
-// malus saying it already (as for a shortened kunya: see
-// shortenedMalus), so that "Hajji Shaklar" shows, not alerting, the person
-// whose weak alias is AL-SHAKLAR, Hajji Salim.
+// alias the names a title and one name leave out cost nothing and no
+// bound holds the score, its own malus saying it already (as for a
+// shortened kunya: see shortenedMalus) and keeping it at 0.80 at most, so
+// that "Hajji Shaklar" shows, not alerting, the person whose weak alias is
+// AL-SHAKLAR, Hajji Salim — and "Haji Ishaqzai" the person whose weak
+// alias is Haji Nika Ishaqzai, a name several listed people share.
 func (ix *Index) leaveFor(qn normName, vi int, id uint32) leave {
 	lv := qn.lenientAt(vi)
 	nr := &ix.names[id]
+	if nr.derived == halved && lv.one {
+		// A compound's second half may be a word no list uses alone
+		// (Ubaidah): let off as a title's one name is.
+		lv = leave{on: true, one: true, share: missingTitled}
+	}
 	if lv.on && ix.entities[nr.entity].Names[nr.name].Kind == watchlist.NameWeak {
-		lv.share = 0
+		lv.share, lv.weak = 0, true
 	}
 	lv.given = lv.on && ix.titles[nr.entity]&qn.titles != 0
 	return lv
@@ -314,16 +323,11 @@ func (ix *Index) spellingScore(ts *tokenScorer, qn normName, vi int, id uint32, 
 		return 0, "", false
 	}
 	ts.slot, ts.lenient = vi, ix.leaveFor(qn, vi, id)
-	if nr.derived == halved {
-		if !qn.lenientAt(vi).one || ix.titles[nr.entity]&qn.titles == 0 {
-			return 0, "", false
-		}
-		// The second half may be a word no list uses alone (Ubaidah):
-		// let off as the title's one name is.
-		ts.lenient = leave{on: true, one: true, share: missingTitled, given: true}
+	if nr.derived == halved && !ts.lenient.given {
+		return 0, "", false
 	}
 	s, desc = ts.nameScore(qn.variants[vi], nr.tokens, nr.surnameFirst, explain)
-	if nr.derived == halved {
+	if nr.derived == halved && !ts.lenient.weak {
 		s = min(s, titledGiven)
 	}
 	if slip.kind != 0 {

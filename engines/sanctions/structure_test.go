@@ -17,7 +17,7 @@ var structureFloors = map[string]float64{
 	"UN title + name rare": 0.95, "OFAC title + name rare": 0.95,
 	"UN kunya split rare": 0.94, "OFAC kunya split rare": 0.95,
 	"UN kunya split common": 0.89, "OFAC kunya split common": 0.94,
-	"UN title + name common": 0.80, "OFAC title + name common": 0.88,
+	"UN title + name common": 0.90, "OFAC title + name common": 0.94,
 }
 
 // A title and a common given name ("Haji Ahmad") is no one in particular:
@@ -352,6 +352,23 @@ func TestTitleOnAWeakAlias(t *testing.T) {
 	hits := ix.Search(Query{Name: "Hajji Shaklar"}, 3)
 	if len(hits) != 1 || hits[0].Score != DefaultMinScore || !strings.Contains(strings.Join(hits[0].Explanation, " "), "weak alias") {
 		t.Fatalf("Hajji Shaklar: %+v", hits)
+	}
+	// No bound for a name several people share holds a weak alias, nor
+	// the one for a compound's second half: its malus keeps it at 0.80.
+	es := []watchlist.Entity{
+		{ID: "n", Schema: "Person", Names: []watchlist.Name{{Full: "NOORI, Nika", Kind: watchlist.NamePrimary}, {Full: "Haji Nika Ishaqzai", Kind: watchlist.NameWeak}}},
+		{ID: "s", Schema: "Person", Names: []watchlist.Name{{Full: "AL-AJMI, Shafi", Kind: watchlist.NamePrimary}, {Full: "Shaykh Abu-Sultan", Kind: watchlist.NameWeak}}},
+	}
+	for i, given := range []string{"Gul", "Lal", "Wali", "Bashir"} {
+		es = append(es, listed(fmt.Sprint(i), given+" Ishaqzai"))
+	}
+	ix = Build(es, Options{})
+	for q, id := range map[string]string{"Haji Ishaqzai": "n", "Shaykh Sultan": "s"} {
+		hits := ix.Search(Query{Name: q}, 10)
+		i := slices.IndexFunc(hits, func(h Hit) bool { return h.EntityID == id })
+		if i < 0 || hits[i].Score != DefaultMinScore {
+			t.Errorf("%s: %+v", q, hits)
+		}
 	}
 }
 
