@@ -71,8 +71,9 @@ const (
 	shortened
 	// halved: each compound by its second half (Hajji Abd al-Nasr as
 	// Nasr), compared only with a query of a title the listed person
-	// bears and one name, and shown at titledGiven at most: "Hajji Nasr"
-	// is how he may be called, but Nasr alone no one in particular.
+	// bears and one name, and shown at titledGiven at most (a weak alias
+	// at its own 0.80): "Hajji Nasr" is how he may be called, but Nasr
+	// alone no one in particular.
 	halved
 )
 
