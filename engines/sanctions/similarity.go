@@ -434,6 +434,9 @@ func (ts *tokenScorer) judge(a, b token) (float64, int) {
 		if h := compoundHalf(a, b); h > s {
 			s, kind = h, matchFuzzy
 		}
+		if h := abdHalf(a, b); h > s {
+			s, kind = h, matchFuzzy
+		}
 	}
 	if kind == matchNone && arabicParticles[b.s] && articleSlip(a.s, b.s, ts.vocab) {
 		// Al- mistyped (Rl-Kuwaiti, Ag-Dulaimi): the article, not a word
@@ -476,6 +479,24 @@ func compoundHalf(a, b token) float64 {
 	}
 	return 0
 }
+
+// abdHalf is the similarity of a kunya or Abd compound joined to one word
+// (abughaith, abdaziz) and the name after its Abu or Abd alone (Ghaith,
+// Aziz), one way or the other: people drop the Abdul of Abdul Aziz, and a
+// list or a record may write the name alone. A compound is no such half:
+// Abd al-Rahman is the son in Abu Abd al-Rahman, not the father.
+func abdHalf(a, b token) float64 {
+	if len(a.s) > len(b.s) {
+		a, b = b, a
+	}
+	if compoundHead(b) == "" || compoundHead(a) != "" || a.skel || len(a.s) < 3 || a.s != b.s[3:] {
+		return 0
+	}
+	return halfScore
+}
+
+// halfScore is what abdHalf gives.
+const halfScore = 0.80
 
 // typoOrName decides what a fuzzy match of query word q to listed word n
 // is: a slip of the keyboard (Salem Tahor for Salem Tahir), which costs a
