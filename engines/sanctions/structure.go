@@ -93,6 +93,15 @@ func halvedSpelling(ts []token) []token {
 	return out
 }
 
+// abdullahs are Abdullah and Abdillah joined (see compoundHead).
+var abdullahs = setOf(`abdlah abdillah`)
+
+// isAbdullah reports whether a word as written is one of abdullahs.
+func isAbdullah(w string) bool {
+	v := normalize(w, false).variants
+	return len(v) > 0 && len(v[0]) == 1 && abdullahs[v[0][0].s]
+}
+
 // compoundHead is "abu" or "abd" for a token joined from a kunya or an Abd
 // compound and its name, else "": Abdullah (abdlah, or Abdillah) is a
 // name of its own, Abu Abdullah (abuabdlah) a kunya, and Abd al-Ilah
@@ -102,7 +111,7 @@ func compoundHead(t token) string {
 		return ""
 	}
 	for _, h := range []string{"abu", "abd"} {
-		if strings.HasPrefix(t.s, h) && len(t.s) > len(h)+1 && !(h == "abd" && (t.s == "abdlah" || t.s == "abdillah")) {
+		if strings.HasPrefix(t.s, h) && len(t.s) > len(h)+1 && !(h == "abd" && abdullahs[t.s]) {
 			return h
 		}
 	}
@@ -141,7 +150,7 @@ func firstCompound(n watchlist.Name) string {
 				abd = true
 			}
 			switch {
-			case kunya && !isAbu(head), !kunya && (!abd || strings.HasSuffix(head, "lah")): // Abdullah is a name of its own
+			case kunya && !isAbu(head), !kunya && (!abd || isAbdullah(head)): // Abdullah is a name of its own
 				continue
 			case joined != "" || rest != "" || i+1 == len(ws):
 				return w

@@ -104,6 +104,7 @@ func TestFirstCompound(t *testing.T) {
 		"Abdulrahman Khalid":                  "Abdulrahman",
 		"‘Abd al-Rahman Khalaf al-‘Anzi":      "‘Abd al-Rahman",
 		"ABDELOUADOUD, Abou Mossaab":          "Abou Mossaab",
+		"KARIM, Abdelilah":                    "Abdelilah",
 	} {
 		if got := firstCompound(watchlist.Name{Full: full}); got != want {
 			t.Errorf("%s: %q, want %q", full, got, want)

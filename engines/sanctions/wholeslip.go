@@ -150,13 +150,15 @@ func (ix *Index) wholeSlip(qn normName, id uint32) wholeSlipped {
 	if len(qn.letters) == 0 || nr.letters == 0 {
 		return best
 	}
+	full, v := ix.entities[nr.entity].Names[nr.name].Full, ix.vocabOf(id)
 	var listed []spelt
+	korean, judged := false, false // koreanSlip, the same for every reading
 	for _, w := range qn.letters {
 		if d := len(w.s) - int(nr.letters); d < -1 || d > 1 || len(w.s) < wholeSlipLetters || bits.OnesCount32(w.set^nr.letterSet) > 2 {
 			continue
 		}
 		if listed == nil {
-			listed = nameLetters(ix.entities[nr.entity].Names[nr.name].Full)
+			listed = nameLetters(full)
 		}
 		for _, n := range listed {
 			if oneEdit(w.s, n.s) {
@@ -166,8 +168,10 @@ func (ix *Index) wholeSlip(qn normName, id uint32) wholeSlipped {
 				}
 				l := max(len(w.s), len(n.s))
 				s := 1 - 1/float64(l)
-				korean := koreanSlip(qn.written, ix.entities[nr.entity].Names[nr.name].Full, ix.vocabOf(id))
-				another, maybe := anotherName(ix.vocabOf(id), w, n, i)
+				if !judged {
+					korean, judged = koreanSlip(qn.written, full, v), true
+				}
+				another, maybe := anotherName(v, w, n, i)
 				switch {
 				case korean:
 					s, maybe = max(s, koreanSlipScore), false
