@@ -60,7 +60,11 @@ func TestClusterWalkthrough(t *testing.T) {
 		t.Logf("data and logs kept in %s", data)
 	})
 	api := "127.0.0.1:" + strconv.Itoa(pgcluster.FreePort())
-	base := 20000 + 200*rand.IntN(40)
+	// The cluster's own block, base…base+157, lies below the ports
+	// FreePort draws (20000–32000), here and in the packages tested beside
+	// this one: one drawn inside it (TEMPORAL_ADDRESS once) was bound by a
+	// Temporal service before the frontend could bind it.
+	base := 10000 + 200*rand.IntN(40)
 	for k, v := range map[string]string{
 		"KYCFLOW_DATA_DIR": data, "DEV_PG_PORT": strconv.Itoa(pgcluster.FreePort()),
 		"TEMPORAL_ADDRESS": "127.0.0.1:" + strconv.Itoa(pgcluster.FreePort()), "HTTP_ADDR": api,
