@@ -68,10 +68,10 @@ func (im Import) Run(ctx context.Context, s *store.Store, sources []string) erro
 	if err != nil {
 		return err
 	}
-	imp, existing, err := s.BeginWatchlistImport(ctx, *list, *format, hash)
+	imp, existing, err := s.BeginWatchlistImport(ctx, *list, *format, watchlist.Reader, hash)
 	if errors.Is(err, store.ErrWatchlistUnchanged) {
 		if existing != nil {
-			fmt.Fprintf(im.Out, "unchanged: %s already has this content as version %d (imported %s); nothing to do\n",
+			fmt.Fprintf(im.Out, "unchanged: %s already has this content, read this way, as version %d (imported %s); nothing to do\n",
 				*list, existing.ID, existing.ImportedAt.Format(time.RFC3339))
 		} else {
 			fmt.Fprintf(im.Out, "unchanged: %s already has this content; nothing to do\n", *list)

@@ -44,12 +44,14 @@ type WatchlistImport struct {
 // ErrWatchlistUnchanged: this list already has a version with this content.
 var ErrWatchlistUnchanged = errors.New("store: list version already imported")
 
-// BeginWatchlistImport starts importing a version of list. A version with
-// the same content hash is returned with ErrWatchlistUnchanged (re-importing
-// a file is a no-op). Lists are global: this needs the owner role.
-func (s *Store) BeginWatchlistImport(ctx context.Context, list, format string, contentHash []byte) (*WatchlistImport, *WatchlistVersion, error) {
+// BeginWatchlistImport starts importing a version of list, its files read
+// by reader (watchlist.Reader). A version with the same content hash read
+// the same way is returned with ErrWatchlistUnchanged (re-importing a file
+// is a no-op; after an upgrade that reads it differently, a new version).
+// Lists are global: this needs the owner role.
+func (s *Store) BeginWatchlistImport(ctx context.Context, list, format, reader string, contentHash []byte) (*WatchlistImport, *WatchlistVersion, error) {
 	var existing WatchlistVersion
-	err := s.db.GetContext(ctx, &existing, `SELECT `+watchlistCols+` FROM watchlist_versions WHERE list = $1 AND content_hash = $2`, list, contentHash)
+	err := s.db.GetContext(ctx, &existing, `SELECT `+watchlistCols+` FROM watchlist_versions WHERE list = $1 AND content_hash = $2 AND reader = $3`, list, contentHash, reader)
 	if err == nil {
 		return nil, &existing, ErrWatchlistUnchanged
 	}
@@ -61,8 +63,8 @@ func (s *Store) BeginWatchlistImport(ctx context.Context, list, format string, c
 		return nil, nil, classify(err)
 	}
 	imp := &WatchlistImport{tx: tx, seen: map[string]bool{}}
-	if err := tx.GetContext(ctx, &imp.version, `INSERT INTO watchlist_versions (list, format, content_hash, entities, names)
-		VALUES ($1, $2, $3, 0, 0) RETURNING `+watchlistCols, list, format, contentHash); err != nil {
+	if err := tx.GetContext(ctx, &imp.version, `INSERT INTO watchlist_versions (list, format, content_hash, reader, entities, names)
+		VALUES ($1, $2, $3, $4, 0, 0) RETURNING `+watchlistCols, list, format, contentHash, reader); err != nil {
 		tx.Rollback()
 		if errors.Is(classify(err), ErrConflict) {
 			return nil, nil, ErrWatchlistUnchanged // imported concurrently

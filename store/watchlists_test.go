@@ -11,9 +11,14 @@ import (
 
 // importList stores a version made of (id, json) pairs.
 func importList(t *testing.T, s *store.Store, list string, hash string, entities map[string]string) (store.WatchlistVersion, error) {
+	return importListRead(t, s, list, "r1", hash, entities)
+}
+
+// importListRead is importList with the files read by reader.
+func importListRead(t *testing.T, s *store.Store, list, reader, hash string, entities map[string]string) (store.WatchlistVersion, error) {
 	t.Helper()
 	ctx := context.Background()
-	imp, existing, err := s.BeginWatchlistImport(ctx, list, "ftm", []byte(hash))
+	imp, existing, err := s.BeginWatchlistImport(ctx, list, "ftm", reader, []byte(hash))
 	if err != nil {
 		if existing != nil {
 			return *existing, err
@@ -44,6 +49,15 @@ func TestWatchlistVersionsAndChanges(t *testing.T) {
 	}
 	if again, err := importList(t, admin, "test_list", "h1", nil); !errors.Is(err, store.ErrWatchlistUnchanged) || again.ID != v1.ID {
 		t.Fatalf("re-import: %+v %v", again, err)
+	}
+	// The same files read by a kycflow that reads them differently: a
+	// new version (the entities it reads alike are no change).
+	reread, err := importListRead(t, admin, "reread_list", "r1", "h1", map[string]string{"a": `{"ID":"a"}`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, err := importListRead(t, admin, "reread_list", "r2", "h1", map[string]string{"a": `{"ID":"a"}`}); err != nil || again.ID == reread.ID {
+		t.Fatalf("read anew: %+v %v", again, err)
 	}
 	changes := func(v int64) []string {
 		var out []string
@@ -93,7 +107,7 @@ func TestWatchlistVersionsAndChanges(t *testing.T) {
 		t.Fatalf("entities of v3: %d %v", n, err)
 	}
 	// The app role reads lists but cannot write them.
-	if _, _, err := app.BeginWatchlistImport(ctx, "test_list", "ftm", []byte("h4")); err == nil {
+	if _, _, err := app.BeginWatchlistImport(ctx, "test_list", "ftm", "r1", []byte("h4")); err == nil {
 		t.Fatal("the app role imported a list")
 	}
 }

@@ -108,7 +108,7 @@ func ParseOFAC(sdn, alt, add io.Reader, fn func(Entity) error) (Stats, error) {
 		person := schema == "Person"
 		b := newBuilder("ofac-"+id, schema)
 		b.addTopic("sanction")
-		ofacAddName(b, name, NamePrimary, person)
+		b.addListedName(name, NamePrimary, person)
 		for _, a := range alts[id] {
 			kind := NameAlias
 			switch strings.ToLower(a.kind) {
@@ -118,7 +118,7 @@ func ParseOFAC(sdn, alt, add io.Reader, fn func(Entity) error) (Stats, error) {
 			default:
 				st.warnf("ofac alt: ent_num %s: unknown alt_type %q treated as aka", id, a.kind)
 			}
-			ofacAddName(b, a.name, kind, person)
+			b.addListedName(a.name, kind, person)
 		}
 		for _, p := range strings.Split(ofacClean(row[3]), "] [") {
 			b.addProgram(strings.Trim(p, "[] "))
@@ -188,27 +188,6 @@ func ofacClean(s string) string {
 		return ""
 	}
 	return s
-}
-
-// ofacAddName adds a name; an individual's "LAST, First Middle" also gets
-// its parts and its natural-order form (see ParseOFAC).
-func ofacAddName(b *builder, full, kind string, person bool) {
-	n := Name{Full: full, Kind: kind}
-	last, given, ok := strings.Cut(full, ",")
-	last, given = strings.TrimSpace(last), strings.TrimSpace(given)
-	if !person || !ok || last == "" || given == "" {
-		b.addName(n)
-		return
-	}
-	n.Last = last
-	n.First, n.Middle, _ = strings.Cut(given, " ")
-	b.addName(n)
-	natural := n
-	natural.Full = given + " " + last
-	if kind == NamePrimary {
-		natural.Kind = NameAlias
-	}
-	b.addName(natural)
 }
 
 // ofacRemarks pulls birth dates, nationalities, gender and weak aliases out

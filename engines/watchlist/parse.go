@@ -144,6 +144,43 @@ func (b *builder) addName(n Name) {
 	b.e.Names = append(b.e.Names, n)
 }
 
+// Reader names how this kycflow reads lists: an import of files already
+// imported is a no-op unless Reader changed since (store: a version is its
+// files and the reader). Change it with any change to what a parser makes
+// of a list's files.
+const Reader = "2026-11-28" // UN aliases: spellings apart, "FAMILY, Given" turned round
+
+// addListedName adds a name as a list writes it; a person's "LAST, First
+// Middle" also gets its parts (First the first given name, Middle the
+// rest) and its natural order "First Middle LAST" as an alias, so matchers
+// that compare whole strings find it too. A generation after the comma
+// is no given name (SANTOS, III) and goes last (MEZA, JR., Arturo:
+// Arturo MEZA JR.).
+func (b *builder) addListedName(full, kind string, person bool) {
+	n := Name{Full: full, Kind: kind}
+	last, given, ok := strings.Cut(full, ",")
+	last, given = strings.TrimSpace(last), strings.TrimSpace(given)
+	suffix := ""
+	if gen, rest, ok := strings.Cut(given, ","); ok && generations[strings.ToLower(strings.Trim(gen, ". "))] {
+		suffix, given = " "+strings.TrimSpace(gen), strings.TrimSpace(rest) // MEZA, JR., Arturo
+	}
+	if !person || !ok || last == "" || given == "" || generations[strings.ToLower(strings.Trim(given, "."))] {
+		b.addName(n)
+		return
+	}
+	n.Last = last
+	n.First, n.Middle, _ = strings.Cut(given, " ")
+	b.addName(n)
+	natural := n
+	natural.Full = given + " " + last + suffix
+	if kind == NamePrimary {
+		natural.Kind = NameAlias
+	}
+	b.addName(natural)
+}
+
+var generations = map[string]bool{"jr": true, "sr": true, "ii": true, "iii": true, "iv": true}
+
 func (b *builder) addBirthDate(d string)   { b.e.BirthDates = appendUnique(b.e.BirthDates, d) }
 func (b *builder) addNationality(c string) { b.e.Nationalities = appendUnique(b.e.Nationalities, c) }
 func (b *builder) addCountry(c string)     { b.e.Countries = appendUnique(b.e.Countries, c) }

@@ -9,7 +9,8 @@ import (
 )
 
 // The real UN consolidated list (February 2026): every record parsed, with
-// names in original script kept as aliases, the UN's country names mapped
+// names in original script kept as aliases, an alias's several spellings
+// apart, the UN's country names mapped
 // to ISO codes without a warning a row, and ranges of birth years
 // expanded.
 func TestParseUNXMLReal(t *testing.T) {
@@ -59,6 +60,21 @@ func TestParseUNXMLReal(t *testing.T) {
 	}
 	if e := byID["un-CDi.014"]; !slices.Contains(e.BirthDates, "1966") {
 		t.Errorf("an approximate birth year: %v", e.BirthDates)
+	}
+	// An alias holding several spellings is as many names (Qasem
+	// Soleimani's eight); one written "FAMILY, Given" is also turned round.
+	names := func(id string) []string {
+		var out []string
+		for _, n := range byID[id].Names {
+			out = append(out, n.Full)
+		}
+		return out
+	}
+	if ns := names("un-IRi.039"); !slices.Contains(ns, "Qasim Sulaymani") || !slices.Contains(ns, "Kasim Soleimani") || slices.ContainsFunc(ns, func(n string) bool { return strings.Contains(n, ";") }) {
+		t.Errorf("Soleimani's spellings: %q", ns)
+	}
+	if ns := names("un-CDi.008"); !slices.Contains(ns, "MAKENGA, EMMANUEL SULTANI") || !slices.Contains(ns, "EMMANUEL SULTANI MAKENGA") {
+		t.Errorf("a surname-first alias: %q", ns)
 	}
 	e = byID["un-IQi.002"]
 	if e.Names[0].Full != "QUSAY SADDAM HUSSEIN AL-TIKRITI" || !slices.ContainsFunc(e.Names, func(n Name) bool { return n.Full == "قصي صدام حسين التكريتي" && n.Kind == NameAlias }) {

@@ -3,8 +3,10 @@ package watchlist
 import (
 	"encoding/xml"
 	"io"
+	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // unValues is a repeated element holding <VALUE>s (NATIONALITY, TITLE).
@@ -96,7 +98,13 @@ func ParseUNXML(r io.Reader, fn func(Entity) error) (Stats, error) {
 			case "f.k.a.", "fka":
 				kind = NamePrevious
 			}
-			b.addName(Name{Full: n, Kind: kind})
+			if !person {
+				b.addName(Name{Full: n, Kind: kind})
+				continue
+			}
+			for _, n := range unAliasNames(n) {
+				b.addListedName(n, kind, true)
+			}
 		}
 		if person {
 			b.setGender(normGender(p.Gender))
@@ -116,6 +124,51 @@ func ParseUNXML(r io.Reader, fn func(Entity) error) (Stats, error) {
 	})
 	return st, err
 }
+
+// unAliasNames is the names a person's ALIAS_NAME holds. The list writes
+// several spellings in one ("Qasim Soleimani; Qasem Sulaimani"), letters
+// items ("Mohammad Sabet b) M. Javad Kareemi Sabet"), puts the original
+// script or more spellings in parentheses, and notes there or after a
+// comma ("(birth name)", ", born 1 Jan. 1953 (Oman passport …)"). Each
+// spelling is a name of its own; a note is part of none.
+func unAliasNames(s string) []string {
+	s = unItemLetter.ReplaceAllString(s, ";")
+	var names []string
+	var outside strings.Builder
+	for {
+		open := strings.IndexByte(s, '(')
+		end := strings.IndexByte(s[max(open, 0):], ')')
+		if open < 0 || end < 0 {
+			outside.WriteString(s)
+			break
+		}
+		inside := s[open+1 : open+end]
+		outside.WriteString(s[:open] + " ")
+		s = s[open+end+1:]
+		if _, after, ok := strings.Cut(inside, ":"); ok {
+			inside = after // "original script: Абу Мухаммад"
+		}
+		// Another script or a list of spellings is names; Latin words
+		// alone are a note.
+		if strings.Contains(inside, ";") || strings.IndexFunc(inside, func(r rune) bool { return unicode.IsLetter(r) && !unicode.Is(unicode.Latin, r) }) >= 0 {
+			names = append(names, strings.Split(inside, ";")...)
+		}
+	}
+	names = append(strings.Split(outside.String(), ";"), names...)
+	out := names[:0]
+	for _, n := range names {
+		if before, after, ok := strings.Cut(n, ","); ok && strings.ContainsAny(after, "0123456789") {
+			n = before // ", born in Kandahar on 01 Jan.1967"
+		}
+		if n = cleanSpace(strings.Trim(n, " ,()\"“”")); n != "" {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// unItemLetter is a lettered item inside an alias: "b) ".
+var unItemLetter = regexp.MustCompile(`(^|\s)[a-h]\)\s`)
 
 // unParty is what ParseUNXML decodes of one record.
 type unParty struct {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -428,5 +429,60 @@ func TestWarningsCapped(t *testing.T) {
 	}
 	if len(st.Warnings) != maxWarnings {
 		t.Errorf("%d warnings kept, want %d", len(st.Warnings), maxWarnings)
+	}
+}
+
+// A person's UN alias is the names it holds: spellings separated by ";"
+// or lettered, the original script or further spellings in parentheses
+// are names of their own; a note in parentheses or after a comma is part
+// of none.
+func TestUNAliasNames(t *testing.T) {
+	for in, want := range map[string][]string{
+		"Qasim Soleimani; Qasem Sulaimani":                                        {"Qasim Soleimani", "Qasem Sulaimani"},
+		"Mohammed Sabet; Mohammad Sabet b) M. Javad Kareemi Sabet":                {"Mohammed Sabet", "Mohammad Sabet", "M. Javad Kareemi Sabet"},
+		"حاجى مالك نورزى (Hajji Malik Noorzai; Haji Malek Noorzai)":               {"حاجى مالك نورزى", "Hajji Malik Noorzai", "Haji Malek Noorzai"},
+		"Abu Muhammad (original script: Абу Мухаммад)":                            {"Abu Muhammad", "Абу Мухаммад"},
+		"Encep Nurjaman (birth name)":                                             {"Encep Nurjaman"},
+		"Safia Farkash Mohammed Al-Hadad, born 1 Jan. 1953 (Oman passport no.03)": {"Safia Farkash Mohammed Al-Hadad"},
+		`"HASSAN, Sheikh"`:                 {"HASSAN, Sheikh"},
+		") Abdelrahman Mouhamad Zafir":     {"Abdelrahman Mouhamad Zafir"},
+		"MAKENGA, EMMANUEL SULTANI":        {"MAKENGA, EMMANUEL SULTANI"},
+		"Lom-ali Butayev (Butaev)":         {"Lom-ali Butayev"},
+		"Hilarion Del Rosario Santos, III": {"Hilarion Del Rosario Santos, III"},
+	} {
+		if got := unAliasNames(in); !slices.Equal(got, want) {
+			t.Errorf("%s: %q, want %q", in, got, want)
+		}
+	}
+}
+
+// A person's name written "FAMILY, Given Middle" gets its parts and its
+// natural order as an alias; a generation after the comma is no given
+// name, and goes last.
+func TestListedNameSurnameFirst(t *testing.T) {
+	for _, c := range []struct {
+		full    string
+		person  bool
+		natural string
+	}{
+		{"MAKENGA, EMMANUEL SULTANI", true, "EMMANUEL SULTANI MAKENGA"},
+		{"MEZA, JR., Arturo", true, "Arturo MEZA JR."},
+		{"Hilarion Santos, III", true, ""},
+		{"AL-BASHIR TRADING COMPANY, LTD", false, ""},
+		{"Sultani Makenga", true, ""},
+	} {
+		b := newBuilder("x", "Person")
+		b.addListedName(c.full, NameAlias, c.person)
+		var got []string
+		for _, n := range b.e.Names {
+			got = append(got, n.Full)
+		}
+		want := []string{c.full}
+		if c.natural != "" {
+			want = append(want, c.natural)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: %q, want %q", c.full, got, want)
+		}
 	}
 }
