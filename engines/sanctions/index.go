@@ -273,6 +273,13 @@ func Build(entities []watchlist.Entity, opts Options) *Index {
 					nr.letters, nr.letterSet = listedLetters(n.Full)
 				}
 			}
+			if len(nn.untitled) > 0 {
+				// Read with the family name a title: the person bears it.
+				spelling(ei, ni, len(nn.variants), nn.untitled, nn, asListed)
+				for _, t := range nn.variants[0] {
+					ix.titles[ei] |= titleKinds[t.s]
+				}
+			}
 			if f := kunyaInOrder(n.Full); !org && f != n.Full {
 				for _, toks := range normalize(f, false).variants {
 					made = append(made, derived{ni, toks, asListed})
@@ -388,6 +395,7 @@ const (
 	keyPrefix   = 'p' // first three letters
 	keyPhonetic = 'f' // phonetic key
 	keySkeleton = 's' // coarse consonant skeleton (skeletonBlockKey)
+	keyHalf     = 'h' // a compound's second half (halfKeys)
 )
 
 func hashKey(kind byte, s string) uint64 {
@@ -408,7 +416,18 @@ func hashKey(kind byte, s string) uint64 {
 // share one of these), its first three letters, and its phonetic key.
 // Hash collisions only add candidates, never lose one.
 func blockKeys(t token, dst []uint64) []uint64 {
-	return weakKeys(t, strongKeys(t, dst))
+	return weakKeys(t, halfKeys(t, strongKeys(t, dst)))
+}
+
+// halfKeys are a kunya or Abd compound's second half as keys, and that
+// half's (abuabdwadoud: abdwadoud, wadoud): the head is shared by
+// thousands of names, the half names the person. A query's compound looks
+// its halves up, a query's plain word itself (Ghaith for Abo Ghaith).
+func halfKeys(t token, dst []uint64) []uint64 {
+	for s := t.s; !t.skel && len(s) >= 7 && compoundHead(token{s: s}) != ""; s = s[3:] {
+		dst = append(dst, hashKey(keyHalf, s[3:]))
+	}
+	return dst
 }
 
 // strongKeys are a token's keys that mean the words are within one edit:
@@ -735,6 +754,11 @@ func (ix *Index) candidates(variants [][]token, titles titleSet, allowed *filter
 			// Keys that put the words within one edit first: a name they
 			// reach counts as strongly matched by this word.
 			sc.keys = strongKeys(t, sc.keys[:0])
+			if sc.keys = halfKeys(t, sc.keys); qEff >= 2 && blocks(t) && !t.skel {
+				// A name alone is no compound's half: Nasr is not every
+				// Abd al-Nasr (see halved for a title and one name).
+				sc.keys = append(sc.keys, hashKey(keyHalf, t.s))
+			}
 			nStrong := len(sc.keys)
 			sc.keys = weakKeys(t, sc.keys)
 			if t.skel && blocks(t) {

@@ -46,6 +46,10 @@ type normName struct {
 	titled bool
 	// titles are the kinds of title it came with (titleKinds).
 	titles titleSet
+	// untitled: when a title word stands as the family name (see
+	// familyPlaces), the words with it left out as a title all the same:
+	// a listed name is read both ways.
+	untitled []token
 	// lenient, by variant: a titled query down to one word, a nisba or a
 	// tribe; what each listed word it leaves out costs instead of the
 	// usual share, by how rare the word is in the lists (zero: the usual).
@@ -69,7 +73,7 @@ var recompose = map[[2]rune]rune{
 // honorifics are titles and forms of address: they are not part of who a
 // person is, and lists and customers use them inconsistently.
 var honorifics = setOf(`mr mrs ms miss mx dr doctor prof professor sir dame lord lady
-	sheikh shaikh shaykh sheik haji hajji hadji alhaj alhajj hajj
+	sheikh shaikh shaykh sheik haji hajji hadji hadj alhaj alhajj hajj
 	general gen colonel col major maj captain capt lieutenant lt admiral adm
 	sergeant sgt commander marshal brigadier president minister senator
 	imam mullah mulla ayatollah mufti maulana mawlana maulvi mawlawi maulawi moulvi molvi haj rev reverend
@@ -84,7 +88,7 @@ type titleSet uint16
 // a listed name with the same kind of title is named first.
 var titleKinds = func() map[string]titleSet {
 	m := map[string]titleSet{}
-	for i, kind := range []string{"haji hajji hadji alhaj alhajj hajj haj", "sheikh shaikh shaykh sheik",
+	for i, kind := range []string{"haji hajji hadji hadj alhaj alhajj hajj haj", "sheikh shaikh shaykh sheik",
 		"mullah mulla", "maulana mawlana maulvi mawlawi maulawi moulvi molvi", "mufti", "imam", "ayatollah"} {
 		for _, w := range strings.Fields(kind) {
 			m[w] = 1 << i
@@ -310,12 +314,19 @@ func normalize(full string, org bool) normName {
 		v0, v1 = joinLetters(v0), joinLetters(v1)
 	}
 	n0 := len(v0)
+	fam0, fam1, famApart := noPlaces, noPlaces, noPlaces
 	if !org {
-		for _, t := range v0 {
-			out.titles |= titleKinds[t.s]
+		fam0, fam1, famApart = familyPlaces(v0, out.surnameFirst), familyPlaces(v1, out.surnameFirst), familyPlaces(apart, out.surnameFirst)
+		for i, t := range v0 {
+			if i != fam0[0] && i != fam0[1] {
+				out.titles |= titleKinds[t.s]
+			}
+		}
+		if fam0 != noPlaces {
+			out.untitled = dropWords(v0, drop, noPlaces)
 		}
 	}
-	v0, v1 = dropWords(v0, drop), dropWords(v1, drop)
+	v0, v1 = dropWords(v0, drop, fam0), dropWords(v1, drop, fam1)
 	out.titled = !org && len(v0) < n0
 	if len(v0) == 0 {
 		return out
@@ -324,7 +335,7 @@ func normalize(full string, org bool) normName {
 	if !sameTokens(v0, v1) {
 		out.variants = append(out.variants, v1)
 	}
-	if apart = dropWords(apart, drop); len(apart) > 0 && !org {
+	if apart = dropWords(apart, drop, famApart); len(apart) > 0 && !org {
 		out.variants = append(out.variants, apart)
 	}
 	return out
@@ -611,13 +622,13 @@ func latinWord(w []rune) string {
 	return b.String()
 }
 
-func dropWords(ts []token, drop map[string]bool) []token {
+func dropWords(ts []token, drop map[string]bool, keep [2]int) []token {
 	if !slices.ContainsFunc(ts, func(t token) bool { return drop[t.s] }) {
 		return ts
 	}
 	var kept []token
-	for _, t := range ts {
-		if !drop[t.s] {
+	for i, t := range ts {
+		if !drop[t.s] || i == keep[0] || i == keep[1] {
 			kept = append(kept, t)
 		}
 	}
@@ -626,6 +637,49 @@ func dropWords(ts []token, drop map[string]bool) []token {
 	}
 	return kept
 }
+
+// familyPlaces are where a person's family name may stand — the last
+// word; written surname first, the first that is no particle, and the
+// last after two given names or more — when a title word there is that
+// name (Ali Khatib HAJI, AL-SHAYKH, Muhammad: a title comes before the
+// given names, not after them; BANDO, Haji is Haji Bando); -1 for none,
+// and none in a name of fewer than two words that are no particle or
+// generation. A listed name with such a word kept is read without it too
+// (normName.untitled): the list may have put a title last.
+func familyPlaces(ts []token, surnameFirst bool) [2]int {
+	first, last, words := -1, -1, 0
+	for i, t := range ts {
+		if particles[t.s] || generations[t.s] {
+			continue
+		}
+		if words++; first < 0 {
+			first = i
+		}
+		last = i
+	}
+	places := noPlaces
+	switch {
+	case words < 2:
+	case !surnameFirst:
+		places[1] = last
+	case words >= 3:
+		places = [2]int{first, last}
+	default:
+		places[0] = first
+	}
+	for k, at := range places {
+		if at >= 0 && titleKinds[ts[at].s] == 0 {
+			places[k] = -1
+		}
+	}
+	return places
+}
+
+// noPlaces keeps no title (see dropWords).
+var noPlaces = [2]int{-1, -1}
+
+// generations follow a name (Jr., III): honorifics, never a family name.
+var generations = setOf(`jr sr ii iii`)
 
 // joinLetters joins runs of single-letter tokens ("s a" → "sa").
 func joinLetters(ts []token) []token {

@@ -542,3 +542,26 @@ func TestSameWordsFirst(t *testing.T) {
 		}
 	}
 }
+
+// A kunya or Abd compound is reached by its second half when more names
+// share the query's words than one query may score: thousands of kunyas
+// start Abu, and "Abu Wadoud" is asked of ABDEL EL-WADOUD, Abu Mossaab by
+// the half that names him, whatever its place in the index; a query of
+// the halves alone ("Mossaab Wadoud") finds him too.
+func TestCompoundReachedByHalf(t *testing.T) {
+	var es []watchlist.Entity
+	for i := range 2 * MaxCandidates {
+		es = append(es, watchlist.Entity{ID: fmt.Sprintf("e%04d", i), Schema: "Person",
+			Names: []watchlist.Name{{Full: "Abu " + fmt.Sprint(i) + " Tamimi", Kind: watchlist.NamePrimary}}})
+	}
+	for i, name := range []string{"Abu Dawud", "Abu Wadih", "Abu Walid", "Abu Wadi", "Abu Dawood"} {
+		es = append(es, watchlist.Entity{ID: fmt.Sprintf("w%d", i), Schema: "Person", Names: []watchlist.Name{{Full: name + " Tamimi", Kind: watchlist.NamePrimary}}})
+	}
+	es = append(es, watchlist.Entity{ID: "wadoud", Schema: "Person", Names: []watchlist.Name{{Full: "ABDEL EL-WADOUD, Abu Mossaab", Kind: watchlist.NamePrimary}}})
+	ix := Build(es, Options{})
+	for _, q := range []string{"Abu Wadoud", "Mossaab Wadoud"} {
+		if hits := ix.Search(Query{Name: q}, 10); !slices.ContainsFunc(hits, func(h Hit) bool { return h.EntityID == "wadoud" }) {
+			t.Errorf("%s does not find ABDEL EL-WADOUD, Abu Mossaab: %+v", q, hits)
+		}
+	}
+}

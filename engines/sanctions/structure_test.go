@@ -128,6 +128,40 @@ func TestTitleStandsOnTheFamilyName(t *testing.T) {
 		"the given name of a person listed with that title")
 }
 
+// A title word where the family name stands is that name (Muhammad Fawzi
+// HAJJI; AL-SHAYKH, Muhammad: titles come before the given names): "Ali
+// Haji" is Ali Khatib Haji with his middle name left out, and "Muhammad
+// Hajji" is not Muhammad al-Shaykh with a title. A listed name is read
+// with it as a title too (the list may have put one last: "Haji Ali
+// Khatib" is still Ali Khatib HAJI), a query only as a name.
+func TestTitleAsFamilyName(t *testing.T) {
+	alertsOn(t, map[string]string{"k": "Ali Khatib HAJI", "s": "AL-SHAYKH, Muhammad", "f": "Muhammad Fawzi HAJJI"}, map[string]string{
+		"Ali HAJI": "k", "Muhammad Hajji": "f", "Muhammad al-Shaykh": "s", "Haji Ali Khatib": "k",
+	})
+	for name, want := range map[string][2]string{
+		"HAJI, Ali Khatib":      {"haji ali khatib", "ali khatib"},
+		"AWEYS, Sheikh Hassan":  {"aweys hassan", ""},
+		"HASSAN, Ali Haji":      {"hassan ali haji", "hassan ali"},
+		"BANDO, Haji":           {"bando", ""},
+		"Muhammad Hajji":        {"muhammad hajji", "muhammad"},
+		"Haji Ali Khatib":       {"ali khatib", ""},
+		"Haji":                  {"haji", ""},
+		"Hassan Sheikh Mohamud": {"hassan mohamud", ""},
+	} {
+		nn := normalize(name, false)
+		words := func(ts []token) string {
+			var out []string
+			for _, tk := range ts {
+				out = append(out, tk.s)
+			}
+			return strings.Join(out, " ")
+		}
+		if got := [2]string{words(nn.variants[0]), words(nn.untitled)}; got != want {
+			t.Errorf("%s: %q, want %q", name, got, want)
+		}
+	}
+}
+
 // shownAtGiven checks whom each query shows first ("": no one), at
 // titledGiven, with why in the explanation.
 func shownAtGiven(t *testing.T, ix *Index, queries map[string]string, why string) {
