@@ -107,7 +107,7 @@ func (b *bencher) screenCompare(ctx context.Context, o Options) error {
 // three listed people use it, counted over the lists given), where an
 // alert is due, or common, where finding the person among others is all
 // one may ask.
-var compareKinds = []string{screeneval.ArabicScript, screeneval.MiddleDropped, screeneval.OneDropped, screeneval.ShortTypo, screeneval.Typo,
+var compareKinds = []string{screeneval.ArabicScript, screeneval.MiddleDropped, screeneval.AliasMiddleDropped, screeneval.OneDropped, screeneval.ShortTypo, screeneval.Typo,
 	screeneval.TitleName + ", rare", screeneval.TitleName + ", common",
 	screeneval.KunyaSplit + ", rare", screeneval.KunyaSplit + ", common", screeneval.NotListed}
 

@@ -246,7 +246,7 @@ func (tn tuning) run(ctx context.Context, w io.Writer) error {
 				continue
 			}
 			found, alerted := t.Rates()
-			fmt.Fprintf(w, "%-5s %-15s seeds %d–%d, tuning: %5d cases, found %5.1f %%, alerted %5.1f %%, %d not alerting\n",
+			fmt.Fprintf(w, "%-5s %-21s seeds %d–%d, tuning: %5d cases, found %5.1f %%, alerted %5.1f %%, %d not alerting\n",
 				l.name, kind, tn.from, tn.to, t.Cases, 100*found, 100*alerted, len(t.Misses))
 			if tn.misses {
 				for _, m := range t.Misses {

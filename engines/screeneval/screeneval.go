@@ -32,18 +32,19 @@ type Case struct {
 
 // The kinds of case Cases makes.
 const (
-	ArabicScript  = "arabic script"  // a person's Arabic-script name, against the list's Latin names
-	MiddleDropped = "middle dropped" // the first and the last name, the names between left out
-	OneDropped    = "one dropped"    // one of two or more middle names left out
-	ShortTypo     = "short typo"     // a letter wrong in a short two-word name
-	TitleName     = "title + name"   // a title and the last name ("Haji Noorzai")
-	KunyaSplit    = "kunya split"    // a kunya or Abd compound by its first half and the last name
+	ArabicScript       = "arabic script"         // a person's Arabic-script name, against the list's Latin names
+	MiddleDropped      = "middle dropped"        // the first and the last name, the names between left out
+	AliasMiddleDropped = "alias, middle dropped" // an alias's first and last name
+	OneDropped         = "one dropped"           // one of two or more middle names left out
+	ShortTypo          = "short typo"            // a letter wrong in a short two-word name
+	TitleName          = "title + name"          // a title and the last name ("Haji Noorzai")
+	KunyaSplit         = "kunya split"           // a kunya or Abd compound by its first half and the last name
 )
 
 // Kinds lists the kinds in report order. Typo is the generated lists'
 // kind (generated.go); here a letter wrong, left out, added or two
 // swapped, not the first, in a name of two to four words.
-var Kinds = []string{ArabicScript, MiddleDropped, OneDropped, ShortTypo, Typo, TitleName, KunyaSplit}
+var Kinds = []string{ArabicScript, MiddleDropped, AliasMiddleDropped, OneDropped, ShortTypo, Typo, TitleName, KunyaSplit}
 
 // HeldOut reports whether a case is in the held-out quarter.
 func (c Case) HeldOut() bool {
@@ -106,26 +107,31 @@ func LatinOnly(es []watchlist.Entity) []watchlist.Entity {
 
 // titles are forms of address lists put before Arabic, Afghan and
 // Pakistani names.
-var titles = []string{"haji", "hajji", "haj", "hajj", "alhaj", "alhajj", "mullah", "mulla", "maulvi", "mawlawi", "maulawi",
+var titles = []string{"haji", "hajji", "haj", "hajj", "hadj", "alhaj", "alhajj", "mullah", "mulla", "maulvi", "mawlawi", "maulawi",
 	"moulvi", "sheikh", "shaykh", "shaikh", "sheik", "qari", "mufti"}
 
 // compoundHeads begin a name of two words: a kunya (Abu, father of) or a
 // theophoric name (Abd, servant of).
-var compoundHeads = []string{"abu", "abou", "abd", "abdul", "abdel", "abdal", "abdur", "abdu"}
+var compoundHeads = []string{"abu", "abou", "abd", "abdul", "abdel", "abdal", "abdur", "abdu", "abdol", "abdoul"}
 
 // honorifics and suffixes are not names: a title before them (besides
 // titles: Dr., Mr.), a generation after them (Jr., III).
 var (
-	honorifics = []string{"dr", "mr", "mrs", "ms", "prof", "general", "gen", "colonel", "col", "major", "captain", "imam", "sayyid", "sayed"}
-	suffixes   = []string{"jr", "sr", "ii", "iii", "iv"}
+	honorifics = []string{"dr", "doctor", "mr", "mrs", "ms", "prof", "general", "gen", "colonel", "col", "major", "captain", "imam", "sayyid", "sayed",
+		"mawlana", "maulana", "u", "daw"}
+	suffixes = []string{"jr", "sr", "ii", "iii", "iv"}
 )
 
 // bare is words without the titles before them and the suffixes after
 // them.
 func bare(words []string) []string {
-	word := func(w string) string { return strings.Trim(strings.ToLower(w), ".'’") }
+	word := func(w string) string { return strings.Trim(strings.ToLower(w), ".,'’") }
 	for len(words) > 0 && (slices.Contains(titles, word(words[0])) || slices.Contains(honorifics, word(words[0]))) {
 		words = words[1:]
+	}
+	// "Al Hajj", "El Hadj": a title after its article.
+	if len(words) > 2 && slices.Contains(articles, word(words[0])) && slices.Contains(titles, word(words[1])) {
+		words = words[2:]
 	}
 	for len(words) > 0 && slices.Contains(suffixes, word(words[len(words)-1])) {
 		words = words[:len(words)-1]
@@ -133,8 +139,12 @@ func bare(words []string) []string {
 	return words
 }
 
-// faithEndings end a compound name after an article (Izz al-Din).
-var faithEndings = []string{"din", "deen", "dine"}
+// faithEndings end a compound name after an article (Izz al-Din), or
+// joined to it (Jamal Eddine).
+var (
+	faithEndings  = []string{"din", "deen", "dine"}
+	joinedEndings = []string{"eddin", "eddine", "uddin", "uddeen", "addin", "aldin"}
+)
 
 // articles stand between a compound's halves or before a nisba ("al",
 // "ul", "ur"); joiners belong with the word after them ("bin", "de").
@@ -157,24 +167,29 @@ func naturalWords(n watchlist.Name) []string {
 }
 
 // units groups words into the names they form: a compound head or a joiner
-// with the word after it, an article with its word ("al Rahman").
+// with the word after it (and that word's, when it is a head itself: Abu
+// Abd al-Rahman, ould Abdel Jelil), an article with its word ("al
+// Rahman"), a faith ending with the name before it (Izz al-Din, Jamal
+// Eddine).
 func units(words []string) []string {
+	lower := func(w string) string { return strings.Trim(strings.ToLower(w), "'’‘`") }
 	var out []string
 	for i := 0; i < len(words); i++ {
-		u, lw := words[i], strings.Trim(strings.ToLower(words[i]), "'’‘`")
+		u, lw := words[i], lower(words[i])
 		// Izz al-Din, Salah ud-Din: the faith ending stays with its name.
 		if slices.Contains(articles, lw) && i+1 < len(words) && slices.Contains(faithEndings, strings.ToLower(words[i+1])) && len(out) > 0 {
 			out[len(out)-1] += " " + u + " " + words[i+1]
 			i++
 			continue
 		}
-		if (slices.Contains(compoundHeads, lw) || slices.Contains(joiners, lw) || slices.Contains(articles, lw)) && i+1 < len(words) {
+		if slices.Contains(joinedEndings, lw) && len(out) > 0 {
+			out[len(out)-1] += " " + u
+			continue
+		}
+		for (slices.Contains(compoundHeads, lw) || slices.Contains(joiners, lw) || slices.Contains(articles, lw)) && i+1 < len(words) {
 			i++
 			u += " " + words[i]
-			if slices.Contains(articles, strings.Trim(strings.ToLower(words[i]), "'’‘`")) && i+1 < len(words) {
-				i++
-				u += " " + words[i]
-			}
+			lw = lower(words[i])
 		}
 		out = append(out, u)
 	}
@@ -210,10 +225,12 @@ func Cases(es []watchlist.Entity, seed uint64) map[string][]Case {
 		}
 		// Middle names dropped: the primary name's first and last name;
 		// the name with one of its middle names left out.
+		primary := ""
 		if p := e.Names[0]; IsLatin(p.Full) {
 			us := units(bare(naturalWords(p)))
 			if len(us) >= 3 {
-				add(MiddleDropped, us[0]+" "+us[len(us)-1], e.ID)
+				primary = us[0] + " " + us[len(us)-1]
+				add(MiddleDropped, primary, e.ID)
 			}
 			if len(us) >= 4 {
 				k := 1 + drops.IntN(len(us)-2)
@@ -225,6 +242,17 @@ func Cases(es []watchlist.Entity, seed uint64) map[string][]Case {
 			}
 			if q, ok := slip(slips, ws); ok && len(ws) <= 4 {
 				add(Typo, q, e.ID)
+			}
+		}
+		// An alias's first and last name, the names between left out:
+		// a person is asked after by any name the list knows (a name
+		// with digits in it is a note, no name).
+		for _, n := range e.Names[1:] {
+			if n.Kind != watchlist.NameAlias || !IsLatin(n.Full) || strings.ContainsAny(n.Full, "0123456789") {
+				continue
+			}
+			if us := units(bare(naturalWords(n))); len(us) >= 3 && !strings.EqualFold(us[0]+" "+us[len(us)-1], primary) {
+				add(AliasMiddleDropped, us[0]+" "+us[len(us)-1], e.ID)
 			}
 		}
 		for _, n := range e.Names {

@@ -22,12 +22,21 @@ func TestCases(t *testing.T) {
 		person("b", watchlist.Name{Full: "Abu Muhammad al-Julani Khalid", Kind: watchlist.NamePrimary}),
 		person("c", watchlist.Name{Full: "Salah Izz al-Din Hasan Jr.", Kind: watchlist.NamePrimary}),
 		person("d", watchlist.Name{Full: "Haji Mohammad Qandorzai", Kind: watchlist.NamePrimary}),
+		person("f", watchlist.Name{Full: "Youssef Ould Abdel Jelil Salem", Kind: watchlist.NamePrimary},
+			watchlist.Name{Full: "Al Hajj Natheer Ahmed JAMAL EDDINE", Kind: watchlist.NameAlias},
+			watchlist.Name{Full: "Abu Abd al-Rahman Ali al-Rawi", Kind: watchlist.NameAlias},
+			watchlist.Name{Full: "Youssef Mohamed Salem", Kind: watchlist.NameAlias},            // the primary's case again
+			watchlist.Name{Full: "Salem Ahmed Ali", Kind: watchlist.NameWeak},                   // no strong alias
+			watchlist.Name{Full: "Youssef Salem, born 1 Jan. 1953", Kind: watchlist.NameAlias}), // a note
 	}
 	cs := Cases(es, 1)
 	want := map[string][]string{
-		MiddleDropped: {"Bashir NOORZAI", "Abu Muhammad Khalid", "Salah Hasan"}, // Haji Mohammad Qandorzai has no middle name
-		TitleName:     {"Haji NOORZAI", "Haji Qandorzai"},
-		KunyaSplit:    {"Abu Khalid"},
+		// Haji Mohammad Qandorzai has no middle name; a joiner takes
+		// the compound after it whole.
+		MiddleDropped:      {"Bashir NOORZAI", "Abu Muhammad Khalid", "Salah Hasan", "Youssef Salem"},
+		AliasMiddleDropped: {"Natheer JAMAL EDDINE", "Abu Abd al Rahman al Rawi"},
+		TitleName:          {"Haji NOORZAI", "Haji Qandorzai"},
+		KunyaSplit:         {"Abu Khalid", "Abu Rawi"},
 	}
 	for kind, names := range want {
 		var got []string
