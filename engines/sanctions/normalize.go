@@ -133,7 +133,8 @@ var titleKeys = func() map[uint64]bool {
 func dropTitleSlips(ts []token, v *vocabulary) []token {
 	var keys [64]uint64
 	slip := func(t token) bool {
-		if len(t.s) < 5 || len(t.s) > 30 || !isASCII(t.s) || v.uses(t.s) > 0 {
+		// A title itself normalize kept is a family name (familyPlaces).
+		if len(t.s) < 5 || len(t.s) > 30 || !isASCII(t.s) || v.uses(t.s) > 0 || honorifics[t.s] {
 			return false
 		}
 		for _, k := range deletionKeys(t.s, keys[:0]) {

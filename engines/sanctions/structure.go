@@ -246,11 +246,13 @@ var shortTitles = []string{"haji", "hajj", "imam"}
 // mistyped: what a slip costs a name that might be a name of its own.
 const titleSlipCost = typoEditPlausible
 
-// titleSlip is a query word read as a short title mistyped, and the kind
-// of title it is read as.
+// titleSlip is a query word read as a short title mistyped, or as a
+// title where a family name stands (written: see
+// addFamilyTitleSpellings), and the kind of title it is read as.
 type titleSlip struct {
-	kind titleSet
-	word string
+	kind    titleSet
+	word    string
+	written bool
 }
 
 // shortTitleSlip is the kind of short title w is one edit from, when w is
@@ -314,6 +316,31 @@ func (qn *normName) addTitleSlipSpellings(v *vocabulary) {
 	}
 }
 
+// addFamilyTitleSpellings gives a spelling whose family name is a title
+// word (Muhammad HAJJI; NOORULLAH Haji, a family name written first) a
+// spelling of its own without that word, compared only with the listed
+// people who bear a title of its kind: to them it may be their title, to
+// anyone else it is the family name it stands as.
+func (qn *normName) addFamilyTitleSpellings() {
+	n := len(qn.variants)
+	for i := range n {
+		ts := qn.variants[i]
+		if qn.slipAt(i).kind != 0 {
+			continue
+		}
+		for _, at := range familyPlaces(ts, qn.surnameFirst) {
+			if at < 0 {
+				continue
+			}
+			for len(qn.slips) < len(qn.variants) {
+				qn.slips = append(qn.slips, titleSlip{})
+			}
+			qn.variants = append(qn.variants, slices.Delete(slices.Clone(ts), at, at+1))
+			qn.slips = append(qn.slips, titleSlip{kind: titleKinds[ts[at].s], word: ts[at].s, written: true})
+		}
+	}
+}
+
 // slipAt is query spelling vi's title slip, zero when it has none.
 func (n normName) slipAt(vi int) titleSlip {
 	if vi < len(n.slips) {
@@ -340,7 +367,10 @@ func (ix *Index) spellingScore(ts *tokenScorer, qn normName, vi int, id uint32, 
 	if nr.derived == halved && !ts.lenient.weak {
 		s = min(s, titledGiven)
 	}
-	if slip.kind != 0 {
+	switch {
+	case slip.written && explain:
+		desc += fmt.Sprintf("; %s read as the title %s, which the listed person bears", slip.word, slip.kind)
+	case slip.kind != 0 && !slip.written:
 		s -= titleSlipCost
 		if explain {
 			desc += fmt.Sprintf("; %s read as the title %s mistyped, which the listed person bears %s", slip.word, slip.kind, signed(-titleSlipCost))
