@@ -643,7 +643,8 @@ func dropWords(ts []token, drop map[string]bool, keep [2]int) []token {
 // word; written surname first, the first that is no particle, and the
 // last after two given names or more — when a title word there is that
 // name (Ali Khatib HAJI, AL-SHAYKH, Muhammad: a title comes before the
-// given names, not after them; BANDO, Haji is Haji Bando); -1 for none,
+// given names, not after them; BANDO, Haji is Haji Bando), or a laqab
+// (Abdul Qader al-Doctor); -1 for none,
 // and none in a name of fewer than two words that are no particle or
 // generation. A listed name with such a word kept is read without it too
 // (normName.untitled): the list may have put a title last.
@@ -669,7 +670,7 @@ func familyPlaces(ts []token, surnameFirst bool) [2]int {
 		places[0] = first
 	}
 	for k, at := range places {
-		if at >= 0 && titleKinds[ts[at].s] == 0 {
+		if at >= 0 && !honorifics[ts[at].s] {
 			places[k] = -1
 		}
 	}

@@ -329,8 +329,8 @@ func (qn *normName) addFamilyTitleSpellings() {
 			continue
 		}
 		for _, at := range familyPlaces(ts, qn.surnameFirst) {
-			if at < 0 {
-				continue
+			if at < 0 || titleKinds[ts[at].s] == 0 {
+				continue // Al Doctor, a laqab: no title anyone bears
 			}
 			for len(qn.slips) < len(qn.variants) {
 				qn.slips = append(qn.slips, titleSlip{})

@@ -149,6 +149,8 @@ func TestTitleAsFamilyName(t *testing.T) {
 		"Haji Ali Khatib":       {"ali khatib", ""},
 		"Haji":                  {"haji", ""},
 		"Hassan Sheikh Mohamud": {"hassan mohamud", ""},
+		"Abdul Qader Al Doctor": {"abdqader al doctor", "abdqader al"}, // a laqab
+		"Dr. Ali Hassan":        {"ali hassan", ""},
 	} {
 		nn := normalize(name, false)
 		words := func(ts []token) string {
