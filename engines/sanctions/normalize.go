@@ -644,10 +644,10 @@ func dropWords(ts []token, drop map[string]bool, keep [2]int) []token {
 // last after two given names or more — when a title word there is that
 // name (Ali Khatib HAJI, AL-SHAYKH, Muhammad: a title comes before the
 // given names, not after them; BANDO, Haji is Haji Bando), or a laqab
-// (Abdul Qader al-Doctor); -1 for none,
-// and none in a name of fewer than two words that are no particle or
-// generation. A listed name with such a word kept is read without it too
-// (normName.untitled): the list may have put a title last.
+// (Abdul Qader al-Doctor); -1 for none, and none in a name of fewer than
+// two words that are no particle or generation. A listed name with such a
+// word kept is read without it too (normName.untitled): the list may have
+// put a title last.
 func familyPlaces(ts []token, surnameFirst bool) [2]int {
 	first, last, words := -1, -1, 0
 	for i, t := range ts {
