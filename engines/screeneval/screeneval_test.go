@@ -25,6 +25,7 @@ func TestCases(t *testing.T) {
 		person("f", watchlist.Name{Full: "Youssef Ould Abdel Jelil Salem", Kind: watchlist.NamePrimary},
 			watchlist.Name{Full: "Al Hajj Natheer Ahmed JAMAL EDDINE", Kind: watchlist.NameAlias},
 			watchlist.Name{Full: "Abu Abd al-Rahman Ali al-Rawi", Kind: watchlist.NameAlias},
+			watchlist.Name{Full: "Doctor Abdol Reza Hassan Dari", Kind: watchlist.NameAlias},
 			watchlist.Name{Full: "Youssef Mohamed Salem", Kind: watchlist.NameAlias},            // the primary's case again
 			watchlist.Name{Full: "Salem Ahmed Ali", Kind: watchlist.NameWeak},                   // no strong alias
 			watchlist.Name{Full: "Youssef Salem, born 1 Jan. 1953", Kind: watchlist.NameAlias}), // a note
@@ -34,7 +35,7 @@ func TestCases(t *testing.T) {
 		// Haji Mohammad Qandorzai has no middle name; a joiner takes
 		// the compound after it whole.
 		MiddleDropped:      {"Bashir NOORZAI", "Abu Muhammad Khalid", "Salah Hasan", "Youssef Salem"},
-		AliasMiddleDropped: {"Natheer JAMAL EDDINE", "Abu Abd al Rahman al Rawi"},
+		AliasMiddleDropped: {"Natheer JAMAL EDDINE", "Abu Abd al Rahman al Rawi", "Abdol Reza Dari"},
 		TitleName:          {"Haji NOORZAI", "Haji Qandorzai"},
 		KunyaSplit:         {"Abu Khalid", "Abu Rawi"},
 	}
