@@ -305,15 +305,20 @@ func (qn *normName) addTitleSlipSpellings(v *vocabulary) {
 				at, kind, found = j, k, found+1
 			}
 		}
-		if found != 1 {
-			continue
+		if found == 1 {
+			qn.addWithout(ts, at, titleSlip{kind: kind, word: ts[at].s})
 		}
-		if qn.slips == nil {
-			qn.slips = make([]titleSlip, n)
-		}
-		qn.variants = append(qn.variants, slices.Delete(slices.Clone(ts), at, at+1))
-		qn.slips = append(qn.slips, titleSlip{kind: kind, word: ts[at].s})
 	}
+}
+
+// addWithout adds spelling ts without its word at, read as the title slip
+// says (compared only with the people who bear it).
+func (qn *normName) addWithout(ts []token, at int, slip titleSlip) {
+	for len(qn.slips) < len(qn.variants) {
+		qn.slips = append(qn.slips, titleSlip{})
+	}
+	qn.variants = append(qn.variants, slices.Delete(slices.Clone(ts), at, at+1))
+	qn.slips = append(qn.slips, slip)
 }
 
 // addFamilyTitleSpellings gives a spelling whose family name is a title
@@ -329,14 +334,9 @@ func (qn *normName) addFamilyTitleSpellings() {
 			continue
 		}
 		for _, at := range familyPlaces(ts, qn.surnameFirst) {
-			if at < 0 || titleKinds[ts[at].s] == 0 {
-				continue // Al Doctor, a laqab: no title anyone bears
+			if at >= 0 && titleKinds[ts[at].s] != 0 { // Al Doctor is a laqab: no title anyone bears
+				qn.addWithout(ts, at, titleSlip{kind: titleKinds[ts[at].s], word: ts[at].s, written: true})
 			}
-			for len(qn.slips) < len(qn.variants) {
-				qn.slips = append(qn.slips, titleSlip{})
-			}
-			qn.variants = append(qn.variants, slices.Delete(slices.Clone(ts), at, at+1))
-			qn.slips = append(qn.slips, titleSlip{kind: titleKinds[ts[at].s], word: ts[at].s, written: true})
 		}
 	}
 }
