@@ -76,7 +76,7 @@ var honorifics = setOf(`mr mrs ms miss mx dr doctor prof professor sir dame lord
 	sheikh shaikh shaykh sheik haji hajji hadji hadj alhaj alhajj hajj
 	general gen colonel col major maj captain capt lieutenant lt admiral adm
 	sergeant sgt commander marshal brigadier president minister senator
-	imam mullah mulla ayatollah mufti maulana mawlana maulvi mawlawi maulawi moulvi molvi haj rev reverend
+	imam mullah mulla ayatollah mufti qari maulana mawlana maulvi mawlawi maulawi moulvi molvi haj rev reverend
 	his her excellency hon honourable honorable jr sr ii iii`)
 
 // titleSet is a set of kinds of title, one bit each (titleKinds).
@@ -89,7 +89,7 @@ type titleSet uint16
 var titleKinds = func() map[string]titleSet {
 	m := map[string]titleSet{}
 	for i, kind := range []string{"haji hajji hadji hadj alhaj alhajj hajj haj", "sheikh shaikh shaykh sheik",
-		"mullah mulla", "maulana mawlana maulvi mawlawi maulawi moulvi molvi", "mufti", "imam", "ayatollah"} {
+		"mullah mulla", "maulana mawlana maulvi mawlawi maulawi moulvi molvi", "mufti", "imam", "ayatollah", "qari"} {
 		for _, w := range strings.Fields(kind) {
 			m[w] = 1 << i
 		}
@@ -98,7 +98,7 @@ var titleKinds = func() map[string]titleSet {
 }()
 
 // titleKindNames name titleKinds' kinds, bit by bit (for explanations).
-var titleKindNames = []string{"Haji", "Sheikh", "Mullah", "Maulvi", "Mufti", "Imam", "Ayatollah"}
+var titleKindNames = []string{"Haji", "Sheikh", "Mullah", "Maulvi", "Mufti", "Imam", "Ayatollah", "Qari"}
 
 // String names the kinds in s.
 func (s titleSet) String() string {

@@ -27,7 +27,7 @@ var structureFloors = map[string]float64{
 func TestTitleAndCommonName(t *testing.T) {
 	all := Build(slices.Concat(screeneval.LatinOnly(realUN(t)), realOFAC(t)), Options{})
 	for _, q := range []string{"Haji Ahmad", "Mullah Mohammad", "Sheikh Hassan", "Haji Mohammad", "Maulvi Ahmad", "Shaykh Ali",
-		"Mullah Abdul", "Haji Karim", "Hajji Mahmoud", "Mufti Omar"} {
+		"Mullah Abdul", "Haji Karim", "Hajji Mahmoud", "Mufti Omar", "Qari Ahmad", "Qari Muhammad"} {
 		alerts := 0
 		for _, h := range all.Search(Query{Name: q}, 10) {
 			if h.Score >= 0.88 {
@@ -151,6 +151,8 @@ func TestTitleAsFamilyName(t *testing.T) {
 		"Hassan Sheikh Mohamud": {"hassan mohamud", ""},
 		"Abdul Qader Al Doctor": {"abdqader al doctor", "abdqader al"}, // a laqab
 		"Dr. Ali Hassan":        {"ali hassan", ""},
+		"ZAKIR, Qari":           {"zakir", ""}, // Qari a title, in either script
+		"قاري سيف":              {"sayf", ""},
 	} {
 		nn := normalize(name, false)
 		words := func(ts []token) string {

@@ -112,7 +112,7 @@ var arabicWords = map[string]pair{
 	"منصور": {"mansur", "mansour"}, "عادل": {"adil", "adel"}, "جابر": {"jabir", "jaber"}, "رشيد": {"rashid", "rachid"},
 	"سيف": {"sayf", "saif"}, "فيصل": {"faysal", "faisal"}, "قاسم": {"qasim", "kassem"}, "هاشم": {"hashim", "hashem"},
 	"عباس": same("abbas"), "زيد": {"zayd", "zaid"}, "زيدان": {"zaydan", "zidane"}, "شيخ": {"shaykh", "sheikh"}, "ولد": {"ould", "walad"},
-	"ملا": same("mullah"), "بكر": {"bakr", "bakar"}, "سيد": {"sayyid", "syed"}, "خان": same("khan"), "أمير": {"amir", "emir"}, "امير": {"amir", "emir"},
+	"ملا": same("mullah"), "قاري": same("qari"), "قارى": same("qari"), "بكر": {"bakr", "bakar"}, "سيد": {"sayyid", "syed"}, "خان": same("khan"), "أمير": {"amir", "emir"}, "امير": {"amir", "emir"},
 }
 
 // latinSpecial are Latin letters that NFKD does not split into a base
