@@ -424,8 +424,8 @@ func blockKeys(t token, dst []uint64) []uint64 {
 // thousands of names, the half names the person. A query's compound looks
 // its halves up, a query's plain word itself (Ghaith for Abo Ghaith).
 func halfKeys(t token, dst []uint64) []uint64 {
-	for s := t.s; !t.skel && len(s) >= 7 && compoundHead(token{s: s}) != ""; s = s[3:] {
-		dst = append(dst, hashKey(keyHalf, s[3:]))
+	for r := compoundRest(t); len(r) >= 4; r = compoundRest(token{s: r}) {
+		dst = append(dst, hashKey(keyHalf, r))
 	}
 	return dst
 }

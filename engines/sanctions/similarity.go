@@ -489,7 +489,7 @@ func abdHalf(a, b token) float64 {
 	if len(a.s) > len(b.s) {
 		a, b = b, a
 	}
-	if compoundHead(b) == "" || compoundHead(a) != "" || a.skel || len(a.s) < 3 || a.s != b.s[3:] {
+	if r := compoundRest(b); r == "" || compoundHead(a) != "" || a.skel || len(a.s) < 3 || a.s != r {
 		return 0
 	}
 	return halfScore

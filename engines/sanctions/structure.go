@@ -82,15 +82,25 @@ const (
 func halvedSpelling(ts []token) []token {
 	var out []token
 	for i, t := range ts {
-		if compoundHead(t) == "" || !isASCII(t.s) || len(t.s) < 6 {
+		r := compoundRest(t)
+		if len(r) < 3 || !isASCII(t.s) {
 			continue
 		}
 		if out == nil {
 			out = slices.Clone(ts)
 		}
-		out[i] = token{s: t.s[3:], c: canonical(t.s[3:])}
+		out[i] = token{s: r, c: canonical(r)}
 	}
 	return out
+}
+
+// compoundRest is the name after a kunya's or Abd compound's head
+// (abuabdwadoud: abdwadoud), "" for a word that is no compound.
+func compoundRest(t token) string {
+	if compoundHead(t) == "" {
+		return ""
+	}
+	return t.s[len("abu"):]
 }
 
 // abdullahs are Abdullah and Abdillah joined (see compoundHead).
@@ -127,7 +137,7 @@ func (ix *Index) shortenedMalus(id uint32) float64 {
 	}
 	// Rare over all the lists loaded: a customer's "Abu Jabir" is no one
 	// in particular when several lists' people have that name.
-	if u := ix.vocab.uses(nr.tokens[0].s[3:]); u < commonUses {
+	if u := ix.vocab.uses(compoundRest(nr.tokens[0])); u < commonUses {
 		return malusShortenedRare
 	}
 	return malusShortenedCommon
