@@ -105,14 +105,16 @@ func (b *bencher) screenCompare(ctx context.Context, o Options) error {
 // compareKinds are the kinds of case compared, in report order: a title
 // or a kunya with one name apart by whether that name is rare (fewer than
 // three listed people use it, counted over the lists given), where an
-// alert is due, or common, where finding the person among others is all
-// one may ask.
+// alert is due — and again without the cases made from names the list
+// calls weak, which are shown but never alert alone — or common, where
+// finding the person among others is all one may ask.
 var compareKinds = []string{screeneval.ArabicScript, screeneval.MiddleDropped, screeneval.AliasMiddleDropped, screeneval.OneDropped, screeneval.ShortTypo, screeneval.Typo,
-	screeneval.TitleName + ", rare", screeneval.TitleName + ", common",
-	screeneval.KunyaSplit + ", rare", screeneval.KunyaSplit + ", common", screeneval.NotListed}
+	screeneval.TitleName + ", rare", screeneval.TitleName + ", rare, strong", screeneval.TitleName + ", common",
+	screeneval.KunyaSplit + ", rare", screeneval.KunyaSplit + ", rare, strong", screeneval.KunyaSplit + ", common", screeneval.NotListed}
 
 // byRarity files the title and kunya cases under their kind and ", rare"
-// or ", common", by the last word of the query.
+// (and ", rare, strong" when made from a strong name) or ", common", by
+// the last word of the query.
 func byRarity(cases map[string][]screeneval.Case, people screeneval.People) map[string][]screeneval.Case {
 	for _, kind := range []string{screeneval.TitleName, screeneval.KunyaSplit} {
 		for _, c := range cases[kind] {
@@ -120,6 +122,9 @@ func byRarity(cases map[string][]screeneval.Case, people screeneval.People) map[
 			k := kind + ", common"
 			if people.Rare(ws[len(ws)-1]) {
 				k = kind + ", rare"
+				if !c.Weak {
+					cases[k+", strong"] = append(cases[k+", strong"], c)
+				}
 			}
 			cases[k] = append(cases[k], c)
 		}

@@ -550,6 +550,22 @@ type candidate struct {
 	nameScore float64
 	score     float64
 	ev        evidence
+	// asWritten and words order equal scores: how many of the query's
+	// words the matched name holds as written, and how many it has.
+	asWritten, words int
+}
+
+// sharedWords is how many of the asked words (writtenWords) name holds,
+// and how many words name has.
+func sharedWords(asked [][]rune, name string) (shared, words int) {
+	ws, _ := writtenWords(name)
+	for i, w := range asked {
+		same := func(o []rune) bool { return slices.Equal(o, w) }
+		if !slices.ContainsFunc(asked[:i], same) && slices.ContainsFunc(ws, same) {
+			shared++
+		}
+	}
+	return shared, len(ws)
 }
 
 func (ix *Index) search(q Query, limit int, minScore float64, blocked bool) []Hit {
@@ -672,9 +688,24 @@ func (ix *Index) search(q Query, limit int, minScore float64, blocked bool) []Hi
 			cands = append(cands, c)
 		}
 	}
+	byScore := func(a, b *candidate) int { return cmp.Compare(b.score, a.score) }
+	slices.SortFunc(cands, byScore)
+	// Only the names tied with the last one shown need an order among
+	// equals.
+	if len(cands) > limit {
+		n := limit
+		for n < len(cands) && cands[n].score == cands[limit-1].score {
+			n++
+		}
+		cands = cands[:n]
+	}
+	asked, _ := writtenWords(q.Name)
+	for _, c := range cands {
+		c.asWritten, c.words = sharedWords(asked, ix.entities[c.entity].Names[ix.names[c.name].name].Full)
+	}
 	slices.SortFunc(cands, func(a, b *candidate) int {
-		if a.score != b.score {
-			return cmp.Compare(b.score, a.score)
+		if o := byScore(a, b); o != 0 {
+			return o
 		}
 		// Namesakes alike but for the title: the one titled as asked.
 		at, bt := ix.titles[a.entity]&qn.titles != 0, ix.titles[b.entity]&qn.titles != 0
@@ -684,7 +715,13 @@ func (ix *Index) search(q Query, limit int, minScore float64, blocked bool) []Hi
 			}
 			return 1
 		}
-		return cmp.Compare(ix.entities[a.entity].ID, ix.entities[b.entity].ID)
+		// Then the name holding more of the query's words as they were
+		// written, then the shorter: of the 22 people "Abdul MOHAMED"
+		// scores alike, MOHAMED, Abdul Kader before Abdel Basit …
+		// MOHAMED. Last the id, so the order never depends on how the
+		// lists were loaded.
+		return cmp.Or(cmp.Compare(b.asWritten, a.asWritten), cmp.Compare(a.words, b.words),
+			cmp.Compare(ix.entities[a.entity].ID, ix.entities[b.entity].ID))
 	})
 	cands = cands[:min(len(cands), limit)]
 	hits := make([]Hit, len(cands))

@@ -401,6 +401,30 @@ func TestSearchSortedAndLimited(t *testing.T) {
 	}
 }
 
+// Names that score alike come in an order that says something: those
+// holding more of the query's words as it wrote them, then the shorter —
+// not the order of their ids. The order is the same whatever the limit.
+func TestTiesOrdered(t *testing.T) {
+	var es []watchlist.Entity
+	for id, n := range map[string]string{"a": "Abdel Basit Hag El-Hassan Hag MOHAMED", "b": "ABU ZAID MOHAMED, Abdel Raouf",
+		"c": "WARSAME, Abdirahim Mohamed", "d": "JAFFER ALI, Abdul Rahman Mohamed", "e": "MOHAMED, Abdul Kader Ibrahim", "f": "AMINE, Mohamed Abdalla"} {
+		es = append(es, watchlist.Entity{ID: id, Schema: "Person", Names: []watchlist.Name{{Full: n, Kind: watchlist.NamePrimary}}})
+	}
+	ix := Build(es, Options{})
+	for limit, want := range map[int]string{10: "e d c f b a", 3: "e d c", 1: "e"} {
+		var got []string
+		for _, h := range ix.Search(Query{Name: "Abdul Mohamed"}, limit) {
+			if h.Score != 0.86 {
+				t.Errorf("%s scores %.3f: the names no longer tie", h.EntityID, h.Score)
+			}
+			got = append(got, h.EntityID)
+		}
+		if strings.Join(got, " ") != want {
+			t.Errorf("limit %d: %v, want %s", limit, got, want)
+		}
+	}
+}
+
 // TestBlockingRecall: blocking keeps at least 99.9 % of the brute-force
 // hits (score ≥ MinScore, top 10).
 func TestBlockingRecall(t *testing.T) {

@@ -28,6 +28,10 @@ type Case struct {
 	Name   string
 	WantID string
 	Kind   string
+	// Weak: made only from names the list calls weak (OFAC's weak
+	// a.k.a., the UN's low-quality alias), which a screen shows but
+	// does not alert on alone.
+	Weak bool
 }
 
 // The kinds of case Cases makes.
@@ -204,13 +208,17 @@ func Cases(es []watchlist.Entity, seed uint64) map[string][]Case {
 	// they were.
 	slips, drops := rand.New(rand.NewPCG(seed, 11)), rand.New(rand.NewPCG(seed, 13))
 	out := map[string][]Case{}
-	seen := map[string]bool{}
-	add := func(kind, name, id string) {
-		if k := kind + "\x00" + strings.ToLower(name) + "\x00" + id; !seen[k] {
-			seen[k] = true
-			out[kind] = append(out[kind], Case{Name: name, WantID: id, Kind: kind})
+	seen := map[string]int{} // index in out[kind], plus one
+	addFrom := func(kind, name, id string, weak bool) {
+		k := kind + "\x00" + strings.ToLower(name) + "\x00" + id
+		if i := seen[k]; i > 0 {
+			out[kind][i-1].Weak = out[kind][i-1].Weak && weak
+			return
 		}
+		out[kind] = append(out[kind], Case{Name: name, WantID: id, Kind: kind, Weak: weak})
+		seen[k] = len(out[kind])
 	}
+	add := func(kind, name, id string) { addFrom(kind, name, id, false) }
 	for _, e := range es {
 		if e.Schema != "Person" || len(e.Names) == 0 {
 			continue
@@ -264,16 +272,19 @@ func Cases(es []watchlist.Entity, seed uint64) map[string][]Case {
 				continue
 			}
 			first, last := strings.Trim(strings.ToLower(ws[0]), "'’‘`"), ws[len(ws)-1]
+			weak := n.Kind == watchlist.NameWeak
 			switch {
 			case slices.Contains(titles, first):
-				add(TitleName, ws[0]+" "+last, e.ID)
+				addFrom(TitleName, ws[0]+" "+last, e.ID, weak)
 			case slices.Contains(compoundHeads, first):
-				rest := ws[1:]
-				if len(rest) > 1 && slices.Contains(articles, strings.Trim(strings.ToLower(rest[0]), "'’‘`")) {
-					rest = rest[1:]
-				}
-				if len(rest) >= 2 {
-					add(KunyaSplit, ws[0]+" "+last, e.ID)
+				// The compound's second half dropped needs a name after
+				// the compound ("Abu Abd al-Rahman" alone is one name),
+				// and one that is no compound itself: "Abdul Aziz" is
+				// all of Abdul Hamid Abdul Aziz's second name.
+				us := units(ws)
+				lastHead := strings.Trim(strings.ToLower(strings.Fields(us[len(us)-1])[0]), "'’‘`")
+				if len(us) >= 2 && !slices.Contains(compoundHeads, lastHead) {
+					addFrom(KunyaSplit, ws[0]+" "+last, e.ID, weak)
 				}
 			}
 		}

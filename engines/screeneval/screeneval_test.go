@@ -29,15 +29,30 @@ func TestCases(t *testing.T) {
 			watchlist.Name{Full: "Youssef Mohamed Salem", Kind: watchlist.NameAlias},            // the primary's case again
 			watchlist.Name{Full: "Salem Ahmed Ali", Kind: watchlist.NameWeak},                   // no strong alias
 			watchlist.Name{Full: "Youssef Salem, born 1 Jan. 1953", Kind: watchlist.NameAlias}), // a note
+		// A kunya alone, and a second compound after the first: no
+		// kunya split.
+		person("g", watchlist.Name{Full: "ABU ABD AL-RAHMAN", Kind: watchlist.NamePrimary},
+			watchlist.Name{Full: "Abdul Hamid Abdul Aziz", Kind: watchlist.NameAlias},
+			watchlist.Name{Full: "Abdul Latif SALEH ABU HUSSEIN", Kind: watchlist.NameAlias}),
+		// A case made from a weak alias is weak, unless a strong name
+		// makes it too.
+		person("h", watchlist.Name{Full: "Haji Bashir Zarqawi", Kind: watchlist.NamePrimary},
+			watchlist.Name{Full: "Haji Mansour Zarqawi", Kind: watchlist.NameWeak},
+			watchlist.Name{Full: "Mullah Omar Zarqawi", Kind: watchlist.NameWeak}),
 	}
 	cs := Cases(es, 1)
 	want := map[string][]string{
 		// Haji Mohammad Qandorzai has no middle name; a joiner takes
 		// the compound after it whole.
 		MiddleDropped:      {"Bashir NOORZAI", "Abu Muhammad Khalid", "Salah Hasan", "Youssef Salem"},
-		AliasMiddleDropped: {"Natheer JAMAL EDDINE", "Abu Abd al Rahman al Rawi", "Abdol Reza Dari"},
-		TitleName:          {"Haji NOORZAI", "Haji Qandorzai"},
+		AliasMiddleDropped: {"Natheer JAMAL EDDINE", "Abu Abd al Rahman al Rawi", "Abdol Reza Dari", "Abdul Latif ABU HUSSEIN"},
+		TitleName:          {"Haji NOORZAI", "Haji Qandorzai", "Haji Zarqawi", "Mullah Zarqawi"},
 		KunyaSplit:         {"Abu Khalid", "Abu Rawi"},
+	}
+	for _, c := range cs[TitleName] {
+		if c.Weak != (c.Name == "Mullah Zarqawi") {
+			t.Errorf("%q weak: %v", c.Name, c.Weak)
+		}
 	}
 	for kind, names := range want {
 		var got []string
@@ -57,7 +72,8 @@ func TestCases(t *testing.T) {
 	// A slip anywhere: one word of four letters or more changed by one
 	// edit, not in its first letter, in its case; a name of five words
 	// gets none.
-	slipped := map[string]string{"a": "NOORZAI Haji Bashir Ahmad", "b": "Abu Muhammad al-Julani Khalid", "d": "Haji Mohammad Qandorzai"}
+	slipped := map[string]string{"a": "NOORZAI Haji Bashir Ahmad", "b": "Abu Muhammad al-Julani Khalid", "d": "Haji Mohammad Qandorzai",
+		"g": "ABU ABD AL-RAHMAN", "h": "Haji Bashir Zarqawi"}
 	for _, c := range cs[Typo] {
 		orig, ok := slipped[c.WantID]
 		if !ok {
