@@ -146,13 +146,32 @@ func (ix *Index) Stats() Stats {
 	return Stats{Entities: len(ix.entities), Names: len(ix.names), Keys: len(ix.keys), Postings: ix.nPostings, MemoryBytes: mem}
 }
 
+// byID is the entities ordered by id and list: name ids follow it, and
+// where names tie — for the candidate bound, for the matched name —
+// the lower id wins, so no result depends on the order the lists were
+// loaded in.
+func byID(entities []watchlist.Entity) []watchlist.Entity {
+	perm := make([]int, len(entities))
+	for i := range perm {
+		perm[i] = i
+	}
+	slices.SortStableFunc(perm, func(a, b int) int {
+		return cmp.Or(cmp.Compare(entities[a].ID, entities[b].ID), cmp.Compare(entities[a].List, entities[b].List))
+	})
+	out := make([]watchlist.Entity, len(entities))
+	for i, j := range perm {
+		out[i] = entities[j]
+	}
+	return out
+}
+
 // Build indexes entities. The slice is copied (entities are not); opts.MinScore
 // defaults to DefaultMinScore.
 func Build(entities []watchlist.Entity, opts Options) *Index {
 	if opts.MinScore <= 0 {
 		opts.MinScore = DefaultMinScore
 	}
-	ix := &Index{opts: opts, entities: slices.Clone(entities), vocab: newVocabulary()}
+	ix := &Index{opts: opts, entities: byID(entities), vocab: newVocabulary()}
 	var mem arena
 	intern := map[string]string{}
 	tokenIDs := map[token]uint32{}
