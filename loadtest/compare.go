@@ -108,7 +108,7 @@ func (b *bencher) screenCompare(ctx context.Context, o Options) error {
 // alert is due — and again without the cases made from names the list
 // calls weak, which are shown but never alert alone — or common, where
 // finding the person among others is all one may ask.
-var compareKinds = []string{screeneval.ArabicScript, screeneval.MiddleDropped, screeneval.AliasMiddleDropped, screeneval.OneDropped, screeneval.ShortTypo, screeneval.Typo,
+var compareKinds = []string{screeneval.Exact, screeneval.Reordered, screeneval.Alias, screeneval.ArabicScript, screeneval.MiddleDropped, screeneval.AliasMiddleDropped, screeneval.OneDropped, screeneval.ShortTypo, screeneval.Typo,
 	screeneval.TitleName + ", rare", screeneval.TitleName + ", rare, strong", screeneval.TitleName + ", common",
 	screeneval.KunyaSplit + ", rare", screeneval.KunyaSplit + ", rare, strong", screeneval.KunyaSplit + ", common", screeneval.NotListed}
 

@@ -43,12 +43,15 @@ const (
 	ShortTypo          = "short typo"            // a letter wrong in a short two-word name
 	TitleName          = "title + name"          // a title and the last name ("Haji Noorzai")
 	KunyaSplit         = "kunya split"           // a kunya or Abd compound by its first half and the last name
+	Alias              = "alias"                 // a strong alias as the list writes it
 )
 
-// Kinds lists the kinds in report order. Typo is the generated lists'
-// kind (generated.go); here a letter wrong, left out, added or two
-// swapped, not the first, in a name of two to four words.
-var Kinds = []string{ArabicScript, MiddleDropped, AliasMiddleDropped, OneDropped, ShortTypo, Typo, TitleName, KunyaSplit}
+// Kinds lists the kinds in report order. Exact, Reordered and Typo are
+// the generated lists' kinds too (generated.go); here Exact is the
+// primary name as listed, Reordered its family name put first ("NOORZAI
+// Bashir Ahmad", the title left out), and Typo a letter wrong, left out,
+// added or two swapped, not the first, in a name of two to four words.
+var Kinds = []string{Exact, Reordered, Alias, ArabicScript, MiddleDropped, AliasMiddleDropped, OneDropped, ShortTypo, Typo, TitleName, KunyaSplit}
 
 // HeldOut reports whether a case is in the held-out quarter.
 func (c Case) HeldOut() bool {
@@ -116,7 +119,7 @@ var titles = []string{"haji", "hajji", "haj", "hajj", "hadj", "alhaj", "alhajj",
 
 // compoundHeads begin a name of two words: a kunya (Abu, father of) or a
 // theophoric name (Abd, servant of).
-var compoundHeads = []string{"abu", "abou", "abd", "abdul", "abdel", "abdal", "abdur", "abdu", "abdol", "abdoul"}
+var compoundHeads = []string{"abu", "abou", "abo", "abd", "abdul", "abdel", "abdal", "abdur", "abdu", "abdol", "abdoul"}
 
 // honorifics and suffixes are not names: a title before them (besides
 // titles: Dr., Mr.), a generation after them (Jr., III).
@@ -235,7 +238,11 @@ func Cases(es []watchlist.Entity, seed uint64) map[string][]Case {
 		// the name with one of its middle names left out.
 		primary := ""
 		if p := e.Names[0]; IsLatin(p.Full) {
+			add(Exact, p.Full, e.ID)
 			us := units(bare(naturalWords(p)))
+			if len(us) >= 2 {
+				add(Reordered, us[len(us)-1]+" "+strings.Join(us[:len(us)-1], " "), e.ID)
+			}
 			if len(us) >= 3 {
 				primary = us[0] + " " + us[len(us)-1]
 				add(MiddleDropped, primary, e.ID)
@@ -252,9 +259,19 @@ func Cases(es []watchlist.Entity, seed uint64) map[string][]Case {
 				add(Typo, q, e.ID)
 			}
 		}
-		// An alias's first and last name, the names between left out:
-		// a person is asked after by any name the list knows (a name
-		// with digits in it is a note, no name).
+		// An alias as written, unless it is a name before it turned
+		// round (OFAC writes each "FAMILY, Given" alias both ways); its
+		// first and last name, the names between left out: a person is
+		// asked after by any name the list knows (a name with digits in
+		// it is a note, no name).
+		var written []string
+		for _, n := range e.Names {
+			k := wordSet(n.Full)
+			if n.Kind == watchlist.NameAlias && IsLatin(n.Full) && !strings.ContainsAny(n.Full, "0123456789") && !slices.Contains(written, k) {
+				add(Alias, n.Full, e.ID)
+			}
+			written = append(written, k)
+		}
 		for _, n := range e.Names[1:] {
 			if n.Kind != watchlist.NameAlias || !IsLatin(n.Full) || strings.ContainsAny(n.Full, "0123456789") {
 				continue
@@ -290,6 +307,14 @@ func Cases(es []watchlist.Entity, seed uint64) map[string][]Case {
 		}
 	}
 	return out
+}
+
+// wordSet is a name's words in lower case, sorted: a name and the same
+// name turned round are one.
+func wordSet(name string) string {
+	ws := strings.FieldsFunc(strings.ToLower(name), func(r rune) bool { return r == ' ' || r == ',' })
+	slices.Sort(ws)
+	return strings.Join(ws, " ")
 }
 
 func inLen(w string) bool { n := len([]rune(w)); return n >= 4 && n <= 6 }

@@ -18,7 +18,9 @@ func TestCases(t *testing.T) {
 		return watchlist.Entity{ID: id, Schema: "Person", Names: names}
 	}
 	es := []watchlist.Entity{
-		person("a", watchlist.Name{Full: "NOORZAI, Haji Bashir Ahmad", Kind: watchlist.NamePrimary}),
+		person("a", watchlist.Name{Full: "NOORZAI, Haji Bashir Ahmad", Kind: watchlist.NamePrimary},
+			watchlist.Name{Full: "NOORZAI, Bashir Ahmad", Kind: watchlist.NameAlias},
+			watchlist.Name{Full: "Bashir Ahmad NOORZAI", Kind: watchlist.NameAlias}), // the alias before, turned round
 		person("b", watchlist.Name{Full: "Abu Muhammad al-Julani Khalid", Kind: watchlist.NamePrimary}),
 		person("c", watchlist.Name{Full: "Salah Izz al-Din Hasan Jr.", Kind: watchlist.NamePrimary}),
 		person("d", watchlist.Name{Full: "Haji Mohammad Qandorzai", Kind: watchlist.NamePrimary}),
@@ -39,15 +41,24 @@ func TestCases(t *testing.T) {
 		person("h", watchlist.Name{Full: "Haji Bashir Zarqawi", Kind: watchlist.NamePrimary},
 			watchlist.Name{Full: "Haji Mansour Zarqawi", Kind: watchlist.NameWeak},
 			watchlist.Name{Full: "Mullah Omar Zarqawi", Kind: watchlist.NameWeak}),
+		// Abo is Abu as the Levant writes it: ABO GHAITH is one name.
+		person("i", watchlist.Name{Full: "Sulaiman Jassem ABO GHAITH", Kind: watchlist.NamePrimary}),
 	}
 	cs := Cases(es, 1)
 	want := map[string][]string{
 		// Haji Mohammad Qandorzai has no middle name; a joiner takes
 		// the compound after it whole.
-		MiddleDropped:      {"Bashir NOORZAI", "Abu Muhammad Khalid", "Salah Hasan", "Youssef Salem"},
+		MiddleDropped:      {"Bashir NOORZAI", "Abu Muhammad Khalid", "Salah Hasan", "Youssef Salem", "Sulaiman ABO GHAITH"},
 		AliasMiddleDropped: {"Natheer JAMAL EDDINE", "Abu Abd al Rahman al Rawi", "Abdol Reza Dari", "Abdul Latif ABU HUSSEIN"},
 		TitleName:          {"Haji NOORZAI", "Haji Qandorzai", "Haji Zarqawi", "Mullah Zarqawi"},
-		KunyaSplit:         {"Abu Khalid", "Abu Rawi"},
+		Exact: {"NOORZAI, Haji Bashir Ahmad", "Abu Muhammad al-Julani Khalid", "Salah Izz al-Din Hasan Jr.", "Haji Mohammad Qandorzai",
+			"Youssef Ould Abdel Jelil Salem", "ABU ABD AL-RAHMAN", "Haji Bashir Zarqawi", "Sulaiman Jassem ABO GHAITH"},
+		// The family name first, a compound and a joiner's name whole.
+		Reordered: {"NOORZAI Bashir Ahmad", "Khalid Abu Muhammad al Julani", "Hasan Salah Izz al Din", "Qandorzai Mohammad",
+			"Salem Youssef Ould Abdel Jelil", "Zarqawi Bashir", "ABO GHAITH Sulaiman Jassem"},
+		Alias: {"NOORZAI, Bashir Ahmad", "Al Hajj Natheer Ahmed JAMAL EDDINE", "Abu Abd al-Rahman Ali al-Rawi", "Doctor Abdol Reza Hassan Dari",
+			"Youssef Mohamed Salem", "Abdul Hamid Abdul Aziz", "Abdul Latif SALEH ABU HUSSEIN"},
+		KunyaSplit: {"Abu Khalid", "Abu Rawi"},
 	}
 	for _, c := range cs[TitleName] {
 		if c.Weak != (c.Name == "Mullah Zarqawi") {
@@ -73,7 +84,7 @@ func TestCases(t *testing.T) {
 	// edit, not in its first letter, in its case; a name of five words
 	// gets none.
 	slipped := map[string]string{"a": "NOORZAI Haji Bashir Ahmad", "b": "Abu Muhammad al-Julani Khalid", "d": "Haji Mohammad Qandorzai",
-		"g": "ABU ABD AL-RAHMAN", "h": "Haji Bashir Zarqawi"}
+		"g": "ABU ABD AL-RAHMAN", "h": "Haji Bashir Zarqawi", "i": "Sulaiman Jassem ABO GHAITH"}
 	for _, c := range cs[Typo] {
 		orig, ok := slipped[c.WantID]
 		if !ok {
