@@ -293,7 +293,8 @@ func normalize(full string, org bool) normName {
 		}
 	}
 	// A name suffix written apart may be a family name of its own (Salar
-	// Mahmoud ZADEH): the words as written are a spelling too.
+	// Mahmoud ZADEH), and Allah the head of the name after it: the words
+	// as written are a spelling too.
 	apart := joinCompoundsBut(v0, false)
 	v0, v1 = joinCompounds(v0), joinCompounds(v1)
 	if sameTokens(apart, v0) {
@@ -405,7 +406,8 @@ var dinForms = []string{"aldin", "eldin", "uddin", "addin", "eddin", "eddine", "
 func joinCompounds(ts []token) []token { return joinCompoundsBut(ts, true) }
 
 // joinCompoundsBut is joinCompounds, name suffixes joined only when
-// suffixes.
+// suffixes, and Allah after a name only when suffixes or it ends the name
+// (else it may begin the next: Muhammad Allah Dad).
 func joinCompoundsBut(ts []token, suffixes bool) []token {
 	if len(ts) == 0 {
 		return ts
@@ -427,7 +429,7 @@ func joinCompoundsBut(ts []token, suffixes bool) []token {
 			}
 		} else if stem, ok := allahStem(t.s); ok {
 			t = merged(stem, "lah", fromArabic(t))
-		} else if i+1 < len(ts) && !particles[t.s] && isAllah(ts[i+1].s) {
+		} else if i+1 < len(ts) && !particles[t.s] && isAllah(ts[i+1].s) && (suffixes || i+2 == len(ts)) {
 			t = merged(t.s, "lah", fromArabic(t) || fromArabic(ts[i+1]))
 			i++
 		} else if isAbu(t.s) && i+1 < len(ts) {

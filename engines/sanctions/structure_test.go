@@ -327,6 +327,14 @@ func TestNameChainLeftOut(t *testing.T) {
 	}
 }
 
+// Allah after a name joins it (Hidayat Allah is Hidayatullah) unless a
+// name follows, where it may begin that one: "MUHAMMAD ALLAH DAD TAYEB
+// WALI" is ALLAH DAD TAYEB WALI MUHAMMAD with his last name put first.
+func TestAllahBeforeAName(t *testing.T) {
+	alertsOn(t, map[string]string{"d": "ALLAH DAD TAYEB WALI MUHAMMAD", "h": "Hidayatullah KHAN", "n": "Najib Allah"},
+		map[string]string{"MUHAMMAD ALLAH DAD TAYEB WALI": "d", "Hidayat Allah Khan": "h", "Najibullah": "n"})
+}
+
 // Kunyas and Abd compounds as lists write them: Abu Abdullah is a kunya
 // like any other, asked by its first half and the family name, while
 // Abdullah is a name of its own, not Abd and a half to drop; a name in
