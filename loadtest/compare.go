@@ -105,16 +105,17 @@ func (b *bencher) screenCompare(ctx context.Context, o Options) error {
 // compareKinds are the kinds of case compared, in report order: a title
 // or a kunya with one name apart by whether that name is rare (fewer than
 // three listed people use it, counted over the lists given), where an
-// alert is due — and again without the cases made from names the list
-// calls weak, which are shown but never alert alone — or common, where
-// finding the person among others is all one may ask.
+// alert is due, or common, where finding the person among others is all
+// one may ask — each again without the cases made from names the list
+// calls weak, which are shown but never alert alone.
 var compareKinds = []string{screeneval.Exact, screeneval.Reordered, screeneval.Alias, screeneval.ArabicScript, screeneval.MiddleDropped, screeneval.AliasMiddleDropped, screeneval.OneDropped, screeneval.ShortTypo, screeneval.Typo,
-	screeneval.TitleName + ", rare", screeneval.TitleName + ", rare, strong", screeneval.TitleName + ", common",
-	screeneval.KunyaSplit + ", rare", screeneval.KunyaSplit + ", rare, strong", screeneval.KunyaSplit + ", common", screeneval.NotListed}
+	screeneval.TitleName + ", rare", screeneval.TitleName + ", rare, strong", screeneval.TitleName + ", common", screeneval.TitleName + ", common, strong",
+	screeneval.KunyaSplit + ", rare", screeneval.KunyaSplit + ", rare, strong", screeneval.KunyaSplit + ", common", screeneval.KunyaSplit + ", common, strong",
+	screeneval.NotListed}
 
 // byRarity files the title and kunya cases under their kind and ", rare"
-// (and ", rare, strong" when made from a strong name) or ", common", by
-// the last word of the query.
+// or ", common", by the last word of the query, and those made from a
+// strong name under that and ", strong" too.
 func byRarity(cases map[string][]screeneval.Case, people screeneval.People) map[string][]screeneval.Case {
 	for _, kind := range []string{screeneval.TitleName, screeneval.KunyaSplit} {
 		for _, c := range cases[kind] {
@@ -122,9 +123,9 @@ func byRarity(cases map[string][]screeneval.Case, people screeneval.People) map[
 			k := kind + ", common"
 			if people.Rare(ws[len(ws)-1]) {
 				k = kind + ", rare"
-				if !c.Weak {
-					cases[k+", strong"] = append(cases[k+", strong"], c)
-				}
+			}
+			if !c.Weak {
+				cases[k+", strong"] = append(cases[k+", strong"], c)
 			}
 			cases[k] = append(cases[k], c)
 		}
