@@ -664,7 +664,7 @@ func (ix *Index) search(q Query, limit int, minScore float64, blocked bool) []Hi
 			ns += malusWeakAlias
 		}
 		if nr.derived == shortened {
-			ns += ix.shortenedMalus(id)
+			ns += ix.shortenedMalus(id, qn)
 		}
 		if ns+maxBonus < minScore {
 			return
@@ -979,7 +979,7 @@ func (ix *Index) hit(c *candidate, qn normName, ts *tokenScorer) Hit {
 		expl = append(expl, fmt.Sprintf("compound name '%s' asked by its second half with a title the listed person bears: shown, at most %.2f, never alerting", firstCompound(n), titledGiven))
 	case shortened:
 		line := fmt.Sprintf("kunya or compound name '%s' asked by its first half and another of the names, as people shorten it", firstCompound(n))
-		if m := ix.shortenedMalus(c.name); m != 0 {
+		if m := ix.shortenedMalus(c.name, qn); m != 0 {
 			line += ": " + signed(m) + " included in name score"
 			if m == malusShortenedRare {
 				line += " (a name few listed people have)"

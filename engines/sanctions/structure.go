@@ -130,17 +130,26 @@ func compoundHead(t token) string {
 
 // shortenedMalus is what a shortened spelling's match loses (see
 // malusShortenedRare); a weak alias's own malus says it already.
-func (ix *Index) shortenedMalus(id uint32) float64 {
+func (ix *Index) shortenedMalus(id uint32, qn normName) float64 {
 	nr := &ix.names[id]
 	if ix.entities[nr.entity].Names[nr.name].Kind == watchlist.NameWeak {
 		return 0
 	}
 	// Rare over all the lists loaded: a customer's "Abu Jabir" is no one
-	// in particular when several lists' people have that name.
-	if u := ix.vocab.uses(compoundRest(nr.tokens[0])); u < commonUses {
-		return malusShortenedRare
+	// in particular when several lists' people have that name. Rare as
+	// the query writes it too: "Abu Masri" is no one in particular
+	// because one listed person writes it el Masry.
+	if u := ix.vocab.uses(compoundRest(nr.tokens[0])); u >= commonUses {
+		return malusShortenedCommon
 	}
-	return malusShortenedCommon
+	for _, v := range qn.variants {
+		for _, t := range v {
+			if rest := compoundRest(t); rest != "" && ix.vocab.uses(rest) >= commonUses {
+				return malusShortenedCommon
+			}
+		}
+	}
+	return malusShortenedRare
 }
 
 // firstCompound is the kunya or Abd compound a listed name's shortened

@@ -334,6 +334,15 @@ func TestNameChainLeftOut(t *testing.T) {
 	}
 }
 
+// A kunya asked by its first half and a rare name alerts; rare as the
+// list writes it is not enough when the query's spelling is common: "Abu
+// Masri" is no one in particular where three people are AL-MASRI, even
+// if the fourth writes it el Masry.
+func TestShortenedRareAsAsked(t *testing.T) {
+	alertsOn(t, map[string]string{"k": "EL KHABIR, Abu Hafs el Masry", "a": "AL-MASRI, Abu Hamza", "b": "AL-MASRI, Abu Ayman", "c": "AL-MASRI, Abu Ahmad"},
+		map[string]string{"Abu Masri": "", "Abu Masry": "k"})
+}
+
 // Allah after a name joins it (Hidayat Allah is Hidayatullah) unless a
 // name follows, where it may begin that one: "MUHAMMAD ALLAH DAD TAYEB
 // WALI" is ALLAH DAD TAYEB WALI MUHAMMAD with his last name put first.
