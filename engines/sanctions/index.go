@@ -651,17 +651,21 @@ func (ix *Index) search(q Query, limit int, minScore float64, blocked bool) []Hi
 	consider := func(id uint32) {
 		nr := &ix.names[id]
 		e := &ix.entities[nr.entity]
-		ns := 0.0
+		ns, weakBound := 0.0, 0.0
 		sc.ts.judgeBy(ix, id)
 		for vi := range qn.variants {
 			if s, _, ok := ix.spellingScore(&sc.ts, qn, vi, id, false); ok {
 				ns = max(ns, s)
+				weakBound = max(weakBound, sc.ts.weakBound)
 			}
 		}
-		sc.ts.slot, sc.ts.lenient = -1, leave{}
+		sc.ts.slot, sc.ts.lenient, sc.ts.weakBound = -1, leave{}, 0
 		ns = max(ns, ix.wholeSlip(qn, id).score)
 		if e.Names[nr.name].Kind == watchlist.NameWeak {
-			ns += malusWeakAlias
+			// A weak alias bearing the query's title, asked by the title
+			// and a name many share, is shown as its namesakes are (and
+			// first among them, titled as asked), never alerting.
+			ns = max(ns+malusWeakAlias, weakBound)
 		}
 		if nr.derived == shortened {
 			ns += ix.shortenedMalus(id, qn)
@@ -943,14 +947,17 @@ func (ix *Index) hit(c *candidate, qn normName, ts *tokenScorer) Hit {
 	nr := &ix.names[c.name]
 	e := &ix.entities[nr.entity]
 	n := e.Names[nr.name]
-	bestS, bestDesc := -1.0, ""
+	bestS, bestDesc, weakBound := -1.0, "", 0.0
 	ts.judgeBy(ix, c.name)
 	for vi := range qn.variants {
-		if s, d, ok := ix.spellingScore(ts, qn, vi, c.name, true); ok && s > bestS {
-			bestS, bestDesc = s, d
+		if s, d, ok := ix.spellingScore(ts, qn, vi, c.name, true); ok {
+			weakBound = max(weakBound, ts.weakBound)
+			if s > bestS {
+				bestS, bestDesc = s, d
+			}
 		}
 	}
-	ts.slot, ts.lenient = -1, leave{}
+	ts.slot, ts.lenient, ts.weakBound = -1, leave{}, 0
 	if w := ix.wholeSlip(qn, c.name); w.score > bestS {
 		bestDesc = w.explain()
 	}
@@ -971,7 +978,10 @@ func (ix *Index) hit(c *candidate, qn normName, ts *tokenScorer) Hit {
 	if bestDesc != "" {
 		expl = append(expl, bestDesc)
 	}
-	if n.Kind == watchlist.NameWeak {
+	switch {
+	case n.Kind == watchlist.NameWeak && weakBound > 0 && c.nameScore == math.Round(weakBound*1e6)/1e6:
+		expl = append(expl, fmt.Sprintf("weak alias (nickname) of a person listed with the query's title: scored as the namesakes are, at most %.2f, never alerting", weakBound))
+	case n.Kind == watchlist.NameWeak:
 		expl = append(expl, "weak alias (nickname) "+signed(malusWeakAlias)+" included in name score")
 	}
 	switch nr.derived {

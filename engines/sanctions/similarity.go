@@ -301,6 +301,11 @@ type tokenScorer struct {
 	// (normName.lenient): when on, what each listed word it lacks costs and
 	// the most it then scores.
 	lenient leave
+	// weakBound: the last name scored is a weak alias, of a person who
+	// bears the query's title, that a title and a name several listed
+	// people share was let off on and that reaches the most its
+	// namesakes score: that most (see Index.search).
+	weakBound float64
 	// vocab is the vocabulary of the list of the name being scored (see
 	// knownWord), list its number: the memos are kept per list.
 	vocab *vocabulary
@@ -836,6 +841,10 @@ func (ts *tokenScorer) nameScore(q, n []token, surnameFirst, explain bool) (floa
 	if shown {
 		score = min(score, most)
 	}
+	ts.weakBound = 0
+	if eased && most > 0 && ts.lenient.weak && ts.lenient.given && score >= most {
+		ts.weakBound = most
+	}
 	if !explain {
 		return score, ""
 	}
@@ -846,6 +855,8 @@ func (ts *tokenScorer) nameScore(q, n []token, surnameFirst, explain bool) (floa
 	if len(missN) > 0 {
 		desc += "; not in query: " + strings.Join(missN, " ")
 		switch {
+		case eased && ts.weakBound > 0:
+			desc += " (the query is a title and one name several listed people have, on a weak alias of a person listed with that title: the names it leaves out cost nothing)"
 		case eased && ts.lenient.weak:
 			desc += " (the query is a title and one name, on a weak alias: the names it leaves out cost nothing, the alias's own malus bounds the score)"
 		case givenOff:

@@ -231,8 +231,9 @@ func (n normName) lenientAt(vi int) leave {
 // bound holds the score, its own malus saying it already (as for a
 // shortened kunya: see shortenedMalus) and keeping it at 0.80 at most, so
 // that "Hajji Shaklar" shows, not alerting, the person whose weak alias is
-// AL-SHAKLAR, Hajji Salim — and "Haji Ishaqzai" the person whose weak
-// alias is Haji Nika Ishaqzai, a name several listed people share.
+// AL-SHAKLAR, Hajji Salim — unless the name is one several listed people
+// share and the person bears the title: then it scores as they do
+// (tokenScorer.weakBound).
 func (ix *Index) leaveFor(qn normName, vi int, id uint32) leave {
 	lv := qn.lenientAt(vi)
 	nr := &ix.names[id]
