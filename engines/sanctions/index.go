@@ -611,6 +611,7 @@ func (ix *Index) search(q Query, limit int, minScore float64, blocked bool) []Hi
 		qn.addAbulSpellings(ix.vocab)
 		qn.addTitleSlipSpellings(ix.vocab)
 		qn.addFamilyTitleSpellings()
+		qn.commonRest = commonRest(qn, ix.vocab)
 		qn.letters, qn.written = nameLetters(q.Name), q.Name
 		for i, v := range qn.variants {
 			// A title and one name: a rare nisba or tribe names few

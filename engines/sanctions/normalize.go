@@ -61,6 +61,9 @@ type normName struct {
 	// wholeSlip).
 	letters []spelt
 	written string
+	// commonRest: a compound of the query has a name after its head that
+	// many listed people have (see commonRest).
+	commonRest bool
 }
 
 // recompose puts back the Cyrillic letters that NFKD splits into a base

@@ -137,19 +137,26 @@ func (ix *Index) shortenedMalus(id uint32, qn normName) float64 {
 	}
 	// Rare over all the lists loaded: a customer's "Abu Jabir" is no one
 	// in particular when several lists' people have that name. Rare as
-	// the query writes it too: "Abu Masri" is no one in particular
-	// because one listed person writes it el Masry.
-	if u := ix.vocab.uses(compoundRest(nr.tokens[0])); u >= commonUses {
+	// the query writes it too (normName.commonRest): "Abu Masri" is no
+	// one in particular because one listed person writes it el Masry.
+	if qn.commonRest || ix.vocab.uses(compoundRest(nr.tokens[0])) >= commonUses {
 		return malusShortenedCommon
 	}
-	for _, v := range qn.variants {
-		for _, t := range v {
-			if rest := compoundRest(t); rest != "" && ix.vocab.uses(rest) >= commonUses {
-				return malusShortenedCommon
+	return malusShortenedRare
+}
+
+// commonRest reports whether a query compound's name after its head is
+// one at least commonUses listed people have (see shortenedMalus): read
+// once a query, not for each shortened name it scores.
+func commonRest(qn normName, v *vocabulary) bool {
+	for _, toks := range qn.variants {
+		for _, t := range toks {
+			if rest := compoundRest(t); rest != "" && v.uses(rest) >= commonUses {
+				return true
 			}
 		}
 	}
-	return malusShortenedRare
+	return false
 }
 
 // firstCompound is the kunya or Abd compound a listed name's shortened
