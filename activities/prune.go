@@ -10,10 +10,12 @@ type PruneResult struct {
 	IdempotencyKeys int64
 	Events          int64
 	Images          int64
+	SignInGuards    int64
 }
 
-// Prune deletes every tenant's expired idempotency keys and events, and
-// the document images past their tenant's retention.
+// Prune deletes every tenant's expired idempotency keys and events, the
+// document images past their tenant's retention, and the console's
+// sign-in guards untouched for a day.
 func (a *Activities) Prune(ctx context.Context, _ PruneInput) (PruneResult, error) {
 	var out PruneResult
 	var err error
@@ -25,6 +27,9 @@ func (a *Activities) Prune(ctx context.Context, _ PruneInput) (PruneResult, erro
 	}
 	if out.Images, err = a.Store.EraseDocumentImages(ctx); err != nil {
 		return out, wrap(err, "erase document images")
+	}
+	if out.SignInGuards, err = a.Store.PruneSignInGuards(ctx); err != nil {
+		return out, wrap(err, "prune sign-in guards")
 	}
 	return out, nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"golang.org/x/time/rate"
 
+	"github.com/kycflow/kycflow/signin"
 	"github.com/kycflow/kycflow/store"
 )
 
@@ -212,21 +213,35 @@ func (s *Server) rateLimit(next echo.HandlerFunc) echo.HandlerFunc {
 // guardPages limits the pages people open (the verification pages, the
 // console) per client address: all requests, and tighter the answers with
 // a failing status — "unknown link" (token guessing), "not signed in"
-// (password guessing).
+// (password guessing). A request reserves one failure before it is
+// served, given back when it did not fail: requests sent together cannot
+// all be served before the first failure is counted, so no more than the
+// failure budget is ever in flight. The client address goes with the
+// request (signin.Client: what a sign-in's lock-out counts per).
 func (s *Server) guardPages(busy func(w http.ResponseWriter, r *http.Request), failing ...int) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			now := time.Now()
 			h := c.Response().Header()
-			fails, refused := s.verifyBudget.admit(h, clientAddr(c), now)
+			addr := clientAddr(c)
+			fails, refused := s.verifyBudget.admit(h, addr, now)
+			var held *rate.Reservation
+			if fails != nil && refused == nil {
+				if held = fails.ReserveN(now, 1); !held.OK() || held.DelayFrom(now) > 0 {
+					held.CancelAt(now)
+					refused = fails
+				}
+			}
 			if refused != nil {
 				h.Set("Retry-After", strconv.Itoa(tooMany(refused, now).retryAfter))
 				busy(c.Response(), c.Request())
 				return nil
 			}
+			r := c.Request()
+			c.SetRequest(r.WithContext(signin.WithClient(r.Context(), addr)))
 			err := next(c)
-			if fails != nil && slices.Contains(failing, c.Response().Status) {
-				fails.AllowN(now, 1)
+			if held != nil && !slices.Contains(failing, c.Response().Status) {
+				held.CancelAt(time.Now()) // not a failure: given back
 			}
 			return err
 		}

@@ -11,10 +11,10 @@ import (
 )
 
 // Where `kycflow dev` keeps the keys sealing photos and the console's
-// second factors.
+// second factors (StaffKeyFile: `kycflow staff` reads it too).
 const (
 	devImageKeyFile = "image-keys"
-	devStaffKeyFile = "staff-key"
+	StaffKeyFile    = "staff-key"
 )
 
 // devImageKeys gives `kycflow dev` a key sealing idscan photos, kept in
@@ -28,7 +28,7 @@ func devImageKeys(cfg *app.Config, dir string) error {
 // factors, kept in the data dir so staff can sign in across restarts,
 // unless STAFF_KEY is set.
 func devStaffKey(cfg *app.Config, dir string) error {
-	return devKey(&cfg.StaffKey, filepath.Join(dir, devStaffKeyFile), "")
+	return devKey(&cfg.StaffKey, filepath.Join(dir, StaffKeyFile), "")
 }
 
 // devKey sets *key, unless set, to the key kept in file, or to a new

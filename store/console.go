@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -251,4 +252,10 @@ func (s *Store) SubjectChecks(ctx context.Context, tenantID uuid.UUID, kind chec
 			tenantID, subjectID, limit)
 	})
 	return out, err
+}
+
+// prefixed qualifies each of a comma-separated column list with a table
+// alias.
+func prefixed(alias, cols string) string {
+	return alias + "." + strings.ReplaceAll(cols, ", ", ", "+alias+".")
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/kycflow/kycflow/check"
-	"github.com/kycflow/kycflow/signin"
 	"github.com/kycflow/kycflow/store"
 )
 
@@ -22,14 +21,7 @@ func TestReviewInboxFilters(t *testing.T) {
 	admin, app, worker := open(t, ownerDSN), open(t, appDSN), open(t, workerDSN)
 	tn := newTenant(t, admin, "inbox-filters.example")
 	member := func(email string, role check.Role) uuid.UUID {
-		_, invitation, _ := signin.NewToken()
-		if _, err := app.CreateStaff(ctx, tn.ID, email, role, invitation); err != nil {
-			t.Fatal(err)
-		}
-		st, err := app.AcceptInvitation(ctx, tn.ID, invitation, store.Enrolment{PasswordHash: "h"})
-		if err != nil {
-			t.Fatal(err)
-		}
+		st, _ := member(t, admin, app, tn.ID, email, role)
 		return st.ID
 	}
 	ada, viewer := member("ada@example.com", check.RoleReviewer), member("viewer@example.com", check.RoleViewer)

@@ -19,7 +19,8 @@ import (
 // roleMatrix is what each process role may do, table by table (docs/SECURITY.md
 // prints the same matrix: TestRoleMatrixAsDocumented). Every table of the
 // schema must be listed: a new table without a line here fails
-// TestRoleMatrix. "U(col)" is an UPDATE granted on that column only.
+// TestRoleMatrix. "U(col)" is an UPDATE granted on that column only,
+// "S(col)" a SELECT.
 var roleMatrix = map[string]map[string][]string{
 	store.AppRole: {
 		"tenants":            {"SELECT"},
@@ -44,10 +45,10 @@ var roleMatrix = map[string]map[string][]string{
 		"provider_slots":     nil,
 		"document_attempts":  {"SELECT", "INSERT"},
 		"document_images":    {"SELECT", "INSERT"},
-		"staff": {"SELECT", "INSERT", "U(role)", "U(status)", "U(password_hash)", "U(totp_key_id)", "U(totp_sealed)", "U(totp_step)",
-			"U(failures)", "U(locked_until)", "U(updated_at)"},
-		"staff_invitations":  {"SELECT", "INSERT", "U(used_at)"},
-		"staff_sessions":     {"SELECT", "INSERT", "U(seen_at)", "U(ended_at)"},
+		"staff":              {"S(id)", "S(tenant_id)", "S(email)", "S(role)", "S(status)", "S(created_at)", "S(updated_at)"},
+		"staff_invitations":  nil,
+		"staff_sessions":     nil,
+		"staff_signin_guard": nil,
 		"review_assignments": {"SELECT", "INSERT", "DELETE", "U(staff_id)", "U(assigned_by)", "U(assigned_at)"},
 	},
 	store.WorkerRole: {
@@ -76,6 +77,7 @@ var roleMatrix = map[string]map[string][]string{
 		"staff":              nil,
 		"staff_invitations":  nil,
 		"staff_sessions":     nil,
+		"staff_signin_guard": nil,
 		"review_assignments": nil,
 	},
 }
@@ -98,19 +100,39 @@ func setDiff(a, b []string) []string {
 
 // definers is who may call each SECURITY DEFINER function.
 var definers = map[string][]string{
-	"authenticate(text,bytea)":                            {store.AppRole},
-	"link_by_token(bytea)":                                {store.AppRole},
-	"outbox_claim(integer)":                               {store.WorkerRole},
-	"outbox_settle(bigint[],bigint[],interval)":           {store.WorkerRole},
-	"idempotency_prune(interval)":                         {store.WorkerRole},
-	"events_prune(interval)":                              {store.WorkerRole},
-	"webhook_announce(integer)":                           {store.WorkerRole},
-	"outbox_lag()":                                        {store.WorkerRole},
-	"provider_turn(text,text,interval,interval)":          {store.WorkerRole},
-	"provider_slot_take(text,text,integer,uuid,interval)": {store.WorkerRole},
-	"provider_slot_keep(text,text,integer,uuid,interval)": {store.WorkerRole},
-	"document_images_erase()":                             {store.WorkerRole},
-	"tenant_by_host(text)":                                {store.AppRole},
+	"authenticate(text,bytea)":                                    {store.AppRole},
+	"link_by_token(bytea)":                                        {store.AppRole},
+	"outbox_claim(integer)":                                       {store.WorkerRole},
+	"outbox_settle(bigint[],bigint[],interval)":                   {store.WorkerRole},
+	"idempotency_prune(interval)":                                 {store.WorkerRole},
+	"events_prune(interval)":                                      {store.WorkerRole},
+	"webhook_announce(integer)":                                   {store.WorkerRole},
+	"outbox_lag()":                                                {store.WorkerRole},
+	"provider_turn(text,text,interval,interval)":                  {store.WorkerRole},
+	"provider_slot_take(text,text,integer,uuid,interval)":         {store.WorkerRole},
+	"provider_slot_keep(text,text,integer,uuid,interval)":         {store.WorkerRole},
+	"document_images_erase()":                                     {store.WorkerRole},
+	"tenant_by_host(text)":                                        {store.AppRole},
+	"console_session(uuid,bytea)":                                 {store.AppRole},
+	"console_session_end(uuid,bytea,boolean)":                     {store.AppRole},
+	"console_signin_begin(uuid,text,bytea)":                       {store.AppRole},
+	"console_signin_end(uuid,bytea,uuid,uuid,bigint,bytea,text)":  {store.AppRole},
+	"console_invitation(uuid,bytea)":                              {store.AppRole},
+	"console_enrol(uuid,bytea,text,text,bytea,bigint,bytea,text)": {store.AppRole},
+	"console_staff_change(uuid,bytea,text,uuid,text,text,bytea)":  {store.AppRole},
+	"staff_signin_guard_prune()":                                  {store.WorkerRole},
+}
+
+// columnGrants are the columns of grants' column-level privileges of kind
+// ("S" or "U").
+func columnGrants(grants []string, kind string) []string {
+	var out []string
+	for _, g := range grants {
+		if col, ok := strings.CutPrefix(g, kind+"("); ok {
+			out = append(out, strings.TrimSuffix(col, ")"))
+		}
+	}
+	return out
 }
 
 // attempt runs stmt as role in a transaction that is rolled back, and
@@ -172,10 +194,18 @@ func TestRoleMatrix(t *testing.T) {
 				if want {
 					continue
 				}
-				// Try it: the database itself must refuse.
+				// Try it: the database itself must refuse (a SELECT of a
+				// column not granted, where some are).
 				q := pq.QuoteIdentifier(table)
+				selected := "count(*)"
+				if cols := columnGrants(allowed, "S"); cols != nil {
+					if err := admin.QueryRow(`SELECT attname FROM pg_attribute WHERE attrelid = ('public.' || $1)::regclass AND attnum > 0
+						AND NOT attisdropped AND NOT attname = ANY($2) ORDER BY attnum LIMIT 1`, table, pq.Array(cols)).Scan(&selected); err != nil {
+						t.Fatal(err)
+					}
+				}
 				stmt := map[string]string{
-					"SELECT":   "SELECT count(*) FROM public." + q,
+					"SELECT":   "SELECT " + selected + " FROM public." + q,
 					"INSERT":   "INSERT INTO public." + q + " DEFAULT VALUES",
 					"UPDATE":   "UPDATE public." + q + " SET " + pq.QuoteIdentifier(firstCol) + " = " + pq.QuoteIdentifier(firstCol),
 					"DELETE":   "DELETE FROM public." + q,
@@ -209,6 +239,10 @@ func TestRoleMatrix(t *testing.T) {
 			for _, g := range grants[table] {
 				if col, ok := strings.CutPrefix(g, "U("); ok {
 					want = append(want, table+"."+strings.TrimSuffix(col, ")")+" UPDATE")
+					continue
+				}
+				if col, ok := strings.CutPrefix(g, "S("); ok {
+					want = append(want, table+"."+strings.TrimSuffix(col, ")")+" SELECT")
 					continue
 				}
 				for _, col := range cols {
@@ -263,14 +297,14 @@ func TestRoleMatrixAsDocumented(t *testing.T) {
 		t.Fatal("docs/SECURITY.md has no section \"The role matrix\"")
 	}
 	backticked := regexp.MustCompile("`([a-z_]+)`")
-	columnGrant := regexp.MustCompile(`\bU\(([a-z_, ]+)\)`)
+	columnGrant := regexp.MustCompile(`\b([SU])\(([a-z_, ]+)\)`)
 	note := regexp.MustCompile(`\([^()]*\)`)
 	letters := map[string]string{"S": "SELECT", "I": "INSERT", "U": "UPDATE", "D": "DELETE"}
 	read := func(cell string) []string {
 		var out []string
 		for _, m := range columnGrant.FindAllStringSubmatch(cell, -1) {
-			for col := range strings.SplitSeq(m[1], ",") {
-				out = append(out, "U("+strings.TrimSpace(col)+")")
+			for col := range strings.SplitSeq(m[2], ",") {
+				out = append(out, m[1]+"("+strings.TrimSpace(col)+")")
 			}
 		}
 		rest := note.ReplaceAllString(columnGrant.ReplaceAllString(cell, ""), "")
@@ -490,6 +524,18 @@ func TestSearchPathAttack(t *testing.T) {
 		`CREATE TEMP TABLE provider_slots (provider text, scope text, slot integer, holder uuid, held_until timestamptz, PRIMARY KEY (provider, scope, slot))`,
 		`INSERT INTO pg_temp.provider_slots VALUES ('attack', '', 0, NULL, '-infinity')`,
 		`CREATE TRIGGER spy BEFORE INSERT OR UPDATE ON pg_temp.provider_slots FOR EACH ROW EXECUTE FUNCTION pg_temp.spy_trigger()`,
+		`CREATE TEMP TABLE staff (id uuid, tenant_id uuid, email text, role text, status text, password_hash text, totp_key_id text,
+		 totp_sealed bytea, totp_step bigint, created_at timestamptz, updated_at timestamptz)`,
+		`INSERT INTO pg_temp.staff VALUES (gen_random_uuid(), '` + tn.ID.String() + `', 'eve@victim.example', 'admin', 'active', 'h', 'k', '\x00', 0, now(), now())`,
+		`CREATE TRIGGER spy BEFORE INSERT OR UPDATE ON pg_temp.staff FOR EACH ROW EXECUTE FUNCTION pg_temp.spy_trigger()`,
+		`CREATE TEMP TABLE staff_sessions (token_hash bytea, tenant_id uuid, staff_id uuid, csrf text, created_at timestamptz, seen_at timestamptz, ended_at timestamptz)`,
+		`INSERT INTO pg_temp.staff_sessions SELECT '\x00', tenant_id, id, 'c', now(), now(), NULL FROM pg_temp.staff`,
+		`CREATE TRIGGER spy BEFORE INSERT OR UPDATE ON pg_temp.staff_sessions FOR EACH ROW EXECUTE FUNCTION pg_temp.spy_trigger()`,
+		`CREATE TEMP VIEW staff_invitations AS SELECT '\x00'::bytea AS token_hash, '` + tn.ID.String() + `'::uuid AS tenant_id, gen_random_uuid() AS staff_id,
+		 now() + interval '1 day' AS expires_at, NULL::timestamptz AS used_at WHERE pg_temp.spy('invitations view')`,
+		`CREATE TEMP TABLE staff_signin_guard (tenant_id uuid, key bytea, failures integer, locked_until timestamptz, updated_at timestamptz, PRIMARY KEY (tenant_id, key))`,
+		`CREATE TRIGGER spy BEFORE INSERT OR UPDATE OR DELETE ON pg_temp.staff_signin_guard FOR EACH ROW EXECUTE FUNCTION pg_temp.spy_trigger()`,
+		`GRANT ALL ON pg_temp.staff, pg_temp.staff_sessions, pg_temp.staff_invitations, pg_temp.staff_signin_guard TO PUBLIC`,
 		`GRANT ALL ON pg_temp.provider_turns, pg_temp.provider_slots, pg_temp.tenant_hosts, pg_temp.api_keys, pg_temp.links, pg_temp.outbox, pg_temp.outbox_rows, pg_temp.idempotency_keys, pg_temp.idempotency_rows, pg_temp.events, pg_temp.event_rows, pg_temp.webhook_deliveries, pg_temp.delivery_rows TO PUBLIC`,
 	}
 	calls := map[string]string{
@@ -506,7 +552,19 @@ func TestSearchPathAttack(t *testing.T) {
 		"provider_slot_keep(text,text,integer,uuid,interval)": `SELECT public.provider_slot_keep('attack', '', 0, gen_random_uuid(), '1 second')`,
 		"document_images_erase()":                             `SELECT public.document_images_erase()`,
 		"tenant_by_host(text)":                                `SELECT public.tenant_by_host('victim.example')`,
-		"attack_control()":                                    `SELECT public.attack_control()`,
+		"console_session(uuid,bytea)":                         `SELECT count(*) FROM public.console_session('` + tn.ID.String() + `', '\x00')`,
+		"console_session_end(uuid,bytea,boolean)":             `SELECT public.console_session_end('` + tn.ID.String() + `', '\x00', true)`,
+		"console_signin_begin(uuid,text,bytea)":               `SELECT count(*) FROM public.console_signin_begin('` + tn.ID.String() + `', 'eve@victim.example', '\xabababababababababababababababababababababababababababababababab')`,
+		"console_signin_end(uuid,bytea,uuid,uuid,bigint,bytea,text)": `SELECT public.console_signin_end('` + tn.ID.String() + `', '\x00', gen_random_uuid(), gen_random_uuid(),
+			floor(extract(epoch FROM now()) / 30)::bigint, '\x01', 'c')`,
+		"console_invitation(uuid,bytea)": `SELECT count(*) FROM public.console_invitation('` + tn.ID.String() + `', '\x00')`,
+		"console_enrol(uuid,bytea,text,text,bytea,bigint,bytea,text)": `SELECT public.console_enrol('` + tn.ID.String() + `', '\x00', 'h', 'k', '\x00',
+			floor(extract(epoch FROM now()) / 30)::bigint, '\x01', 'c')`,
+		"console_staff_change(uuid,bytea,text,uuid,text,text,bytea)": `DO $$ BEGIN
+			PERFORM public.console_staff_change('` + tn.ID.String() + `', '\x00', 'invite', NULL, 'eve@victim.example', 'admin', '\x00');
+			EXCEPTION WHEN insufficient_privilege THEN NULL; END $$`,
+		"staff_signin_guard_prune()": `SELECT public.staff_signin_guard_prune()`,
+		"attack_control()":           `SELECT public.attack_control()`,
 	}
 	type proof struct {
 		Fn, Who, Superuser string

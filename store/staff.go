@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -14,30 +13,49 @@ import (
 	"github.com/kycflow/kycflow/check"
 )
 
-// Staff is a tenant's staff member, as the console knows them.
+// Staff is a tenant's staff member, as the console knows them: the api
+// reads these columns only; the account's secrets reach it through a
+// sign-in (SignInBegin).
 type Staff struct {
-	ID           uuid.UUID  `db:"id"`
-	TenantID     uuid.UUID  `db:"tenant_id"`
-	Email        string     `db:"email"`
-	Role         check.Role `db:"role"`
-	Status       string     `db:"status"` // check.StaffInvited, StaffActive, StaffDisabled
-	PasswordHash *string    `db:"password_hash"`
-	TOTPKeyID    *string    `db:"totp_key_id"`
-	TOTPSealed   []byte     `db:"totp_sealed"`
-	TOTPStep     int64      `db:"totp_step"`
-	Failures     int        `db:"failures"`
-	LockedUntil  *time.Time `db:"locked_until"`
-	CreatedAt    time.Time  `db:"created_at"`
-	UpdatedAt    time.Time  `db:"updated_at"`
+	ID        uuid.UUID  `db:"id"`
+	TenantID  uuid.UUID  `db:"tenant_id"`
+	Email     string     `db:"email"`
+	Role      check.Role `db:"role"`
+	Status    string     `db:"status"` // check.StaffInvited, StaffActive, StaffDisabled
+	CreatedAt time.Time  `db:"created_at"`
+	UpdatedAt time.Time  `db:"updated_at"`
 }
 
-const staffCols = `id, tenant_id, email, role, status, password_hash, totp_key_id, totp_sealed, totp_step, failures, locked_until, created_at, updated_at`
+const staffCols = `id, tenant_id, email, role, status, created_at, updated_at`
 
-// InvitationTTL is how long an invitation link stays good.
+// InvitationTTL is how long an invitation link stays good (the console's
+// functions hold the same figure: TestConsoleTimesAsDeclared).
 const InvitationTTL = 72 * time.Hour
 
 // ErrStaffExists: the tenant has a staff member with that address.
 var ErrStaffExists = fmt.Errorf("%w: a staff member with this address exists", ErrConflict)
+
+// ErrNotAllowed: a console change asked by a session that may not make it
+// (not a live session of one of the tenant's admins, or a change of their
+// own account).
+var ErrNotAllowed = errors.New("not allowed")
+
+// staffError maps what the console's functions raise.
+func staffError(err error) error {
+	var pqErr *pq.Error
+	if errors.As(err, &pqErr) {
+		switch pqErr.Code {
+		case "23505":
+			return ErrStaffExists
+		case "42501":
+			return ErrNotAllowed
+		}
+	}
+	return err
+}
+
+// The operator's side (DATABASE_ADMIN_URL, `kycflow staff`): these write
+// the tables directly, which only the owner and superusers may.
 
 // CreateStaff adds an invited staff member and their invitation, whose
 // token hashes to tokenHash, good for InvitationTTL.
@@ -47,12 +65,8 @@ func (s *Store) CreateStaff(ctx context.Context, tenantID uuid.UUID, email strin
 		t := now()
 		err := tx.GetContext(ctx, &st, `INSERT INTO staff (id, tenant_id, email, role, status, created_at, updated_at)
 			VALUES ($1, $2, $3, $4, $5, $6, $6) RETURNING `+staffCols, NewID(), tenantID, email, role, check.StaffInvited, t)
-		var pqErr *pq.Error
-		if errors.As(err, &pqErr) && pqErr.Code == "23505" {
-			return ErrStaffExists
-		}
 		if err != nil {
-			return err
+			return staffError(err)
 		}
 		return invite(ctx, tx, st, tokenHash, t)
 	})
@@ -86,24 +100,6 @@ func (s *Store) Reinvite(ctx context.Context, tenantID uuid.UUID, email string, 
 	return st, err
 }
 
-// ListStaff is the tenant's staff, by address.
-func (s *Store) ListStaff(ctx context.Context, tenantID uuid.UUID) ([]Staff, error) {
-	var out []Staff
-	err := s.inTenant(ctx, tenantID, func(tx *sqlx.Tx) error {
-		return tx.SelectContext(ctx, &out, `SELECT `+staffCols+` FROM staff WHERE tenant_id = $1 ORDER BY email`, tenantID)
-	})
-	return out, err
-}
-
-// StaffByEmail is the tenant's staff member with that address.
-func (s *Store) StaffByEmail(ctx context.Context, tenantID uuid.UUID, email string) (Staff, error) {
-	var st Staff
-	err := s.inTenant(ctx, tenantID, func(tx *sqlx.Tx) error {
-		return tx.GetContext(ctx, &st, `SELECT `+staffCols+` FROM staff WHERE tenant_id = $1 AND email = $2`, tenantID, email)
-	})
-	return st, err
-}
-
 // DisableStaff disables a staff member for good: their sessions end and
 // their invitations stop working, in the same transaction.
 func (s *Store) DisableStaff(ctx context.Context, tenantID uuid.UUID, email string) (Staff, error) {
@@ -124,19 +120,77 @@ func (s *Store) DisableStaff(ctx context.Context, tenantID uuid.UUID, email stri
 	return st, err
 }
 
-// SetStaffRole changes a staff member's role; a disabled one stays as
-// they are (ErrConflict).
-func (s *Store) SetStaffRole(ctx context.Context, tenantID, staffID uuid.UUID, role check.Role) (Staff, error) {
+// ListStaff is the tenant's staff, by address.
+func (s *Store) ListStaff(ctx context.Context, tenantID uuid.UUID) ([]Staff, error) {
+	var out []Staff
+	err := s.inTenant(ctx, tenantID, func(tx *sqlx.Tx) error {
+		return tx.SelectContext(ctx, &out, `SELECT `+staffCols+` FROM staff WHERE tenant_id = $1 ORDER BY email`, tenantID)
+	})
+	return out, err
+}
+
+// StaffByEmail is the tenant's staff member with that address.
+func (s *Store) StaffByEmail(ctx context.Context, tenantID uuid.UUID, email string) (Staff, error) {
 	var st Staff
 	err := s.inTenant(ctx, tenantID, func(tx *sqlx.Tx) error {
-		err := tx.GetContext(ctx, &st, `UPDATE staff SET role = $3, updated_at = $4 WHERE tenant_id = $1 AND id = $2 AND status <> $5 RETURNING `+staffCols,
-			tenantID, staffID, role, now(), check.StaffDisabled)
-		if errors.Is(classify(err), ErrNotFound) {
-			return fmt.Errorf("%w: no such staff member, or disabled", ErrConflict)
+		return tx.GetContext(ctx, &st, `SELECT `+staffCols+` FROM staff WHERE tenant_id = $1 AND email = $2`, tenantID, email)
+	})
+	return st, err
+}
+
+// The console's side: each through one of the definer functions of
+// migration 00027, which allow the console's moves and no others.
+
+// Actor is a console session acting: its tenant and its cookie's hash,
+// which the database checks is a live session of an admin.
+type Actor struct {
+	TenantID uuid.UUID
+	Session  []byte
+}
+
+// StaffChange is one change an admin makes to the tenant's staff.
+type StaffChange string
+
+// The changes.
+const (
+	StaffInvite   StaffChange = "invite"   // a new account, invited (Email, Role, the invitation's hash)
+	StaffReinvite StaffChange = "reinvite" // an invited account's new invitation (ID, the hash)
+	StaffRole     StaffChange = "role"     // a new role (ID, Role)
+	StaffDisable  StaffChange = "disable"  // disabled for good (ID)
+)
+
+// ChangeStaff makes an admin's change; the staff member afterwards.
+// ErrNotAllowed for a session that is not a live admin's or a change of
+// their own; ErrStaffExists for an address taken; ErrConflict for an
+// account the change does not apply to (disabled, or not invited for a
+// new invitation).
+func (s *Store) ChangeStaff(ctx context.Context, by Actor, do StaffChange, id uuid.UUID, email string, role check.Role, tokenHash []byte) (Staff, error) {
+	var st Staff
+	err := s.inTenant(ctx, by.TenantID, func(tx *sqlx.Tx) error {
+		var changed *uuid.UUID
+		var staffID *uuid.UUID
+		if id != uuid.Nil {
+			staffID = &id
 		}
+		err := tx.GetContext(ctx, &changed, `SELECT public.console_staff_change($1, $2, $3, $4, $5, $6, $7)`,
+			by.TenantID, by.Session, string(do), staffID, nullable(email), nullable(string(role)), tokenHash)
+		if err != nil {
+			return staffError(err)
+		}
+		if changed == nil {
+			return fmt.Errorf("%w: no such staff member, or not one this change applies to", ErrConflict)
+		}
+		st, err = byID[Staff](ctx, tx, "staff", staffCols, by.TenantID, *changed)
 		return err
 	})
 	return st, err
+}
+
+func nullable(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }
 
 // Invitation is the staff member an unused, unexpired invitation whose
@@ -144,51 +198,59 @@ func (s *Store) SetStaffRole(ctx context.Context, tenantID, staffID uuid.UUID, r
 func (s *Store) Invitation(ctx context.Context, tenantID uuid.UUID, tokenHash []byte) (Staff, error) {
 	var st Staff
 	err := s.inTenant(ctx, tenantID, func(tx *sqlx.Tx) error {
-		return tx.GetContext(ctx, &st, `SELECT `+prefixed("s", staffCols)+` FROM staff_invitations i JOIN staff s ON s.tenant_id = i.tenant_id AND s.id = i.staff_id
-			WHERE i.tenant_id = $1 AND i.token_hash = $2 AND i.used_at IS NULL AND i.expires_at > $3 AND s.status = $4`,
-			tenantID, tokenHash, now(), check.StaffInvited)
+		var id uuid.UUID
+		if err := tx.GetContext(ctx, &id, `SELECT staff_id FROM public.console_invitation($1, $2)`, tenantID, tokenHash); err != nil {
+			return err
+		}
+		var err error
+		st, err = byID[Staff](ctx, tx, "staff", staffCols, tenantID, id)
+		return err
 	})
 	return st, err
 }
 
 // Enrolment is what accepting an invitation sets: the password's hash and
 // the second factor's sealed secret with the step of the code that proved
-// it.
+// it; and the session it begins.
 type Enrolment struct {
 	PasswordHash string
 	TOTPKeyID    string
 	TOTPSealed   []byte
 	TOTPStep     int64
+	Session      NewSession
+}
+
+// NewSession is a session to begin: its cookie's hash and its forms'
+// CSRF token.
+type NewSession struct {
+	TokenHash []byte
+	CSRF      string
 }
 
 // AcceptInvitation uses the invitation (once: a second use finds
-// ErrNotFound) and makes its staff member active with e.
+// ErrNotFound), makes its staff member active with e and begins their
+// session.
 func (s *Store) AcceptInvitation(ctx context.Context, tenantID uuid.UUID, tokenHash []byte, e Enrolment) (Staff, error) {
 	var st Staff
 	err := s.inTenant(ctx, tenantID, func(tx *sqlx.Tx) error {
-		t := now()
-		var staffID uuid.UUID
-		err := tx.GetContext(ctx, &staffID, `UPDATE staff_invitations SET used_at = $3
-			WHERE tenant_id = $1 AND token_hash = $2 AND used_at IS NULL AND expires_at > $3 RETURNING staff_id`, tenantID, tokenHash, t)
-		if err != nil {
+		var id *uuid.UUID
+		if err := tx.GetContext(ctx, &id, `SELECT public.console_enrol($1, $2, $3, $4, $5, $6, $7, $8)`, tenantID, tokenHash,
+			e.PasswordHash, e.TOTPKeyID, e.TOTPSealed, e.TOTPStep, e.Session.TokenHash, e.Session.CSRF); err != nil {
 			return err
 		}
-		return tx.GetContext(ctx, &st, `UPDATE staff SET status = $3, password_hash = $4, totp_key_id = $5, totp_sealed = $6, totp_step = $7,
-			failures = 0, locked_until = NULL, updated_at = $8
-			WHERE tenant_id = $1 AND id = $2 AND status = $9 RETURNING `+staffCols,
-			tenantID, staffID, check.StaffActive, e.PasswordHash, e.TOTPKeyID, e.TOTPSealed, e.TOTPStep, t, check.StaffInvited)
+		if id == nil {
+			return ErrNotFound
+		}
+		var err error
+		st, err = byID[Staff](ctx, tx, "staff", staffCols, tenantID, *id)
+		return err
 	})
 	return st, err
 }
 
-// prefixed qualifies each of a comma-separated column list with a table
-// alias.
-func prefixed(alias, cols string) string {
-	return alias + "." + strings.ReplaceAll(cols, ", ", ", "+alias+".")
-}
-
 // Session lifetimes: a session ends after SessionIdle without a request,
-// and SessionAbsolute after it began, whatever its use.
+// and SessionAbsolute after it began, whatever its use (the console's
+// functions hold the same figures: TestConsoleTimesAsDeclared).
 const (
 	SessionIdle     = 30 * time.Minute
 	SessionAbsolute = 12 * time.Hour
@@ -196,30 +258,12 @@ const (
 
 // Session is a signed-in staff member's session.
 type Session struct {
-	TenantID  uuid.UUID `db:"tenant_id"`
+	TenantID  uuid.UUID `db:"-"`
 	StaffID   uuid.UUID `db:"staff_id"`
 	CSRF      string    `db:"csrf"`
 	CreatedAt time.Time `db:"created_at"`
 	SeenAt    time.Time `db:"seen_at"`
 	Staff     Staff     `db:"-"`
-}
-
-// CreateSession begins a session for an active staff member, whose cookie
-// hashes to tokenHash and whose forms carry csrf.
-func (s *Store) CreateSession(ctx context.Context, tenantID, staffID uuid.UUID, tokenHash []byte, csrf string) error {
-	return s.inTenant(ctx, tenantID, func(tx *sqlx.Tx) error {
-		t := now()
-		res, err := tx.ExecContext(ctx, `INSERT INTO staff_sessions (token_hash, tenant_id, staff_id, csrf, created_at, seen_at)
-			SELECT $1, tenant_id, id, $3, $4, $4 FROM staff WHERE tenant_id = $2 AND id = $5 AND status = $6`,
-			tokenHash, tenantID, csrf, t, staffID, check.StaffActive)
-		if err != nil {
-			return err
-		}
-		if n, _ := res.RowsAffected(); n != 1 {
-			return ErrNotFound
-		}
-		return nil
-	})
 }
 
 // SessionByToken is the live session whose cookie hashes to tokenHash,
@@ -228,73 +272,87 @@ func (s *Store) CreateSession(ctx context.Context, tenantID, staffID uuid.UUID, 
 func (s *Store) SessionByToken(ctx context.Context, tenantID uuid.UUID, tokenHash []byte) (Session, error) {
 	var ses Session
 	err := s.inTenant(ctx, tenantID, func(tx *sqlx.Tx) error {
-		t := now()
-		err := tx.GetContext(ctx, &ses, `UPDATE staff_sessions SET seen_at = $3
-			WHERE tenant_id = $1 AND token_hash = $2 AND ended_at IS NULL AND seen_at > $4 AND created_at > $5
-			RETURNING tenant_id, staff_id, csrf, created_at, seen_at`,
-			tenantID, tokenHash, t, t.Add(-SessionIdle), t.Add(-SessionAbsolute))
-		if err != nil {
+		if err := tx.GetContext(ctx, &ses, `SELECT staff_id, csrf, created_at, seen_at FROM public.console_session($1, $2)`, tenantID, tokenHash); err != nil {
 			return err
 		}
+		ses.TenantID = tenantID
+		var err error
 		ses.Staff, err = byID[Staff](ctx, tx, "staff", staffCols, tenantID, ses.StaffID)
-		if err == nil && ses.Staff.Status != check.StaffActive {
-			return ErrNotFound
-		}
 		return err
 	})
 	return ses, err
 }
 
 // EndSession ends the session whose cookie hashes to tokenHash (signing
-// out); EndSessions every session of a staff member (signing out
-// everywhere).
-func (s *Store) EndSession(ctx context.Context, tenantID uuid.UUID, tokenHash []byte) error {
+// out), and with everywhere every session of its staff member (signing
+// out everywhere).
+func (s *Store) EndSession(ctx context.Context, tenantID uuid.UUID, tokenHash []byte, everywhere bool) error {
 	return s.inTenant(ctx, tenantID, func(tx *sqlx.Tx) error {
-		_, err := tx.ExecContext(ctx, `UPDATE staff_sessions SET ended_at = $3 WHERE tenant_id = $1 AND token_hash = $2 AND ended_at IS NULL`, tenantID, tokenHash, now())
+		_, err := tx.ExecContext(ctx, `SELECT public.console_session_end($1, $2, $3)`, tenantID, tokenHash, everywhere)
 		return err
 	})
 }
 
-func (s *Store) EndSessions(ctx context.Context, tenantID, staffID uuid.UUID) error {
-	return s.inTenant(ctx, tenantID, func(tx *sqlx.Tx) error {
-		_, err := tx.ExecContext(ctx, `UPDATE staff_sessions SET ended_at = $3 WHERE tenant_id = $1 AND staff_id = $2 AND ended_at IS NULL`, tenantID, staffID, now())
-		return err
-	})
-}
-
-// Lock-out: after MaxSignInFailures wrong passwords or codes in a row an
-// account is locked for LockOut, and until a sign-in succeeds each
-// further failure (while locked or after) locks it for LockOut again.
+// Lock-out: from the MaxSignInFailures-th wrong sign-in in a row for an
+// address from one client, that address is locked for that client for
+// LockOut, and each further attempt while locked locks it again (the
+// console's functions hold the same figures: TestConsoleTimesAsDeclared).
 const (
 	MaxSignInFailures = 5
 	LockOut           = 15 * time.Minute
 )
 
-// SignInFailed counts a wrong password or code against a staff member and
-// locks the account at MaxSignInFailures.
-func (s *Store) SignInFailed(ctx context.Context, tenantID, staffID uuid.UUID) error {
-	return s.inTenant(ctx, tenantID, func(tx *sqlx.Tx) error {
-		t := now()
-		_, err := tx.ExecContext(ctx, `UPDATE staff SET failures = failures + 1, updated_at = $3,
-			locked_until = CASE WHEN failures + 1 >= $4 THEN $3::timestamptz + $5::interval ELSE locked_until END
-			WHERE tenant_id = $1 AND id = $2`, tenantID, staffID, t, MaxSignInFailures, interval(LockOut))
-		return err
-	})
+// SignInAttempt is a sign-in's first half: counted as a failure of its
+// guard before anything is verified. Locked: the guard is locked out, and
+// nothing is verified. Otherwise, when the address has an account that
+// signs in, its id and what verifies it.
+type SignInAttempt struct {
+	Locked       bool       `db:"locked"`
+	StaffID      *uuid.UUID `db:"staff_id"`
+	PasswordHash *string    `db:"password_hash"`
+	TOTPKeyID    *string    `db:"totp_key_id"`
+	TOTPSealed   []byte     `db:"totp_sealed"`
+	TOTPStep     *int64     `db:"totp_step"`
+	AuditID      *uuid.UUID `db:"audit_id"`
 }
 
-// SignedIn records a sign-in with the TOTP step its code was of (a code is
-// good once) and clears the failures; ErrNotFound when the step is not
-// newer than the last used (the code replayed meanwhile).
-func (s *Store) SignedIn(ctx context.Context, tenantID, staffID uuid.UUID, step int64) error {
+// SignInBegin begins a sign-in with an address, from the client guard
+// names (signin.Key.Guard).
+func (s *Store) SignInBegin(ctx context.Context, tenantID uuid.UUID, email string, guard []byte) (SignInAttempt, error) {
+	var a SignInAttempt
+	err := s.inTenant(ctx, tenantID, func(tx *sqlx.Tx) error {
+		return tx.GetContext(ctx, &a, `SELECT locked, staff_id, password_hash, totp_key_id, totp_sealed, totp_step, audit_id
+			FROM public.console_signin_begin($1, $2, $3)`, tenantID, email, guard)
+	})
+	return a, err
+}
+
+// SignedIn ends a verified sign-in: its code's TOTP step spent (a code is
+// good once), the guard cleared, the attempt audited as a sign-in, and the
+// session begun. ErrNotFound when the step may not be spent (the code
+// replayed meanwhile): the attempt stays a failure.
+func (s *Store) SignedIn(ctx context.Context, tenantID uuid.UUID, guard []byte, a SignInAttempt, step int64, ses NewSession) error {
+	if a.StaffID == nil || a.AuditID == nil {
+		return ErrNotFound
+	}
 	return s.inTenant(ctx, tenantID, func(tx *sqlx.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE staff SET failures = 0, locked_until = NULL, totp_step = $3, updated_at = $4
-			WHERE tenant_id = $1 AND id = $2 AND totp_step < $3`, tenantID, staffID, step, now())
-		if err != nil {
+		var ok bool
+		if err := tx.GetContext(ctx, &ok, `SELECT public.console_signin_end($1, $2, $3, $4, $5, $6, $7)`,
+			tenantID, guard, *a.StaffID, *a.AuditID, step, ses.TokenHash, ses.CSRF); err != nil {
 			return err
 		}
-		if n, _ := res.RowsAffected(); n != 1 {
+		if !ok {
 			return ErrNotFound
 		}
 		return nil
 	})
+}
+
+// PruneSignInGuards forgets every tenant's sign-in guards untouched for a
+// day (the housekeeping schedule's; the worker's role, through
+// staff_signin_guard_prune).
+func (s *Store) PruneSignInGuards(ctx context.Context) (int64, error) {
+	var n int64
+	err := s.db.GetContext(ctx, &n, `SELECT staff_signin_guard_prune()`)
+	return n, classify(err)
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/lib/pq"
 
 	"github.com/kycflow/kycflow/check"
-	"github.com/kycflow/kycflow/signin"
 	"github.com/kycflow/kycflow/store"
 	"github.com/kycflow/kycflow/webhook"
 )
@@ -161,18 +160,8 @@ func TestRLSWithoutTenantSeesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	_, invitation, _ := signin.NewToken()
-	if _, err := app.CreateStaff(ctx, tn.ID, "rls@example.com", check.RoleViewer, invitation); err != nil { // staff, staff_invitations
-		t.Fatal(err)
-	}
-	member, err := app.AcceptInvitation(ctx, tn.ID, invitation, store.Enrolment{PasswordHash: "h"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, cookie, _ := signin.NewToken(); app.CreateSession(ctx, tn.ID, member.ID, cookie, "csrf") != nil { // staff_sessions
-		t.Fatal("no session")
-	}
-	if _, err := admin.SetStaffRole(ctx, tn.ID, member.ID, check.RoleReviewer); err != nil {
+	member, _ := member(t, admin, app, tn.ID, "rls@example.com", check.RoleReviewer)                                                // staff, staff_invitations, staff_sessions
+	if _, err := app.SignInBegin(ctx, tn.ID, member.Email, staffKey.Guard(tn.ID.String(), member.Email, "192.0.2.9")); err != nil { // staff_signin_guard
 		t.Fatal(err)
 	}
 	inHand := awaitingAML(t, app, worker, tn.ID, "ofac-2")

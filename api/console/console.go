@@ -10,9 +10,7 @@ import (
 	"context"
 	"crypto/cipher"
 	"crypto/hmac"
-	"crypto/sha256"
 	"embed"
-	"encoding/hex"
 	"errors"
 	"html/template"
 	"log/slog"
@@ -82,12 +80,12 @@ type Handler struct {
 	store *store.Store
 	log   *slog.Logger
 	cfg   Config
-	// seal seals second-factor secrets at rest; keyID names its key, and
-	// key derives an invitation's secret before it is accepted.
-	seal  cipher.AEAD
-	keyID string
-	key   []byte
-	mux   *http.ServeMux
+	// seal seals second-factor secrets at rest; key keys the hashes of
+	// tokens and passwords, and derives an invitation's secret before it
+	// is accepted (both STAFF_KEY).
+	seal cipher.AEAD
+	key  *signin.Key
+	mux  *http.ServeMux
 }
 
 // New returns the console's handler.
@@ -102,8 +100,10 @@ func New(cfg Config) (*Handler, error) {
 		if err != nil {
 			return nil, err
 		}
-		sum := sha256.Sum256(raw)
-		h.seal, h.key, h.keyID = aead, raw, "k"+hex.EncodeToString(sum[:4])
+		if h.key, err = signin.NewKey(raw); err != nil {
+			return nil, err
+		}
+		h.seal = aead
 	}
 	h.mux.HandleFunc("GET /console", h.authed(h.home))
 	h.mux.HandleFunc("GET /console/reviews", h.authed(h.reviews))
@@ -186,13 +186,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	// A form from another site (cross-site request forgery) is refused
 	// before anything else: browsers send Origin with every POST.
-	if r.Method == http.MethodPost && !sameOrigin(r) {
+	if r.Method == http.MethodPost && !sameOrigin(r, h.scheme()) {
 		h.message(w, http.StatusForbidden, lang, texts[lang].ForeignTitle, texts[lang].ForeignBody)
 		return
 	}
 	rq := &request{tenant: tenant, lang: lang}
 	if c, err := r.Cookie(sessionCookie); err == nil && c.Value != "" {
-		rq.token = signin.HashToken(c.Value)
+		rq.token = h.key.HashToken(c.Value)
 		ses, err := h.store.SessionByToken(r.Context(), tenant, rq.token)
 		switch {
 		case err == nil:
@@ -205,15 +205,29 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.mux.ServeHTTP(w, r.WithContext(withRequest(r.Context(), rq)))
 }
 
-// sameOrigin reports whether a POST comes from a page of the host it is
-// sent to: its Origin, or without one its Referer.
-func sameOrigin(r *http.Request) bool {
-	from := r.Header.Get("Origin")
+// sameOrigin reports whether a POST comes from a page of the origin it is
+// sent to — the console's scheme and the request's host: its Origin (a
+// scheme and a host, nothing else), or without one its Referer (a page's
+// address at that origin, without credentials).
+func sameOrigin(r *http.Request, scheme string) bool {
+	from, origin := r.Header.Get("Origin"), true
 	if from == "" || from == "null" {
-		from = r.Header.Get("Referer")
+		from, origin = r.Header.Get("Referer"), false
 	}
 	u, err := url.Parse(from)
-	return err == nil && from != "" && strings.EqualFold(u.Host, r.Host)
+	if err != nil || from == "" || u.User != nil || u.Opaque != "" || !strings.EqualFold(u.Scheme, scheme) || !strings.EqualFold(u.Host, r.Host) {
+		return false
+	}
+	return !origin || u.Path == "" && u.RawQuery == "" && u.Fragment == ""
+}
+
+// scheme is the scheme the console's pages are reached at: PUBLIC_URL's,
+// else https.
+func (h *Handler) scheme() string {
+	if h.cfg.PublicURL != nil && h.cfg.PublicURL.Scheme != "" {
+		return h.cfg.PublicURL.Scheme
+	}
+	return "https"
 }
 
 // authed serves signed-in staff only; others go to the sign-in page. A

@@ -1,9 +1,7 @@
 package console
 
 import (
-	"crypto/hmac"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/base64"
 	"errors"
 	"html/template"
@@ -11,30 +9,20 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
 	qrcode "github.com/skip2/go-qrcode"
 
 	"github.com/kycflow/kycflow/signin"
 	"github.com/kycflow/kycflow/store"
 )
 
-// invitationSecret is the second-factor secret an invitation offers: a
-// keyed hash of its token's hash, so the page and the form's answer agree
-// on it without keeping it anywhere before it is accepted, and no one
-// without the key can compute it from the database.
-func (h *Handler) invitationSecret(tokenHash []byte) []byte {
-	m := hmac.New(sha256.New, h.key)
-	m.Write([]byte("kycflow console invitation totp\x00"))
-	m.Write(tokenHash)
-	return m.Sum(nil)[:20]
-}
-
 // open unseals a staff member's second-factor secret.
-func (h *Handler) open(st store.Staff) ([]byte, error) {
-	if st.TOTPKeyID == nil || *st.TOTPKeyID != h.keyID || len(st.TOTPSealed) < h.seal.NonceSize() {
+func (h *Handler) open(id uuid.UUID, keyID *string, sealed []byte) ([]byte, error) {
+	if keyID == nil || *keyID != h.key.ID() || len(sealed) < h.seal.NonceSize() {
 		return nil, errors.New("console: the second factor is sealed under another key than STAFF_KEY")
 	}
 	n := h.seal.NonceSize()
-	return h.seal.Open(nil, st.TOTPSealed[:n], st.TOTPSealed[n:], []byte(st.ID.String()))
+	return h.seal.Open(nil, sealed[:n], sealed[n:], []byte(id.String()))
 }
 
 // sealSecret seals a second-factor secret for st (its id bound in, so a
@@ -59,7 +47,7 @@ func (h *Handler) invitePage(w http.ResponseWriter, r *http.Request) {
 // invitation finds the invitation in the path, or answers that it is not
 // (or no longer) good.
 func (h *Handler) invitation(w http.ResponseWriter, r *http.Request, rq *request) (store.Staff, []byte, bool) {
-	hash := signin.HashToken(r.PathValue("token"))
+	hash := h.key.HashToken(r.PathValue("token"))
 	st, err := h.store.Invitation(r.Context(), rq.tenant, hash)
 	if errors.Is(err, store.ErrNotFound) {
 		h.message(w, http.StatusNotFound, rq.lang, texts[rq.lang].InviteGoneTitle, texts[rq.lang].InviteGoneBody)
@@ -73,7 +61,7 @@ func (h *Handler) invitation(w http.ResponseWriter, r *http.Request, rq *request
 }
 
 func (h *Handler) renderInvite(w http.ResponseWriter, r *http.Request, rq *request, st store.Staff, hash []byte, status int, errs []string) {
-	secret := h.invitationSecret(hash)
+	secret := h.key.InvitationSecret(hash)
 	png, err := qrcode.Encode(signin.TOTPURI(secret, "kycflow "+store.NormalizeHost(r.Host), st.Email), qrcode.Medium, 256)
 	if err != nil {
 		h.fail(w, rq, err)
@@ -117,7 +105,7 @@ func (h *Handler) acceptInvite(w http.ResponseWriter, r *http.Request) {
 	} else if pw != r.PostFormValue("confirm") {
 		errs = append(errs, t.PasswordsDiffer)
 	}
-	secret := h.invitationSecret(hash)
+	secret := h.key.InvitationSecret(hash)
 	step, codeOK := signin.VerifyTOTP(secret, strings.TrimSpace(r.PostFormValue("code")), time.Now(), 0)
 	if !codeOK {
 		errs = append(errs, t.CodeWrong)
@@ -126,9 +114,8 @@ func (h *Handler) acceptInvite(w http.ResponseWriter, r *http.Request) {
 		h.renderInvite(w, r, rq, st, hash, http.StatusUnprocessableEntity, errs)
 		return
 	}
-	pwHash, err := signin.HashPassword(pw)
-	if err != nil {
-		h.fail(w, rq, err)
+	pwHash, err := h.key.HashPassword(r.Context(), pw)
+	if h.busy(w, rq, err) {
 		return
 	}
 	sealed, err := h.sealSecret(st, secret)
@@ -136,7 +123,12 @@ func (h *Handler) acceptInvite(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, rq, err)
 		return
 	}
-	st, err = h.store.AcceptInvitation(r.Context(), rq.tenant, hash, store.Enrolment{PasswordHash: pwHash, TOTPKeyID: h.keyID, TOTPSealed: sealed, TOTPStep: step})
+	token, ses, err := h.newSession()
+	if err != nil {
+		h.fail(w, rq, err)
+		return
+	}
+	st, err = h.store.AcceptInvitation(r.Context(), rq.tenant, hash, store.Enrolment{PasswordHash: pwHash, TOTPKeyID: h.key.ID(), TOTPSealed: sealed, TOTPStep: step, Session: ses})
 	if errors.Is(err, store.ErrNotFound) { // used meanwhile
 		h.message(w, http.StatusNotFound, rq.lang, t.InviteGoneTitle, t.InviteGoneBody)
 		return
@@ -146,5 +138,6 @@ func (h *Handler) acceptInvite(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.audit(r, rq, st, "staff.enrolled")
-	h.begin(w, r, rq, st)
+	h.audit(r, rq, st, "staff.signed_in")
+	h.signedIn(w, r, token)
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/hmac"
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -26,7 +27,7 @@ func formToken(w http.ResponseWriter, r *http.Request) string {
 	if c, err := r.Cookie(formCookie); err == nil && len(c.Value) == 43 {
 		return c.Value
 	}
-	t, _, err := signin.NewToken()
+	t, err := signin.RandomToken()
 	if err != nil {
 		return ""
 	}
@@ -52,12 +53,17 @@ func (h *Handler) signInPage(w http.ResponseWriter, r *http.Request) {
 // maxForm bounds a form's body: a few fields.
 const maxForm = 8 << 10
 
-// signIn checks an address, a password and a code. Every failure answers
-// alike ("not signed in") so that the answer tells no one which part was
-// wrong or whether the address has an account; each counts against the
-// account, which locks after store.MaxSignInFailures.
+// signIn checks an address, a password and a code. Every address takes
+// the same path — an account or none, active, invited or disabled — and
+// every failure answers alike ("not signed in"), so that neither the
+// answer nor its time tells which part was wrong or whether the address
+// has an account. The attempt is counted against its guard (the address
+// and this client) before anything is verified: attempts sent together
+// cannot outrun the lock-out, and a stranger who locks an address out
+// locks only themselves.
 func (h *Handler) signIn(w http.ResponseWriter, r *http.Request) {
 	rq := fromContext(r.Context())
+	ctx := r.Context()
 	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
 	if err := r.ParseForm(); err != nil || !formTokenOK(r) {
 		h.message(w, http.StatusForbidden, rq.lang, texts[rq.lang].ForeignTitle, texts[rq.lang].ForeignBody)
@@ -70,73 +76,83 @@ func (h *Handler) signIn(w http.ResponseWriter, r *http.Request) {
 	}
 	addr, err := check.StaffEmail(email)
 	if err != nil {
-		signin.WasteTime(password)
-		again(texts[rq.lang].SignInFailed)
-		return
+		addr = strings.ToLower(email) // no account has it, but it is counted all the same
 	}
-	st, err := h.store.StaffByEmail(r.Context(), rq.tenant, addr)
-	if errors.Is(err, store.ErrNotFound) || err == nil && (st.Status != check.StaffActive || st.PasswordHash == nil) {
-		signin.WasteTime(password)
-		again(texts[rq.lang].SignInFailed)
-		return
-	}
+	guard := h.key.Guard(rq.tenant.String(), addr, signin.Client(ctx).String())
+	a, err := h.store.SignInBegin(ctx, rq.tenant, addr, guard)
 	if err != nil {
 		h.fail(w, rq, err)
 		return
 	}
-	now := time.Now()
-	if st.LockedUntil != nil && st.LockedUntil.After(now) {
-		signin.WasteTime(password)
-		h.store.SignInFailed(r.Context(), rq.tenant, st.ID) //nolint:errcheck // locked either way
+	if a.Locked {
 		again(texts[rq.lang].Locked)
 		return
 	}
-	ok, err := signin.VerifyPassword(*st.PasswordHash, password)
-	if err != nil {
-		h.fail(w, rq, err)
+	ok := false
+	if a.StaffID != nil && a.PasswordHash != nil {
+		ok, err = h.key.VerifyPassword(ctx, *a.PasswordHash, password)
+	} else {
+		err = h.key.WasteTime(ctx, password)
+	}
+	if h.busy(w, rq, err) {
 		return
 	}
 	var step int64
 	if ok {
-		secret, err := h.open(st)
+		secret, err := h.open(*a.StaffID, a.TOTPKeyID, a.TOTPSealed)
 		if err != nil {
 			h.fail(w, rq, err)
 			return
 		}
-		step, ok = signin.VerifyTOTP(secret, code, now, st.TOTPStep)
-	}
-	if ok {
-		ok = h.store.SignedIn(r.Context(), rq.tenant, st.ID, step) == nil // a code used once
+		step, ok = signin.VerifyTOTP(secret, code, time.Now(), *a.TOTPStep)
 	}
 	if !ok {
-		if err := h.store.SignInFailed(r.Context(), rq.tenant, st.ID); err != nil {
-			h.fail(w, rq, err)
-			return
-		}
-		h.audit(r, rq, st, "staff.sign_in_failed")
 		again(texts[rq.lang].SignInFailed)
 		return
 	}
-	h.begin(w, r, rq, st)
+	token, ses, err := h.newSession()
+	if err != nil {
+		h.fail(w, rq, err)
+		return
+	}
+	switch err := h.store.SignedIn(ctx, rq.tenant, guard, a, step, ses); {
+	case errors.Is(err, store.ErrNotFound): // the code spent meanwhile
+		again(texts[rq.lang].SignInFailed)
+	case err != nil:
+		h.fail(w, rq, err)
+	default:
+		h.signedIn(w, r, token)
+	}
 }
 
-// begin starts a session for st and sends them to the console's home.
-func (h *Handler) begin(w http.ResponseWriter, r *http.Request, rq *request, st store.Staff) {
-	token, hash, err := signin.NewToken()
+// busy answers a hash refused for want of a slot (signin.ErrBusy: too
+// many sign-ins at once) or failed otherwise; false when err is nil.
+func (h *Handler) busy(w http.ResponseWriter, rq *request, err error) bool {
+	switch {
+	case err == nil:
+		return false
+	case errors.Is(err, signin.ErrBusy):
+		w.Header().Set("Retry-After", strconv.Itoa(int(signin.HashWait.Seconds())))
+		h.message(w, http.StatusServiceUnavailable, rq.lang, texts[rq.lang].BusyTitle, texts[rq.lang].BusyBody)
+	default:
+		h.fail(w, rq, err)
+	}
+	return true
+}
+
+// newSession is a new session's cookie and what the store keeps of it.
+func (h *Handler) newSession() (string, store.NewSession, error) {
+	token, hash, err := h.key.NewToken()
 	if err != nil {
-		h.fail(w, rq, err)
-		return
+		return "", store.NewSession{}, err
 	}
-	csrf, _, err := signin.NewToken()
-	if err != nil {
-		h.fail(w, rq, err)
-		return
-	}
-	if err := h.store.CreateSession(r.Context(), rq.tenant, st.ID, hash, csrf); err != nil {
-		h.fail(w, rq, err)
-		return
-	}
-	h.audit(r, rq, st, "staff.signed_in")
+	csrf, err := signin.RandomToken()
+	return token, store.NewSession{TokenHash: hash, CSRF: csrf}, err
+}
+
+// signedIn gives the browser its session's cookie and sends it to the
+// console's home.
+func (h *Handler) signedIn(w http.ResponseWriter, r *http.Request, token string) {
 	setCookie(w, sessionCookie, token, 0)
 	setCookie(w, formCookie, "", -1)
 	http.Redirect(w, r, "/console", http.StatusSeeOther)
@@ -145,14 +161,12 @@ func (h *Handler) begin(w http.ResponseWriter, r *http.Request, rq *request, st 
 // signOut ends this session, or with everywhere=1 every session of the
 // staff member.
 func (h *Handler) signOut(w http.ResponseWriter, r *http.Request, rq *request) {
-	var err error
+	everywhere := r.PostFormValue("everywhere") == "1"
 	action := "staff.signed_out"
-	if r.PostFormValue("everywhere") == "1" {
-		err, action = h.store.EndSessions(r.Context(), rq.tenant, rq.session.StaffID), "staff.signed_out_everywhere"
-	} else {
-		err = h.store.EndSession(r.Context(), rq.tenant, rq.token)
+	if everywhere {
+		action = "staff.signed_out_everywhere"
 	}
-	if err != nil {
+	if err := h.store.EndSession(r.Context(), rq.tenant, rq.token, everywhere); err != nil {
 		h.fail(w, rq, err)
 		return
 	}

@@ -10,7 +10,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/kycflow/kycflow/check"
-	"github.com/kycflow/kycflow/signin"
 	"github.com/kycflow/kycflow/store"
 )
 
@@ -79,12 +78,12 @@ func (h *Handler) staffInvite(w http.ResponseWriter, r *http.Request, rq *reques
 		h.renderStaff(w, r, rq, http.StatusUnprocessableEntity, staffData{Form: form}, problems)
 		return
 	}
-	token, hash, err := signin.NewToken()
+	token, hash, err := h.key.NewToken()
 	if err != nil {
 		h.fail(w, rq, err)
 		return
 	}
-	st, err := h.store.CreateStaff(r.Context(), rq.tenant, addr, role, hash)
+	st, err := h.store.ChangeStaff(r.Context(), h.by(rq), store.StaffInvite, uuid.Nil, addr, role, hash)
 	if errors.Is(err, store.ErrStaffExists) {
 		h.renderStaff(w, r, rq, http.StatusConflict, staffData{Form: form}, []string{W["staffExists"]})
 		return
@@ -163,7 +162,7 @@ func (h *Handler) staffChange(w http.ResponseWriter, r *http.Request, rq *reques
 			h.renderStaff(w, r, rq, http.StatusUnprocessableEntity, staffData{}, []string{W["roleBad"]})
 			return
 		}
-		if _, err := h.store.SetStaffRole(r.Context(), rq.tenant, id, role); errors.Is(err, store.ErrConflict) {
+		if _, err := h.store.ChangeStaff(r.Context(), h.by(rq), store.StaffRole, id, "", role, nil); errors.Is(err, store.ErrConflict) {
 			h.renderStaff(w, r, rq, http.StatusConflict, staffData{}, []string{W["staffGone"]})
 			return
 		} else if err != nil {
@@ -176,7 +175,7 @@ func (h *Handler) staffChange(w http.ResponseWriter, r *http.Request, rq *reques
 		}
 		back(w, r, "/console/staff", "roleChanged")
 	case "disable":
-		if _, err := h.store.DisableStaff(r.Context(), rq.tenant, target.Email); err != nil {
+		if _, err := h.store.ChangeStaff(r.Context(), h.by(rq), store.StaffDisable, id, "", "", nil); err != nil {
 			h.fail(w, rq, err)
 			return
 		}
@@ -186,12 +185,12 @@ func (h *Handler) staffChange(w http.ResponseWriter, r *http.Request, rq *reques
 		}
 		back(w, r, "/console/staff", "disabled")
 	case "reinvite":
-		token, hash, err := signin.NewToken()
+		token, hash, err := h.key.NewToken()
 		if err != nil {
 			h.fail(w, rq, err)
 			return
 		}
-		st, err := h.store.Reinvite(r.Context(), rq.tenant, target.Email, hash)
+		st, err := h.store.ChangeStaff(r.Context(), h.by(rq), store.StaffReinvite, id, "", "", hash)
 		if errors.Is(err, store.ErrConflict) {
 			h.renderStaff(w, r, rq, http.StatusConflict, staffData{}, []string{W["staffNotInvited"]})
 			return
@@ -208,4 +207,9 @@ func (h *Handler) staffChange(w http.ResponseWriter, r *http.Request, rq *reques
 	default:
 		h.renderStaff(w, r, rq, http.StatusUnprocessableEntity, staffData{}, []string{W["staffDoBad"]})
 	}
+}
+
+// by is the signed-in session as the store checks an admin's change.
+func (h *Handler) by(rq *request) store.Actor {
+	return store.Actor{TenantID: rq.tenant, Session: rq.token}
 }

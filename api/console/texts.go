@@ -27,6 +27,7 @@ type text struct {
 	OffTitle, OffBody, UnknownTitle, UnknownBody      string
 	ForeignTitle, ForeignBody, SignedOutTitle         string
 	SignedOutBody, ErrorTitle, ErrorBody              string
+	BusyTitle, BusyBody                               string
 }
 
 var texts = map[string]text{
@@ -35,7 +36,7 @@ var texts = map[string]text{
 		SignInTitle: "Sign in", SignInIntro: "Sign in with your email address, your password and a code from your authenticator app.",
 		Email: "Email address", Password: "Password", Code: "Code from your authenticator app", CodeHelp: "Six digits; a new one every 30 seconds.",
 		SignIn: "Sign in", SignInFailed: "Not signed in: the email address, the password or the code is not right.",
-		Locked:      "Not signed in: this account is locked for 15 minutes after too many wrong attempts.",
+		Locked:      "Not signed in: after too many wrong attempts from here, this address cannot sign in from here for 15 minutes.",
 		InviteTitle: "Set up your account", InviteIntro: "You are invited to the console as %s (%s). Choose a password and set up a second factor.",
 		NewPassword: "Password", Confirm: "Password again", PasswordHelp: "12 to 128 characters. A sentence is easier to remember than symbols.",
 		AppStep:     "Scan this code with an authenticator app (Google Authenticator, Microsoft Authenticator, 1Password, …), or type the key below, then enter the six digits it shows.",
@@ -56,13 +57,14 @@ var texts = map[string]text{
 		ForeignTitle: "Refused", ForeignBody: "This form did not come from this console's own page. Open the page again and send it from there.",
 		SignedOutTitle: "Signed out", SignedOutBody: "Your session has ended. Sign in again.",
 		ErrorTitle: "Something went wrong", ErrorBody: "Please try again in a moment.",
+		BusyTitle: "Busy", BusyBody: "Too many people are signing in at once. Please try again in a few seconds.",
 	},
 	"nl": {
 		Lang: "nl", Other: "en", OtherName: "English", Footer: "kycflow-console",
 		SignInTitle: "Inloggen", SignInIntro: "Log in met uw e-mailadres, uw wachtwoord en een code uit uw authenticator-app.",
 		Email: "E-mailadres", Password: "Wachtwoord", Code: "Code uit uw authenticator-app", CodeHelp: "Zes cijfers; elke 30 seconden een nieuwe.",
 		SignIn: "Inloggen", SignInFailed: "Niet ingelogd: het e-mailadres, het wachtwoord of de code klopt niet.",
-		Locked:      "Niet ingelogd: dit account is 15 minuten geblokkeerd na te veel mislukte pogingen.",
+		Locked:      "Niet ingelogd: na te veel mislukte pogingen vanaf hier kan dit adres hier 15 minuten niet inloggen.",
 		InviteTitle: "Uw account instellen", InviteIntro: "U bent uitgenodigd voor de console als %s (%s). Kies een wachtwoord en stel een tweede factor in.",
 		NewPassword: "Wachtwoord", Confirm: "Wachtwoord nogmaals", PasswordHelp: "12 tot 128 tekens. Een zin onthoudt u makkelijker dan symbolen.",
 		AppStep:     "Scan deze code met een authenticator-app (Google Authenticator, Microsoft Authenticator, 1Password, …) of typ de sleutel hieronder, en vul dan de zes cijfers in die de app toont.",
@@ -83,6 +85,7 @@ var texts = map[string]text{
 		ForeignTitle: "Geweigerd", ForeignBody: "Dit formulier kwam niet van de eigen pagina van deze console. Open de pagina opnieuw en verstuur het daarvandaan.",
 		SignedOutTitle: "Uitgelogd", SignedOutBody: "Uw sessie is beëindigd. Log opnieuw in.",
 		ErrorTitle: "Er ging iets mis", ErrorBody: "Probeer het zo nog eens.",
+		BusyTitle: "Druk", BusyBody: "Er loggen te veel mensen tegelijk in. Probeer het over een paar seconden nog eens.",
 	},
 }
 

@@ -3,6 +3,7 @@ package e2e
 import (
 	"encoding/base32"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -26,6 +27,11 @@ type staffBrowser struct {
 	host    string
 	cookies map[string]string
 	lang    string
+	// from is the loopback address it connects from ("": the system's
+	// choice, 127.0.0.1): another client to the server's limits.
+	from string
+	// base is the server it talks to ("": the suite's API).
+	base string
 }
 
 func newStaffBrowser(t *testing.T, host string) *staffBrowser {
@@ -39,7 +45,11 @@ func (b *staffBrowser) do(method, path string, form url.Values, origin string) (
 	if form != nil {
 		body = strings.NewReader(form.Encode())
 	}
-	req, err := http.NewRequest(method, env.apiURL+path, body)
+	base := env.apiURL
+	if b.base != "" {
+		base = b.base
+	}
+	req, err := http.NewRequest(method, base+path, body)
 	if err != nil {
 		b.t.Fatal(err)
 	}
@@ -58,6 +68,10 @@ func (b *staffBrowser) do(method, path string, form url.Values, origin string) (
 		req.AddCookie(&http.Cookie{Name: k, Value: v})
 	}
 	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	if b.from != "" {
+		d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(b.from)}}
+		client.Transport = &http.Transport{DialContext: d.DialContext}
+	}
 	resp, err := client.Do(req)
 	if err != nil {
 		b.t.Fatal(err)
@@ -148,7 +162,7 @@ func TestConsoleSignIn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	token, hash, _ := signin.NewToken()
+	token, hash, _ := staffKey.NewToken()
 	if _, err := env.admin.CreateStaff(ctx, uuid.MustParse(a.id), "ana@a.test", check.RoleReviewer, hash); err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +174,7 @@ func TestConsoleSignIn(t *testing.T) {
 	if code, _, h := ana.do(http.MethodGet, "/console", nil, ""); code != http.StatusSeeOther || h.Get("Location") != "/console/sign-in" {
 		t.Fatalf("signed out: %d %v", code, h)
 	}
-	guessed, _, _ := signin.NewToken()
+	guessed, _, _ := staffKey.NewToken()
 	if code, _, _ := ana.do(http.MethodGet, "/console/invite/"+guessed, nil, ""); code != http.StatusNotFound {
 		t.Fatalf("a guessed invitation: %d", code)
 	}
@@ -252,8 +266,10 @@ func TestConsoleSignIn(t *testing.T) {
 	}
 }
 
-// Twenty wrong passwords lock the account: the right password and code
-// are then refused too, and the person is told so.
+// Twenty wrong passwords from one client lock the address there: the
+// right password and code are then refused too, and the person is told
+// so; from another client the address is not locked (a stranger cannot
+// lock someone out), and an address without an account locks alike.
 func TestConsoleLockOut(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
@@ -261,22 +277,34 @@ func TestConsoleLockOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	token, hash, _ := signin.NewToken()
+	token, hash, _ := staffKey.NewToken()
 	if _, err := env.admin.CreateStaff(ctx, uuid.MustParse(tn.id), "bo@lock.test", check.RoleViewer, hash); err != nil {
 		t.Fatal(err)
 	}
 	bo := newStaffBrowser(t, tn.host)
 	const password = "another long sentence to type"
 	secret, spent := bo.enrol("/console/invite/"+token, password)
-	bo = newStaffBrowser(t, tn.host) // an attacker's, without bo's session
+	stranger := newStaffBrowser(t, tn.host) // an attacker's, without bo's session
+	stranger.from = "127.0.0.7"
+	var lockedUnknown string
 	for i := range 20 {
-		if code, _ := bo.signIn("bo@lock.test", "guess number "+string(rune('a'+i))+" of twenty", "000000"); code != http.StatusUnauthorized {
+		if code, _ := stranger.signIn("bo@lock.test", "guess number "+string(rune('a'+i))+" of twenty", "000000"); code != http.StatusUnauthorized {
 			t.Fatalf("wrong password %d: %d", i, code)
 		}
+		_, lockedUnknown = stranger.signIn("nobody@lock.test", "guess number "+string(rune('a'+i))+" of twenty", "000000")
 	}
-	code, body := bo.signIn("bo@lock.test", password, nextCode(secret, spent))
-	if code != http.StatusUnauthorized || !strings.Contains(body, "locked") {
-		t.Fatalf("the right password on a locked account: %d %s", code, body)
+	code, body := stranger.signIn("bo@lock.test", password, nextCode(secret, spent))
+	if code != http.StatusUnauthorized || !strings.Contains(body, "cannot sign in from here for 15 minutes") {
+		t.Fatalf("the right password from the locked client: %d %s", code, body)
+	}
+	strip := regexp.MustCompile(`name="csrf" value="[^"]+"|value="[^"]*@lock.test"`)
+	if strip.ReplaceAllString(body, "") != strip.ReplaceAllString(lockedUnknown, "") {
+		t.Fatal("a locked address with an account answers otherwise than one without")
+	}
+	bo = newStaffBrowser(t, tn.host)
+	bo.from = "127.0.0.8"
+	if code, body := bo.signIn("bo@lock.test", password, nextCode(secret, spent)); code != http.StatusSeeOther {
+		t.Fatalf("the owner from their own client while a stranger is locked out: %d %s", code, body)
 	}
 }
 
@@ -298,7 +326,7 @@ func TestConsoleInBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	token, hash, _ := signin.NewToken()
+	token, hash, _ := staffKey.NewToken()
 	if _, err := env.admin.CreateStaff(ctx, uuid.MustParse(tn.id), "cy@browser.test", check.RoleSupport, hash); err != nil {
 		t.Fatal(err)
 	}

@@ -40,6 +40,7 @@ import (
 	"github.com/kycflow/kycflow/providers/mail/sink"
 	viessandbox "github.com/kycflow/kycflow/providers/vies/sandbox"
 	"github.com/kycflow/kycflow/screening"
+	"github.com/kycflow/kycflow/signin"
 	"github.com/kycflow/kycflow/store"
 	"github.com/kycflow/kycflow/store/pgcluster"
 	"github.com/kycflow/kycflow/webhook"
@@ -132,6 +133,19 @@ const requester = "NL862042173B01"
 // hookKey seals the webhook signing secrets (WEBHOOK_SECRET_KEY), for the
 // in-process API and worker and the processes tests start alike.
 var hookKey = strings.Repeat("5e", 32)
+
+// staffRaw is the suite's STAFF_KEY, and staffKey its keyed hashes (as the
+// CLI makes invitations with it).
+var (
+	staffRaw = bytes.Repeat([]byte{0x5a}, 32)
+	staffKey = func() *signin.Key {
+		k, err := signin.NewKey(staffRaw)
+		if err != nil {
+			panic(err)
+		}
+		return k
+	}()
+)
 
 // providerEnv is what a `kycflow worker` process the suite starts needs to
 // reach the harness's Temporal server and provider sandboxes.
@@ -254,7 +268,7 @@ func run(m *testing.M) int {
 		WatchlistRefresh: 200 * time.Millisecond, WatchlistMaxAge: 48 * time.Hour,
 		WebhookKey: hookKey, WebhookAllow: []netip.Prefix{netip.MustParsePrefix(receiverIP + "/32")},
 		ImageKeys: "e2e:" + hex.EncodeToString(bytes.Repeat([]byte{0xcd}, 32)), DocumentReaders: 1,
-		StaffKey: hex.EncodeToString(bytes.Repeat([]byte{0x5a}, 32)),
+		StaffKey: hex.EncodeToString(staffRaw),
 		Harness: app.Harness{RoleURLs: map[string]string{store.AppRole: env.appDSN, store.WorkerRole: env.workerDSN},
 			WebhookResolve: env.dns.lookup, WebhookDial: loopbackOnly, WebhookTLS: env.hookTLS, WebhookTimeout: senderTimeout,
 			DeliverySchedule: &deliverySchedule, MailRootCAs: mailCAs, RelayCallTimeout: 2 * time.Second}}

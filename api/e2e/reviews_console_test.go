@@ -27,7 +27,7 @@ import (
 // does, and returns their signed-in browser.
 func staffOn(t *testing.T, tn tenant, email string, role check.Role) *staffBrowser {
 	t.Helper()
-	token, hash, _ := signin.NewToken()
+	token, hash, _ := staffKey.NewToken()
 	if _, err := env.admin.CreateStaff(t.Context(), uuid.MustParse(tn.id), email, role, hash); err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +199,7 @@ func TestConsoleFourEyesInBrowser(t *testing.T) {
 		t.Fatalf("the vat check VIES refused: %v", failed)
 	}
 
-	token, hash, _ := signin.NewToken()
+	token, hash, _ := staffKey.NewToken()
 	if _, err := env.admin.CreateStaff(ctx, created.ID, "admin@review.test", check.RoleAdmin, hash); err != nil {
 		t.Fatal(err)
 	}

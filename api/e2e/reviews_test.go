@@ -18,7 +18,6 @@ import (
 	"go.temporal.io/sdk/converter"
 
 	"github.com/kycflow/kycflow/check"
-	"github.com/kycflow/kycflow/signin"
 	"github.com/kycflow/kycflow/webhook"
 	"github.com/kycflow/kycflow/workflows"
 )
@@ -325,7 +324,7 @@ func TestConsoleReviewInbox(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		token, hash, _ := signin.NewToken()
+		token, hash, _ := staffKey.NewToken()
 		if _, err := env.admin.CreateStaff(ctx, uuid.MustParse(tn.id), "viewer@inbox.test", check.RoleViewer, hash); err != nil {
 			t.Fatal(err)
 		}

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/hex"
 	"io"
 	"os"
 	"strings"
@@ -146,6 +148,12 @@ func TestAdminCommands(t *testing.T) {
 	// first, with PUBLIC_URL's scheme and port), listed, reinvited (the
 	// old link dies), disabled.
 	t.Setenv("PUBLIC_URL", "https://verify.example:8443")
+	if out, err := cli(t, "staff", "create", "--tenant", tenantID, "--email", "ana@acme.test", "--role", "admin"); err == nil || !strings.Contains(err.Error(), "STAFF_KEY") {
+		t.Fatalf("staff create without STAFF_KEY: %q %v", out, err)
+	}
+	raw := bytes.Repeat([]byte{0x42}, 32)
+	t.Setenv("STAFF_KEY", hex.EncodeToString(raw))
+	staffKey, _ := signin.NewKey(raw)
 	out, err = cli(t, "staff", "create", "--tenant", tenantID, "--email", " Ana@Acme.test ", "--role", "admin")
 	link := strings.TrimSpace(out[strings.LastIndex(strings.TrimSpace(out), "\n")+1:])
 	if err != nil || !strings.HasPrefix(link, "https://acme.test:8443/console/invite/") || !strings.Contains(out, "ana@acme.test") {
@@ -161,8 +169,12 @@ func TestAdminCommands(t *testing.T) {
 		t.Fatalf("staff invite: %q %v", again, err)
 	}
 	token := link[strings.LastIndex(link, "/")+1:]
-	if _, err := admin.Invitation(ctx, tid, signin.HashToken(token)); err == nil {
+	if _, err := admin.Invitation(ctx, tid, staffKey.HashToken(token)); err == nil {
 		t.Fatal("the first link works after a second")
+	}
+	second := strings.TrimSpace(again[strings.LastIndex(again, "/")+1:])
+	if st, err := admin.Invitation(ctx, tid, staffKey.HashToken(second)); err != nil || st.Email != "ana@acme.test" {
+		t.Fatalf("the second link, under STAFF_KEY: %+v %v", st, err)
 	}
 	if out, err := cli(t, "staff", "disable", "--tenant", tenantID, "--email", "ana@acme.test"); err != nil || !strings.Contains(out, "disabled") {
 		t.Fatalf("staff disable: %q %v", out, err)

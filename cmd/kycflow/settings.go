@@ -24,7 +24,7 @@ type setting struct {
 
 var (
 	serving  = []string{"api", "worker", "dev"}
-	admin    = []string{"migrate", "tenant", "check", "watchlist", "webhook"}
+	admin    = []string{"migrate", "tenant", "check", "watchlist", "webhook", "staff"}
 	apiSide  = []string{"api", "dev"}
 	workSide = []string{"worker", "dev"}
 	devOnly  = []string{"dev", "chaos"}
@@ -43,7 +43,7 @@ var settings = []setting{
 	// api
 	{"HTTP_ADDR", "", "api", []string{"api", "dev", "proxy"}, "listen address (api, proxy: :8080; dev: 127.0.0.1:8080)"},
 	{"PROXY_UPSTREAMS", "", "api", []string{"proxy"}, "the api processes the proxy spreads requests over: host:port, comma-separated (a name with several addresses reaches each)"},
-	{"PUBLIC_URL", "http://localhost:8080", "api", serving, "where people open verification links; https:// unless loopback"},
+	{"PUBLIC_URL", "http://localhost:8080", "api", []string{"api", "worker", "dev", "staff"}, "where people open verification links (and staff create's invitation link its scheme and port); https:// unless loopback"},
 	{"PUBLIC_URL_ALLOW_HTTP", "", "api", serving, "1: allow an http:// PUBLIC_URL on another host (TLS ends in a proxy on it)"},
 	{"RATE_LIMIT", "2000", "api", apiSide, "requests per second per tenant (0: off)"},
 	{"IP_RATE_LIMIT", "2000", "api", apiSide, "requests per second per client address, before authentication"},
@@ -90,12 +90,12 @@ var settings = []setting{
 	{"WEBHOOK_ALLOW_NETS", "", "webhooks", append(slices.Clone(serving), "webhook"), "CIDR ranges sandbox tenants' deliveries may reach although private (dev: 127.0.0.0/8,::1/128); unset: none"},
 	{"WEBHOOK_ALLOW_HTTP", "", "webhooks", []string{"api", "dev", "webhook"}, "1: live tenants may register http:// endpoints (sandbox tenants always may)"},
 	// the console
-	{"STAFF_KEY", "", "console", serving, "32 bytes (64 hex digits, or base64) that seal the console's staff's second-factor secrets; unset: the console is off (dev: a key kept in KYCFLOW_DATA_DIR)"},
+	{"STAFF_KEY", "", "console", []string{"api", "worker", "dev", "staff"}, "32 bytes (64 hex digits, or base64) that seal the console's staff's second-factor secrets and key the hashes of their passwords, sessions and invitations (staff create and invite need the api's); unset: the console is off (dev: a key kept in KYCFLOW_DATA_DIR)"},
 	{"IMAGE_KEYS", "", "documents", serving, "keys sealing idscan photos at rest: ID:KEY pairs (KEY 32 bytes, hex or base64), comma-separated, the first sealing; unset: photo uploads are off (dev: a key kept in KYCFLOW_DATA_DIR)"},
 	{"DOCUMENT_READERS", "1", "documents", workSide, "photos of documents one worker reads at once (each takes a core for about a second)"},
 	{"KYCFLOW_OCRB_FONT", ocrb.DefaultPath, "documents", []string{"worker", "dev", "idscan"}, "the OCR-B font the document reader matches MRZ characters against (Debian package fonts-ocr-b)"},
 	// dev and sandboxes
-	{"KYCFLOW_DATA_DIR", ".data", "dev", devOnly, "where PostgreSQL and Temporal keep their data"},
+	{"KYCFLOW_DATA_DIR", ".data", "dev", []string{"dev", "chaos", "staff"}, "where PostgreSQL and Temporal keep their data (and dev its keys, which staff create reads without STAFF_KEY)"},
 	{"DEV_PG_PORT", "55432", "dev", devOnly, "the local PostgreSQL's port"},
 	{"DEV_TEMPORAL_PRAGMAS", "", "dev", devOnly, "SQLite pragmas of the Temporal dev server (set empty for SQLite's defaults)"},
 	{"DEV_SMTP_ADDR", "127.0.0.1:1025", "dev", devOnly, "the mail catcher's SMTP"},

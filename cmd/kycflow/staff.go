@@ -7,12 +7,16 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"path/filepath"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/google/uuid"
 
 	"github.com/kycflow/kycflow/app"
 	"github.com/kycflow/kycflow/check"
+	"github.com/kycflow/kycflow/devstack"
+	"github.com/kycflow/kycflow/sealing"
 	"github.com/kycflow/kycflow/signin"
 	"github.com/kycflow/kycflow/store"
 )
@@ -53,7 +57,11 @@ func staffCmd(sub string) func(*flag.FlagSet) runFunc {
 					}
 					return err
 				}
-				token, hash, err := signin.NewToken()
+				key, err := staffKey(cfg)
+				if err != nil {
+					return fmt.Errorf("staff %s: %w", sub, err)
+				}
+				token, hash, err := key.NewToken()
 				if err != nil {
 					return err
 				}
@@ -75,6 +83,26 @@ func staffCmd(sub string) func(*flag.FlagSet) runFunc {
 			})
 		}
 	}
+}
+
+// staffKey is STAFF_KEY, the api's: an invitation's hash is keyed with it
+// (the console looks invitations up by it). Unset, the key `kycflow dev`
+// keeps in KYCFLOW_DATA_DIR, if there is one.
+func staffKey(cfg app.Config) (*signin.Key, error) {
+	key := cfg.StaffKey
+	if key == "" {
+		if b, err := os.ReadFile(filepath.Join(cfg.DataDir, devstack.StaffKeyFile)); err == nil {
+			key = strings.TrimSpace(string(b))
+		}
+	}
+	if key == "" {
+		return nil, errors.New("STAFF_KEY is needed: the api's, which keys the invitation's hash (make cluster: STAFF_KEY=$(cat .data/cluster/staff-key))")
+	}
+	raw, err := sealing.Decode(key)
+	if err != nil {
+		return nil, fmt.Errorf("STAFF_KEY: %w", err)
+	}
+	return signin.NewKey(raw)
 }
 
 func listStaff(ctx context.Context, s *store.Store, tid uuid.UUID) error {
