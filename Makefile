@@ -145,6 +145,7 @@ fuzz-parsers:
 	$(GO) test -run='^$$' -fuzz='^FuzzValidate$$' -fuzztime=$(FUZZTIME) ./engines/iban
 	$(GO) test -run='^$$' -fuzz='^FuzzValidate$$' -fuzztime=$(FUZZTIME) ./engines/vatnum
 	$(GO) test -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZTIME) ./engines/mrz
+	$(GO) test -run='^$$' -fuzz='^FuzzStrip$$' -fuzztime=$(FUZZTIME) ./engines/docimage
 	$(GO) test -run='^$$' -fuzz='^FuzzRefused$$' -fuzztime=$(FUZZTIME) ./webhook
 	$(GO) test -run='^$$' -fuzz='^FuzzSearch$$' -fuzztime=$(FUZZTIME) ./engines/sanctions
 

@@ -39,11 +39,18 @@ func (a *Activities) IDScanVerify(ctx context.Context, in LinkInput) (CheckResul
 			return CheckResult{}, wrap(err, "read submission")
 		}
 	}
+	if a.Documents == nil || a.Documents.Keys == nil {
+		return CheckResult{}, NotConfigured("IMAGE_KEYS", check.IDScan)
+	}
+	text, err := a.Documents.Keys.OpenMRZ(in.Check, sub)
+	if err != nil {
+		return CheckResult{}, wrap(err, "open the typed MRZ")
+	}
 	settings, err := a.Store.IDScanSettings(ctx, in.Check.TenantID)
 	if err != nil {
 		return CheckResult{}, wrap(err, "load idscan settings")
 	}
-	d, id := verifyMRZ(sub.MRZ, cs.Customer, settings, time.Now())
+	d, id := verifyMRZ(text, cs.Customer, settings, time.Now())
 	d.Source = check.SourceTyped
 	validated := d.Reason == nil
 	// The MRZ's optional data (a Dutch passport's BSN) is never kept: the

@@ -127,11 +127,11 @@ func (a *Activities) IDScanRead(ctx context.Context, in IDScanReadInput) (IDScan
 func (a *Activities) readUpload(ctx context.Context, ref check.Ref, rows []store.DocumentImage) (mrzread.Result, error) {
 	var first mrzread.Result
 	for i, row := range rows {
-		im, err := a.Documents.Keys.OpenImage(ref, row)
-		if err != nil {
-			return first, err
+		im, err := a.Documents.Keys.OpenImage(ref, row) // stripped again: a stored image that no longer strips is a retake
+		var res mrzread.Result
+		if err == nil {
+			res, err = a.Documents.Reader.Photo(ctx, im.Bytes, im.Info)
 		}
-		res, err := a.Documents.Reader.Photo(ctx, im.Bytes, im.Info)
 		switch {
 		case errors.Is(err, docimage.ErrCorrupt), errors.Is(err, docimage.ErrFormat):
 			res = mrzread.Result{Outcome: mrzread.Retake, Reason: mrzread.Unreadable}

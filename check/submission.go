@@ -17,7 +17,14 @@ type IDINSubmission struct {
 	Result json.RawMessage `json:"result,omitempty"`
 }
 
-// IDScanSubmission is what the verification page stores for an idscan link.
+// IDScanSubmission is what the verification page stores for an idscan
+// link: the typed MRZ, sealed (documents.Keys.SealMRZ) — it holds the
+// personal number (a Dutch passport's BSN), which is never written in
+// clear, not even for the moment until the check reads it (PostgreSQL's
+// WAL and dead rows keep what was written).
 type IDScanSubmission struct {
-	MRZ string `json:"mrz"`
+	KeyID  string `json:"key_id,omitempty"`
+	Sealed []byte `json:"sealed,omitempty"`
+	// MRZ is a submission of before the sealing, read as it was.
+	MRZ string `json:"mrz,omitempty"`
 }

@@ -57,7 +57,11 @@ func TestSealedImageBoundToItsRow(t *testing.T) {
 		t.Fatal(err)
 	}
 	ref := check.Ref{TenantID: uuid.New(), CheckID: uuid.New()}
-	im := Image{Bytes: []byte("\xff\xd8\xff jpeg bytes"), Info: docimage.Info{Format: docimage.JPEG, Width: 10, Height: 20, Orientation: 6}}
+	var jpg bytes.Buffer
+	if err := jpeg.Encode(&jpg, image.NewGray(image.Rect(0, 0, 10, 20)), nil); err != nil {
+		t.Fatal(err)
+	}
+	im := Image{Bytes: jpg.Bytes(), Info: docimage.Info{Format: docimage.JPEG, Width: 10, Height: 20, Orientation: 6}}
 	row := k.SealImage(ref, im)
 	if row.ContentType != "image/jpeg" || row.Bytes != len(im.Bytes) || row.Orientation != 6 || len(row.SHA256) != 32 || bytes.Contains(row.Sealed, im.Bytes) {
 		t.Fatalf("row %+v", row)
@@ -65,6 +69,13 @@ func TestSealedImageBoundToItsRow(t *testing.T) {
 	back, err := k.OpenImage(ref, row)
 	if err != nil || !bytes.Equal(back.Bytes, im.Bytes) || back.Info != im.Info {
 		t.Fatalf("opened %+v %v", back, err)
+	}
+	// An image stored with metadata (before the stripping knew its
+	// layout: here a comment after the scan) is opened without it.
+	eoi := len(im.Bytes) - 2
+	old := Image{Bytes: bytes.Join([][]byte{im.Bytes[:eoi], {0xFF, 0xFE, 0, 10}, []byte("GPS 52.3"), im.Bytes[eoi:]}, nil), Info: im.Info}
+	if back, err := k.OpenImage(ref, k.SealImage(ref, old)); err != nil || !bytes.Equal(back.Bytes, im.Bytes) {
+		t.Fatalf("an image stored with metadata, opened: %v (%d bytes, want %d)", err, len(back.Bytes), len(im.Bytes))
 	}
 	other := ref
 	other.CheckID = uuid.New()

@@ -3,6 +3,7 @@ package documents
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 
 	"github.com/kycflow/kycflow/check"
 	"github.com/kycflow/kycflow/engines/docimage"
@@ -49,7 +50,10 @@ func (k *Keys) SealImage(ref check.Ref, im Image) store.DocumentImage {
 
 // OpenImage opens a stored image of ref's check, and gives it back with
 // what the store recorded of it (its format, size and the orientation the
-// camera recorded).
+// camera recorded). It is stripped again as it is opened: an image stored
+// before the stripping knew a layout (an APP segment after the scan, a
+// second image after the end) keeps its metadata at rest until its
+// retention ends, but gives none of it to anyone.
 func (k *Keys) OpenImage(ref check.Ref, row store.DocumentImage) (Image, error) {
 	b, err := k.Open(row.KeyID, row.Sealed, context(ref, row.SHA256))
 	if err != nil {
@@ -59,5 +63,30 @@ func (k *Keys) OpenImage(ref check.Ref, row store.DocumentImage) (Image, error) 
 	if row.ContentType == docimage.PNG.ContentType() {
 		f = docimage.PNG
 	}
+	if b, err = docimage.Strip(b, f); err != nil {
+		return Image{}, fmt.Errorf("documents: a stored image: %w", err)
+	}
 	return Image{Bytes: b, Info: docimage.Info{Format: f, Width: row.Width, Height: row.Height, Orientation: row.Orientation}}, nil
+}
+
+// mrzContext binds a sealed MRZ to its tenant and check.
+func mrzContext(ref check.Ref) string {
+	return "typed mrz/" + ref.TenantID.String() + "/" + ref.CheckID.String()
+}
+
+// SealMRZ is a typed MRZ as the link keeps it until the check reads it:
+// sealed, bound to its check.
+func (k *Keys) SealMRZ(ref check.Ref, text string) check.IDScanSubmission {
+	id, sealed := k.Seal([]byte(text), mrzContext(ref))
+	return check.IDScanSubmission{KeyID: id, Sealed: sealed}
+}
+
+// OpenMRZ is the MRZ a submission holds (one of before the sealing as it
+// was).
+func (k *Keys) OpenMRZ(ref check.Ref, sub check.IDScanSubmission) (string, error) {
+	if sub.Sealed == nil {
+		return sub.MRZ, nil
+	}
+	plain, err := k.Open(sub.KeyID, sub.Sealed, mrzContext(ref))
+	return string(plain), err
 }

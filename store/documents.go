@@ -194,12 +194,14 @@ func (s *Store) FinishDocument(ctx context.Context, ref check.Ref, n int, status
 
 // CheckImages lists the images kept of a check of the principal's tenant
 // (without their bytes), and until when they are kept (nil while the
-// check runs). ErrNotFound for a check that is not the tenant's.
+// check runs: retention runs from its end, or a failed one's last
+// change). ErrNotFound for a check that is not the tenant's.
 func (s *Store) CheckImages(ctx context.Context, p Principal, checkID uuid.UUID) ([]DocumentImage, *time.Time, error) {
 	var out []DocumentImage
 	var until *time.Time
 	err := s.inTenant(ctx, p.TenantID, func(tx *sqlx.Tx) error {
-		if err := tx.GetContext(ctx, &until, `SELECT c.completed_at + t.image_retention FROM checks c JOIN tenants t ON t.id = c.tenant_id
+		if err := tx.GetContext(ctx, &until, `SELECT coalesce(c.completed_at, CASE WHEN c.status = 'failed' THEN c.updated_at END) + t.image_retention
+			FROM checks c JOIN tenants t ON t.id = c.tenant_id
 			WHERE c.tenant_id = $1 AND c.id = $2`, p.TenantID, checkID); err != nil {
 			return err
 		}

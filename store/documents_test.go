@@ -147,6 +147,28 @@ func TestDocumentImagesRetention(t *testing.T) {
 		t.Errorf("after erasure: %d images, %d attempts", left, attempts)
 	}
 
+	// A check that failed (support may retry it) never completes: its
+	// retention runs from when it failed.
+	failed := idscanLink(t, app, tn)
+	if _, err := app.AddDocument(ctx, failed, sealedImage); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.DB().Exec(`UPDATE checks SET status = 'failed', updated_at = now() - interval '29 days' WHERE id = $1`, failed.CheckID); err != nil {
+		t.Fatal(err)
+	}
+	if _, until, _ := app.CheckImages(ctx, me, failed.CheckID); until == nil || time.Until(*until) > 25*time.Hour {
+		t.Errorf("a failed check's images kept until %v, want a day from now", until)
+	}
+	if n, err := worker.EraseDocumentImages(ctx); err != nil || n != 0 {
+		t.Fatalf("erased %d of a check failed within the retention: %v", n, err)
+	}
+	if _, err := admin.DB().Exec(`UPDATE checks SET updated_at = now() - interval '30 days 1 second' WHERE id = $1`, failed.CheckID); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := worker.EraseDocumentImages(ctx); err != nil || n != 1 {
+		t.Fatalf("erased %d of a check failed past the retention: %v", n, err)
+	}
+
 	// A tenant that keeps none: the check's end is enough.
 	if err := admin.SetImageRetention(ctx, tn.ID, 0); err != nil {
 		t.Fatal(err)

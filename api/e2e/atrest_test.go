@@ -3,8 +3,12 @@ package e2e
 import (
 	"bytes"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/jmoiron/sqlx"
@@ -75,5 +79,53 @@ func nowhereAtRest(t *testing.T, needles ...string) {
 	}
 	if testing.Verbose() {
 		fmt.Printf("searched %d tables in %v and %d bytes of log for %d values\n", tables, dbs, len(logs), len(needles))
+	}
+}
+
+// notOnDisk fails the test when a needle is in any of the suite's
+// PostgreSQL files once a checkpoint has written them: the WAL, and every
+// database's heap, dead rows included — where a value "dropped" from a row
+// stays until its pages are reused.
+func notOnDisk(t *testing.T, needles ...string) {
+	t.Helper()
+	admin, err := sqlx.Open("postgres", env.pg.DSN("postgres", "postgres"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	var dir string
+	if _, err := admin.Exec(`CHECKPOINT`); err != nil {
+		t.Fatal(err)
+	}
+	if err := admin.Get(&dir, `SHOW data_directory`); err != nil {
+		t.Fatal(err)
+	}
+	read := 0
+	for _, sub := range []string{"pg_wal", "base"} {
+		err := filepath.WalkDir(filepath.Join(dir, sub), func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			b, err := os.ReadFile(path)
+			if errors.Is(err, fs.ErrNotExist) { // a WAL segment recycled meanwhile
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			read += len(b)
+			for _, n := range needles {
+				if bytes.Contains(b, []byte(n)) {
+					t.Errorf("%q is in %s", n, strings.TrimPrefix(path, dir))
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if read < 16<<20 {
+		t.Fatalf("only %d bytes of PostgreSQL's files read", read)
 	}
 }

@@ -1,7 +1,9 @@
 package e2e
 
 import (
+	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -21,6 +23,12 @@ import (
 // td3 builds a passport MRZ with correct check digits.
 func td3(t *testing.T, surname, given, number, nationality, birth, sex, expiry string) string {
 	t.Helper()
+	return td3Personal(t, "", surname, given, number, nationality, birth, sex, expiry)
+}
+
+// td3Personal is td3 with a personal number (a Dutch passport's BSN).
+func td3Personal(t *testing.T, personalNumber, surname, given, number, nationality, birth, sex, expiry string) string {
+	t.Helper()
 	pad := func(s string, n int) string { return s + strings.Repeat("<", n-len(s)) }
 	cd := func(s string) string {
 		d, ok := mrz.CheckDigit(s)
@@ -31,8 +39,12 @@ func td3(t *testing.T, surname, given, number, nationality, birth, sex, expiry s
 	}
 	name := strings.ReplaceAll(surname, " ", "<") + "<<" + strings.ReplaceAll(given, " ", "<")
 	line1 := "P<" + nationality + pad(name, 39)
-	num, personal := pad(number, 9), strings.Repeat("<", 14)
-	l2 := num + cd(num) + nationality + birth + cd(birth) + sex + expiry + cd(expiry) + personal + "<"
+	num, personal := pad(number, 9), pad(personalNumber, 14)
+	personalCD := "<"
+	if personalNumber != "" {
+		personalCD = cd(personal)
+	}
+	l2 := num + cd(num) + nationality + birth + cd(birth) + sex + expiry + cd(expiry) + personal + personalCD
 	composite := cd(l2[0:10] + l2[13:20] + l2[21:43])
 	return line1 + "\n" + l2 + composite
 }
@@ -112,7 +124,8 @@ func waitStatus(t *testing.T, tn tenant, id, status string) map[string]any {
 
 func TestIDScanThroughTheLink(t *testing.T) {
 	expiry := time.Now().AddDate(5, 0, 0).Format("060102")
-	good := td3(t, "DE VRIES", "JAN PIETER", "SPECI2014", "NLD", "900517", "M", expiry)
+	bsn := randomBSN()
+	good := td3Personal(t, bsn, "DE VRIES", "JAN PIETER", "SPECI2014", "NLD", "900517", "M", expiry)
 	id, path := newIDScanCustomer(t, env.a, "Jan de Vries", "Jan", "de Vries", "1990-05-17")
 	waitStatus(t, env.a, id, "awaiting_input")
 
@@ -165,6 +178,29 @@ func TestIDScanThroughTheLink(t *testing.T) {
 	}
 	if code, _ = postForm(t, path, good); code != http.StatusGone {
 		t.Fatalf("second submission %d", code)
+	}
+	// The personal number was never written in clear: not in a table, not
+	// in PostgreSQL's files (the WAL, a dead row of links) — where it would
+	// stand in the MRZ as typed, its fillers as JSON writes them.
+	nowhereAtRest(t, bsn, strings.Split(good, "\n")[1])
+	notOnDisk(t, bsn+"<", bsn+`\u003c`)
+}
+
+// randomBSN is a citizen service number that passes the eleven test, new
+// for each run (so that it is found only where this run wrote it).
+func randomBSN() string {
+	for {
+		d := make([]int, 9)
+		sum := 0
+		for i := range 8 {
+			d[i] = rand.IntN(10)
+			sum += (9 - i) * d[i]
+		}
+		if d[0] == 0 || sum%11 == 10 {
+			continue
+		}
+		d[8] = sum % 11
+		return fmt.Sprintf("%d%d%d%d%d%d%d%d%d", d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7], d[8])
 	}
 }
 

@@ -389,9 +389,15 @@ func (h *Handler) submitForm(w http.ResponseWriter, r *http.Request) {
 	h.message(w, r, http.StatusOK, lang, "✓", t.DoneTitle, t.DoneBody, lv.TenantName)
 }
 
-// submit stores the MRZ and signals the workflow; false when it answered.
+// submit stores the MRZ, sealed, and signals the workflow; false when it
+// answered.
 func (h *Handler) submit(w http.ResponseWriter, r *http.Request, lang string, lv store.LinkView, text string) bool {
-	raw, _ := json.Marshal(check.IDScanSubmission{MRZ: text})
+	if h.Images == nil {
+		h.Log.Warn("a typed MRZ refused: IMAGE_KEYS is not set")
+		http.Error(w, "Service temporarily unavailable; please try again in a minute.", http.StatusServiceUnavailable)
+		return false
+	}
+	raw, _ := json.Marshal(h.Images.SealMRZ(lv.Check.Ref(), text))
 	err := h.Store.SubmitLink(r.Context(), r.PathValue("token"), raw)
 	if err != nil {
 		h.submitFailed(w, r, lang, lv, err)
@@ -478,7 +484,12 @@ func (h *Handler) submitJSON(w http.ResponseWriter, r *http.Request) {
 		reply(http.StatusUnprocessableEntity, map[string]any{"message": "The MRZ does not verify.", "errors": fieldErrs})
 		return
 	}
-	raw, _ := json.Marshal(check.IDScanSubmission{MRZ: *in.MRZ})
+	if h.Images == nil {
+		h.Log.Warn("a typed MRZ refused: IMAGE_KEYS is not set")
+		reply(http.StatusServiceUnavailable, map[string]string{"message": "Service temporarily unavailable."})
+		return
+	}
+	raw, _ := json.Marshal(h.Images.SealMRZ(lv.Check.Ref(), *in.MRZ))
 	err = h.Store.SubmitLink(r.Context(), r.PathValue("token"), raw)
 	var closed *store.LinkClosedError
 	switch {

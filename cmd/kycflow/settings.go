@@ -91,7 +91,7 @@ var settings = []setting{
 	{"WEBHOOK_ALLOW_HTTP", "", "webhooks", []string{"api", "dev", "webhook"}, "1: live tenants may register http:// endpoints (sandbox tenants always may)"},
 	// the console
 	{"STAFF_KEY", "", "console", []string{"api", "worker", "dev", "staff"}, "32 bytes (64 hex digits, or base64) that seal the console's staff's second-factor secrets and key the hashes of their passwords, sessions and invitations (staff create and invite need the api's); unset: the console is off (dev: a key kept in KYCFLOW_DATA_DIR)"},
-	{"IMAGE_KEYS", "", "documents", serving, "keys sealing idscan photos at rest: ID:KEY pairs (KEY 32 bytes, hex or base64), comma-separated, the first sealing; unset: photo uploads are off (dev: a key kept in KYCFLOW_DATA_DIR)"},
+	{"IMAGE_KEYS", "", "documents", serving, "keys sealing idscan photos and typed MRZs at rest: ID:KEY pairs (KEY 32 bytes, hex or base64), comma-separated, the first sealing; unset: photo uploads and typed MRZs are off (dev: a key kept in KYCFLOW_DATA_DIR)"},
 	{"DOCUMENT_READERS", "1", "documents", workSide, "photos of documents one worker reads at once (each takes a core for about a second)"},
 	{"KYCFLOW_OCRB_FONT", ocrb.DefaultPath, "documents", []string{"worker", "dev", "idscan"}, "the OCR-B font the document reader matches MRZ characters against (Debian package fonts-ocr-b)"},
 	// dev and sandboxes

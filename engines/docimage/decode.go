@@ -54,9 +54,17 @@ func gray(img image.Image) *image.Gray {
 	}
 	r := img.Bounds()
 	g := image.NewGray(image.Rect(0, 0, r.Dx(), r.Dy()))
+	m, ok := img.(image.RGBA64Image)
 	for y := r.Min.Y; y < r.Max.Y; y++ {
 		for x := r.Min.X; x < r.Max.X; x++ {
-			g.Pix[(y-r.Min.Y)*g.Stride+x-r.Min.X] = color.GrayModel.Convert(img.At(x, y)).(color.Gray).Y
+			var v uint8
+			if ok { // color.GrayModel's weights, without a colour allocated a pixel
+				c := m.RGBA64At(x, y)
+				v = uint8((19595*uint32(c.R) + 38470*uint32(c.G) + 7471*uint32(c.B) + 1<<15) >> 24)
+			} else {
+				v = color.GrayModel.Convert(img.At(x, y)).(color.Gray).Y
+			}
+			g.Pix[(y-r.Min.Y)*g.Stride+x-r.Min.X] = v
 		}
 	}
 	return g

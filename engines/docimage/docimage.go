@@ -34,13 +34,19 @@ func (f Format) ContentType() string { return "image/" + string(f) }
 const (
 	MaxBytes  = 15 << 20
 	MaxPixels = 40_000_000
+	// MaxDecode bounds the memory a decode may take: the image as the
+	// decoder builds it (its bytes a pixel are its depth and layout's) and
+	// the reader's grey copies. A 12-megapixel phone photo takes 60 MB; a
+	// 16-bit PNG under the pixel limit could take half a gigabyte.
+	MaxDecode = 256 << 20
 )
 
 // The errors Inspect returns; the API maps them to 415 and 422.
 var (
 	// ErrFormat: not a JPEG or PNG image (a PDF, an HEIC, a text).
 	ErrFormat = errors.New("not a JPEG or PNG image")
-	// ErrPixels: more pixels than MaxPixels.
+	// ErrPixels: more pixels than MaxPixels, or more than decoding them
+	// in MaxDecode allows.
 	ErrPixels = errors.New("too many pixels")
 	// ErrCorrupt: a JPEG or PNG whose header or data cannot be read
 	// (truncated, damaged).
@@ -86,8 +92,12 @@ func Inspect(b []byte) (Info, error) {
 	if cfg.Width <= 0 || cfg.Height <= 0 {
 		return Info{}, ErrCorrupt
 	}
-	if int64(cfg.Width)*int64(cfg.Height) > MaxPixels {
+	px := int64(cfg.Width) * int64(cfg.Height)
+	if px > MaxPixels {
 		return Info{}, fmt.Errorf("%w: %d × %d", ErrPixels, cfg.Width, cfg.Height)
+	}
+	if cost := px * (decodedBytes(b, f) + grayCopies); cost > MaxDecode {
+		return Info{}, fmt.Errorf("%w: %d × %d would take %d MiB to decode", ErrPixels, cfg.Width, cfg.Height, cost>>20)
 	}
 	info := Info{Format: f, Width: cfg.Width, Height: cfg.Height, Orientation: 1}
 	if f == JPEG {
@@ -96,6 +106,37 @@ func Inspect(b []byte) (Info, error) {
 		}
 	}
 	return info, nil
+}
+
+// grayCopies are the bytes a pixel the reader's grey image and its turned
+// copy take beside the decoded one.
+const grayCopies = 2
+
+// decodedBytes is what Go's decoder allocates a pixel for b (at most):
+// a PNG by its colour type and depth (16-bit colour: 8; transparency
+// makes grey 8-bit colour), a JPEG by its components, four times over
+// for a progressive one (it keeps every coefficient until the last scan).
+func decodedBytes(b []byte, f Format) int64 {
+	if f == PNG {
+		depth, colour := b[24], b[25] // IHDR, which DecodeConfig has read
+		switch {
+		case colour == 3: // paletted
+			return 1
+		case depth == 16:
+			return 8
+		}
+		return 4
+	}
+	for _, seg := range jpegSegments(b) {
+		if m := seg.marker; m >= 0xC0 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC && len(seg.data) >= 6 {
+			n := int64(max(seg.data[5], 1))
+			if m == 0xC2 || m == 0xC6 || m == 0xCA || m == 0xCE { // progressive
+				return n * 5
+			}
+			return n
+		}
+	}
+	return 4
 }
 
 // exifOrientation reads the Orientation tag (0x0112) of a JPEG's Exif
