@@ -14,11 +14,11 @@ import (
 	"github.com/kycflow/kycflow/store"
 )
 
-// Reviewer sends a review to the workflow of the check awaiting it and
-// returns once it is recorded; a review the workflow rejects is a
-// check.ReviewProblems.
+// Reviewer sends a review to the workflow of the check awaiting it, as
+// the principal that authenticated it (reviews.Client), and returns once
+// it is recorded; a review the workflow rejects is a check.ReviewProblems.
 type Reviewer interface {
-	Review(ctx context.Context, checkID uuid.UUID, req check.ReviewRequest) error
+	Review(ctx context.Context, by store.Principal, checkID uuid.UUID, req check.ReviewRequest) (check.ReviewOutcome, error)
 }
 
 // reviewTimeout bounds the wait for the workflow to record a review (its
@@ -54,7 +54,7 @@ func (s *Server) reviewCheck(c echo.Context) error {
 	}
 	rctx, cancel := context.WithTimeout(ctx, reviewTimeout)
 	defer cancel()
-	if err := s.reviews.Review(rctx, id, req); err != nil {
+	if _, err := s.reviews.Review(rctx, principal(c), id, req); err != nil {
 		var ps check.ReviewProblems
 		switch {
 		case errors.As(err, &ps) && ps.Conflict():

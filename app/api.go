@@ -14,9 +14,9 @@ import (
 	"github.com/kycflow/kycflow/metrics"
 	"github.com/kycflow/kycflow/ops"
 	"github.com/kycflow/kycflow/providers/mail"
+	"github.com/kycflow/kycflow/reviews"
 	"github.com/kycflow/kycflow/screening"
 	"github.com/kycflow/kycflow/store"
-	"github.com/kycflow/kycflow/worker"
 )
 
 // API is a built api process: its handler and what it holds.
@@ -78,12 +78,12 @@ func NewAPI(ctx context.Context, cfg Config, sh Shared) (_ *API, err error) {
 	if cfg.StaffKey == "" {
 		log.Warn("the console is off: set STAFF_KEY")
 	}
-	reviews := worker.Reviews{Client: sh.Temporal}
+	reviewer := reviews.Client{Store: a.Store, Temporal: sh.Temporal}
 	public, err := url.Parse(cfg.PublicURL)
 	if err != nil {
 		return nil, fmt.Errorf("PUBLIC_URL: %w", err)
 	}
-	ccfg := console.Config{Store: a.Store, Log: log, Key: cfg.StaffKey, Reviews: reviews, Images: images, PublicURL: public}
+	ccfg := console.Config{Store: a.Store, Log: log, Key: cfg.StaffKey, Reviews: reviewer, Images: images, PublicURL: public}
 	if m, err := cfg.mailer(); err != nil {
 		return nil, err
 	} else if m != nil {
@@ -96,7 +96,7 @@ func NewAPI(ctx context.Context, cfg Config, sh Shared) (_ *API, err error) {
 		return nil, fmt.Errorf("STAFF_KEY: %w", err)
 	}
 	conf := api.Config{Store: a.Store, Logger: log, Limits: cfg.Limits, PublicURL: cfg.PublicURL, IDIN: cfg.IDINBroker(), Webhooks: hooks,
-		Reviews: reviews, Probes: a.Probes, Metrics: a.Metrics, Images: images, Console: con}
+		Reviews: reviewer, Probes: a.Probes, Metrics: a.Metrics, Images: images, Console: con}
 	if a.Lists != nil {
 		conf.Screener = a.Lists
 	}

@@ -52,6 +52,9 @@ type Config struct {
 	WorkflowPollers  int
 	// DevTemporalPragmas: nil keeps devserver.DefaultPragmas.
 	DevTemporalPragmas []string
+	// APIKey is the tenant's API key `kycflow check review` acts as
+	// (KYCFLOW_API_KEY): four eyes tells reviewers apart by their keys.
+	APIKey string
 
 	// Providers (activities.go). An empty base URL under `kycflow dev`
 	// means: start the provider's sandbox and use it.

@@ -5,7 +5,12 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
+
+	"github.com/google/uuid"
+	"golang.org/x/text/cases"
+	"golang.org/x/text/unicode/norm"
 )
 
 // The review of aml hits: an aml check whose hits alert waits in
@@ -47,27 +52,103 @@ type HitReview struct {
 	Pending    bool    `json:"pending,omitempty"`
 	ApprovedBy *string `json:"approved_by,omitempty"`
 	ApprovedAt *string `json:"approved_at,omitempty"`
+	// ApprovalNote is the approver's note.
+	ApprovalNote *string `json:"approval_note,omitempty"`
+	// What authenticated the decider (By) and the approver (ApprovedVia):
+	// a staff member's console session, or an API key — the names above
+	// are theirs (a staff member's address) or what the key's holder
+	// claimed. Absent on decisions recorded before reviews were by id.
+	By          *Reviewer `json:"by,omitempty"`
+	ApprovedVia *Reviewer `json:"approved_via,omitempty"`
 }
 
 // Final reports whether a hit's review is a decision in force, not one
 // awaiting approval.
 func (r *HitReview) Final() bool { return r != nil && !r.Pending }
 
-// SameReviewer reports whether two reviewers' names are one person's
-// (case and surrounding space aside): an approver must not be.
-func SameReviewer(a, b string) bool {
-	return strings.EqualFold(strings.TrimSpace(a), strings.TrimSpace(b))
+// Reviewer is who a review is by, in ids — what authenticated it and the
+// person it names, never a name or an address (the check's workflow keeps
+// it in its history): a staff member signed in to the console (StaffID);
+// or an API key (KeyID) and the name its holder claimed (NameID, the
+// tenant's id for that name as NameKey reads it).
+type Reviewer struct {
+	StaffID *uuid.UUID `json:"staff_id,omitempty"`
+	KeyID   *uuid.UUID `json:"key_id,omitempty"`
+	NameID  *uuid.UUID `json:"name_id,omitempty"`
 }
 
-// Proposal is a decision on a hit awaiting a second reviewer (four eyes).
+// Known reports whether r names anyone.
+func (r Reviewer) Known() bool { return r.StaffID != nil || r.KeyID != nil || r.NameID != nil }
+
+// Same reports whether two reviews may be one person's, so that one may
+// not approve the other: the same staff member, the same API key (whatever
+// names its holder claims), or the same claimed name (whichever key claims
+// it).
+func (r Reviewer) Same(o Reviewer) bool {
+	eq := func(a, b *uuid.UUID) bool { return a != nil && b != nil && *a == *b }
+	return eq(r.StaffID, o.StaffID) || eq(r.KeyID, o.KeyID) || eq(r.NameID, o.NameID)
+}
+
+// SameReviewer reports whether two names are one (NameKey): how reviews
+// recorded before they were by id are compared.
+func SameReviewer(a, b string) bool { return NameKey(a) == NameKey(b) }
+
+// ReviewerName is a claimed name as kept and shown: in Unicode's
+// compatibility form (NFKC), without the characters that show nothing
+// (zero-width spaces and joiners, a byte-order mark, bidirectional
+// controls, soft hyphens, variation selectors, control characters), its
+// runs of spaces one space, trimmed.
+func ReviewerName(s string) string {
+	s = norm.NFKC.String(s)
+	var b strings.Builder
+	space := false
+	for _, r := range s {
+		switch {
+		case unicode.IsSpace(r) || unicode.Is(unicode.Zs, r):
+			space = b.Len() > 0
+			continue
+		case invisible(r):
+			continue
+		}
+		if space {
+			b.WriteByte(' ')
+			space = false
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// invisible: a character that shows nothing where it stands.
+func invisible(r rune) bool {
+	return unicode.In(r, unicode.Cf, unicode.Cc, unicode.Co, unicode.Variation_Selector, unicode.Other_Default_Ignorable_Code_Point) || r == utf8.RuneError
+}
+
+// NameKey is the form two names are compared in: ReviewerName, case
+// folded.
+func NameKey(s string) string { return cases.Fold().String(ReviewerName(s)) }
+
+// Proposal is a decision on a hit awaiting a second reviewer (four eyes):
+// by whom (Legacy: the name of one recorded before reviews were by id).
 type Proposal struct {
 	Decision Decision
-	Reviewer string
+	By       Reviewer
+	Legacy   string
 }
 
-// ReviewRequest is a review: the body of POST /api/v1/checks/{id}/review,
-// the payload of the workflow's review update and of the review signal the
-// Temporal UI sends.
+// mine reports whether a review by (or, recorded before reviews were by
+// id, named legacy) is the proposal's own.
+func (p Proposal) mine(by Reviewer, legacy string) bool {
+	if p.By.Known() && by.Known() {
+		return p.By.Same(by)
+	}
+	return p.Legacy != "" && legacy != "" && SameReviewer(p.Legacy, legacy)
+}
+
+// ReviewRequest is a review as a reviewer sends it: the body of POST
+// /api/v1/checks/{id}/review, the console's form, `kycflow check review`.
+// It is kept as a submission (store.ReviewSubmission); the check's
+// workflow is sent a ReviewUpdate naming it.
 type ReviewRequest struct {
 	Reviewer  string           `json:"reviewer"`
 	Decisions []ReviewDecision `json:"decisions"`
@@ -122,8 +203,8 @@ func fieldProblem(field, rest string) ReviewProblem {
 // positive.
 func (r ReviewRequest) Problems() ReviewProblems {
 	var ps ReviewProblems
-	switch n := utf8.RuneCountInString(r.Reviewer); {
-	case blank(r.Reviewer):
+	switch n := utf8.RuneCountInString(ReviewerName(r.Reviewer)); {
+	case n == 0:
 		ps = append(ps, fieldProblem("reviewer", "is required."))
 	case n > MaxReviewerLength:
 		ps = append(ps, fieldProblem("reviewer", "must not be greater than "+strconv.Itoa(MaxReviewerLength)+" characters."))
@@ -161,13 +242,62 @@ func (r ReviewRequest) Problems() ReviewProblems {
 	return ps
 }
 
+// ReviewUpdate is a review as the check's workflow is sent it (the
+// payload of its review update, and of the review signal): the submission
+// kept in PostgreSQL with its notes and names, who it is by and its
+// decisions — ids only.
+type ReviewUpdate struct {
+	Submission uuid.UUID     `json:"submission_id"`
+	By         Reviewer      `json:"by"`
+	Decisions  []HitDecision `json:"decisions"`
+	// Legacy is the name a review was sent with before reviews were by id
+	// (in histories recorded then); never sent now.
+	Legacy string `json:"reviewer,omitempty"`
+}
+
+// HitDecision is one decision of a ReviewUpdate.
+type HitDecision struct {
+	EntityID string   `json:"entity_id"`
+	Decision Decision `json:"decision"`
+}
+
+// Update is the ReviewUpdate of r, kept as submission by by.
+func (r ReviewRequest) Update(submission uuid.UUID, by Reviewer) ReviewUpdate {
+	u := ReviewUpdate{Submission: submission, By: by}
+	for _, d := range r.Decisions {
+		u.Decisions = append(u.Decisions, HitDecision{EntityID: d.EntityID, Decision: d.Decision})
+	}
+	return u
+}
+
+// Problems checks the update's own rules: a submission and a reviewer
+// (unless legacy, a review of before they were by id), and one to
+// MaxDecisions known decisions each naming an entity once.
+func (u ReviewUpdate) Problems(legacy bool) ReviewProblems {
+	var ps ReviewProblems
+	if !legacy && (u.Submission == uuid.Nil || !u.By.Known()) {
+		ps = append(ps, ReviewProblem{Field: "reviewer", Message: "A review names its submission and its reviewer."})
+	}
+	if len(u.Decisions) == 0 || len(u.Decisions) > MaxDecisions {
+		ps = append(ps, fieldProblem("decisions", "must have 1 to "+strconv.Itoa(MaxDecisions)+" items."))
+	}
+	seen := map[string]bool{}
+	for i, d := range u.Decisions {
+		if blank(d.EntityID) || seen[d.EntityID] || d.Decision != FalsePositive && d.Decision != TrueMatch {
+			ps = append(ps, fieldProblem("decisions."+strconv.Itoa(i), "is not a decision on an entity named once."))
+		}
+		seen[d.EntityID] = true
+	}
+	return ps
+}
+
 // Against checks the review against the check's state: each decision must
 // name a hit that alerts and is not decided yet, and under four eyes not
 // one whose pending decision is this reviewer's own (an approver is never
-// the one who decided). alerting are the entity ids of the check's
-// alerting hits, decided those already decided, proposed the pending
-// decisions by entity id.
-func (r ReviewRequest) Against(awaiting bool, alerting, decided []string, proposed map[string]Proposal) ReviewProblems {
+// the one who decided: Reviewer.Same). alerting are the entity ids of the
+// check's alerting hits, decided those already decided, proposed the
+// pending decisions by entity id.
+func (r ReviewUpdate) Against(awaiting bool, alerting, decided []string, proposed map[string]Proposal) ReviewProblems {
 	if !awaiting {
 		return ReviewProblems{{Conflict: true, Message: "The check is not awaiting review."}}
 	}
@@ -179,7 +309,7 @@ func (r ReviewRequest) Against(awaiting bool, alerting, decided []string, propos
 			ps = append(ps, ReviewProblem{Conflict: true, Field: field, Message: "The hit on " + d.EntityID + " has been decided already."})
 		case !slices.Contains(alerting, d.EntityID):
 			ps = append(ps, fieldProblem(field, "names no alerting hit of this check."))
-		case SameReviewer(proposed[d.EntityID].Reviewer, r.Reviewer):
+		case proposed[d.EntityID].mine(r.By, r.Legacy):
 			ps = append(ps, ReviewProblem{Conflict: true, Field: field, Message: "The decision on " + d.EntityID +
 				" is yours and awaits another reviewer's approval (four eyes): the approver cannot be the reviewer who decided."})
 		}
@@ -218,4 +348,12 @@ func (d AMLData) ReviewState() ReviewState {
 		r.TopScore = max(r.TopScore, h.Score)
 	}
 	return r
+}
+
+// ReviewOutcome is what a review did once recorded: the check afterwards,
+// and the entities whose pending decision it approved (four eyes).
+type ReviewOutcome struct {
+	Status    Status
+	Validated *bool
+	Approved  []string
 }

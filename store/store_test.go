@@ -147,8 +147,8 @@ func TestRLSWithoutTenantSeesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	review := awaitingAML(t, app, worker, tn.ID, "ofac-1")
-	if _, err := worker.RecordReview(ctx, review, check.ReviewRequest{Reviewer: "R", Decisions: []check.ReviewDecision{
-		{EntityID: "ofac-1", Decision: check.FalsePositive}}}, time.Now(), false); err != nil { // aml_reviews
+	if _, err := worker.RecordReview(ctx, review, submitted(t, app, viaKey(tn.ID), review, check.ReviewRequest{Reviewer: "R", Decisions: []check.ReviewDecision{
+		{EntityID: "ofac-1", Decision: check.FalsePositive}}}), time.Now(), false); err != nil { // aml_reviews, review_submissions, reviewer_names
 		t.Fatal(err)
 	}
 	first := deliveries(t, app, tn.ID, ep.ID)[0].Ref()

@@ -154,6 +154,20 @@ func (s *Store) RevokeKey(ctx context.Context, tenantID uuid.UUID, idOrPrefix st
 	})
 }
 
+// ActiveKey is the id of the tenant's active key that hashes to keyHash
+// (the operator's: `kycflow check review` acts as the key it is given);
+// ErrUnauthenticated for any other key.
+func (s *Store) ActiveKey(ctx context.Context, tenantID uuid.UUID, keyHash []byte) (uuid.UUID, error) {
+	var id uuid.UUID
+	err := s.inTenant(ctx, tenantID, func(tx *sqlx.Tx) error {
+		return tx.GetContext(ctx, &id, `SELECT id FROM api_keys WHERE tenant_id = $1 AND hash = $2 AND revoked_at IS NULL`, tenantID, keyHash)
+	})
+	if errors.Is(err, ErrNotFound) {
+		return id, ErrUnauthenticated
+	}
+	return id, err
+}
+
 // TenantIDs lists every tenant's id: the worker's rescreening walks them
 // (its role reads tenants, never their hosts or keys).
 func (s *Store) TenantIDs(ctx context.Context) ([]uuid.UUID, error) {

@@ -13,19 +13,28 @@ import (
 
 // The review of an aml check's alerting hits: the API sends each review as
 // an Update (validated before it is accepted, answered once recorded); the
-// Temporal UI sends the same payload as a signal.
+// Temporal UI may send the same payload as a signal. Either names the
+// review's submission in PostgreSQL and who it is by, in ids
+// (check.ReviewUpdate): the notes and names never reach the history, and
+// a payload whose submission is not its own is rejected when recorded.
 const (
 	UpdateReview = "review"
 	SignalReview = "review"
+	// reviewByID is the change that made reviews ids (GetVersion): a
+	// check that reached its review before it also takes reviews of
+	// before, by name.
+	reviewByID = "review-by-id"
 	// ErrTypeReviewRejected is the type of a rejected review's error; its
 	// details are the check.ReviewProblems.
 	ErrTypeReviewRejected = "ReviewRejected"
 )
 
-// ReviewUpdateResult is the review update's answer: the check afterwards.
+// ReviewUpdateResult is the review update's answer: the check afterwards,
+// and the entities whose pending decision the review approved.
 type ReviewUpdateResult struct {
 	Status    check.Status
 	Validated *bool
+	Approved  []string `json:",omitempty"`
 }
 
 // review is an aml check waiting for decisions on its alerting hits.
@@ -38,22 +47,26 @@ type review struct {
 	fourEyes bool
 	proposed map[string]check.Proposal
 	closed   bool // expired or ended: no review is accepted
-	result   *activities.CheckResult
+	// legacy: the check reached its review before reviews were by id, so
+	// a review by name (recorded then) is taken too.
+	legacy bool
+	result *activities.CheckResult
 }
 
 // awaitReview waits in awaiting_review (the screening set it) until every
 // alerting hit is decided (the check completes) or the review window ends
 // (expired, hits kept); cancellation ends it too.
 func awaitReview(ctx workflow.Context, st *state, screened activities.CheckResult) (activities.CheckResult, error) {
+	legacy := workflow.GetVersion(ctx, reviewByID, workflow.DefaultVersion, 1) == workflow.DefaultVersion
 	if err := st.show(ctx, check.AwaitingReview); err != nil {
 		return activities.CheckResult{}, err
 	}
-	r := &review{st: st, alerting: screened.Alerting, fourEyes: screened.FourEyes, proposed: map[string]check.Proposal{}}
+	r := &review{st: st, alerting: screened.Alerting, fourEyes: screened.FourEyes, proposed: map[string]check.Proposal{}, legacy: legacy}
 	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateReview,
-		func(ctx workflow.Context, req check.ReviewRequest) (ReviewUpdateResult, error) {
+		func(ctx workflow.Context, req check.ReviewUpdate) (ReviewUpdateResult, error) {
 			return r.apply(ctx, req)
 		},
-		workflow.UpdateHandlerOptions{Validator: func(_ workflow.Context, req check.ReviewRequest) error { return rejection(r.problems(req)) }},
+		workflow.UpdateHandlerOptions{Validator: func(_ workflow.Context, req check.ReviewUpdate) error { return rejection(r.problems(req)) }},
 	); err != nil {
 		return activities.CheckResult{}, err
 	}
@@ -66,13 +79,15 @@ func awaitReview(ctx workflow.Context, st *state, screened activities.CheckResul
 			return activities.CheckResult{}, temporal.NewCanceledError()
 		}
 		if signals.Len() > 0 {
-			var req check.ReviewRequest
+			var req check.ReviewUpdate
 			signals.Receive(ctx, &req)
 			if ps := r.problems(req); len(ps) > 0 {
 				workflow.GetLogger(ctx).Warn("review signal rejected", "Problem", ps.Error())
 				continue
 			}
-			if _, err := r.apply(ctx, req); err != nil {
+			if _, err := r.apply(ctx, req); isType(err, ErrTypeReviewRejected) {
+				workflow.GetLogger(ctx).Warn("review signal rejected", "Problem", err.Error())
+			} else if err != nil {
 				return activities.CheckResult{}, err
 			}
 			continue
@@ -100,8 +115,8 @@ func awaitReview(ctx workflow.Context, st *state, screened activities.CheckResul
 }
 
 // problems are why a review cannot be applied now.
-func (r *review) problems(req check.ReviewRequest) check.ReviewProblems {
-	if ps := req.Problems(); len(ps) > 0 {
+func (r *review) problems(req check.ReviewUpdate) check.ReviewProblems {
+	if ps := req.Problems(r.legacy); len(ps) > 0 {
 		return ps
 	}
 	return req.Against(!r.closed && r.result == nil, r.alerting, r.decided, r.proposed)
@@ -110,7 +125,7 @@ func (r *review) problems(req check.ReviewRequest) check.ReviewProblems {
 // apply records an accepted review. The hits are marked decided at once,
 // so a concurrent review of the same hit is rejected while this one is
 // being recorded.
-func (r *review) apply(ctx workflow.Context, req check.ReviewRequest) (ReviewUpdateResult, error) {
+func (r *review) apply(ctx workflow.Context, req check.ReviewUpdate) (ReviewUpdateResult, error) {
 	if ps := r.problems(req); len(ps) > 0 { // accepted, but overtaken by another review
 		return ReviewUpdateResult{}, rejection(ps)
 	}
@@ -122,13 +137,15 @@ func (r *review) apply(ctx workflow.Context, req check.ReviewRequest) (ReviewUpd
 			r.decided = append(r.decided, d.EntityID)
 			delete(r.proposed, d.EntityID)
 		default: // pending, for another reviewer to approve
-			r.proposed[d.EntityID] = check.Proposal{Decision: d.Decision, Reviewer: req.Reviewer}
+			r.proposed[d.EntityID] = check.Proposal{Decision: d.Decision, By: req.By, Legacy: req.Legacy}
 		}
 	}
 	var res activities.ReviewResult
 	err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, storeOptions), a.RecordReview,
 		activities.ReviewInput{Check: r.st.in.Check, Review: req, DecidedAt: workflow.Now(ctx), FourEyes: r.fourEyes}).Get(ctx, &res)
-	if err == nil && r.fourEyes {
+	if err == nil && res.Rejected != "" { // not the review its submission is: nothing recorded
+		err = rejection(check.ReviewProblems{{Field: "reviewer", Message: res.Rejected}})
+	} else if err == nil && r.fourEyes {
 		err = workflow.UpsertMemo(ctx, map[string]any{"AwaitingApproval": len(r.proposed)})
 	}
 	if err != nil {
@@ -141,7 +158,7 @@ func (r *review) apply(ctx workflow.Context, req check.ReviewRequest) (ReviewUpd
 	if res.Status != check.AwaitingReview {
 		r.result = &activities.CheckResult{Status: res.Status, Validated: res.Validated}
 	}
-	return ReviewUpdateResult{Status: res.Status, Validated: res.Validated}, nil
+	return ReviewUpdateResult{Status: res.Status, Validated: res.Validated, Approved: res.Approved}, nil
 }
 
 // rejection is the error a rejected review answers with.

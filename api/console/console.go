@@ -49,11 +49,12 @@ const (
 	formCookie    = "__Host-kycflow-form"
 )
 
-// Reviewer sends a review to the workflow of the check awaiting it (the
-// one path decisions take, API and console alike: the workflow keeps four
-// eyes); a review the workflow rejects is a check.ReviewProblems.
+// Reviewer sends a review to the workflow of the check awaiting it, as
+// the staff member signed in (the one path decisions take, API and console
+// alike: the workflow keeps four eyes, by who authenticated each review),
+// and audits it; a review the workflow rejects is a check.ReviewProblems.
 type Reviewer interface {
-	Review(ctx context.Context, checkID uuid.UUID, req check.ReviewRequest) error
+	Review(ctx context.Context, by store.Principal, checkID uuid.UUID, req check.ReviewRequest) (check.ReviewOutcome, error)
 }
 
 // Config is what the console is built from.

@@ -3,10 +3,13 @@ package console
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"html"
 	"html/template"
 	"net/http"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/google/uuid"
 
@@ -30,6 +33,26 @@ var funcs = template.FuncMap{
 		return ""
 	},
 	"join": strings.Join,
+	"text": shownText,
+}
+
+// shownText is a name or a value as a page shows it: isolated from the
+// text around it (<bdi>), and every character that would act rather than
+// show — a bidirectional control that turns the text around, a zero-width
+// space or joiner, a byte-order mark — shown as its code point, so that
+// what a customer or a list wrote cannot pass for something else.
+func shownText(s string) template.HTML {
+	var b strings.Builder
+	b.WriteString("<bdi>")
+	for _, r := range s {
+		if unicode.Is(unicode.Cf, r) || unicode.Is(unicode.Cc, r) {
+			fmt.Fprintf(&b, `<span class="cp">U+%04X</span>`, r)
+			continue
+		}
+		b.WriteString(html.EscapeString(string(r)))
+	}
+	b.WriteString("</bdi>")
+	return template.HTML(b.String()) //nolint:gosec // every rune escaped above
 }
 
 // page is the view every signed-in page starts from.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -164,8 +165,36 @@ type hitView struct {
 	Version                          int64
 	Found                            bool
 	// State: "open", "pending" (awaits a second reviewer), "decided".
+	// Reviewer and ApprovedBy say who and through what (an API key's
+	// review: the name its holder claimed, and the key).
 	State, Decision, Other, Reviewer, Note, DecidedAt, ApprovedBy string
+	ApprovalNote                                                  string
 	Mine                                                          bool
+}
+
+// earlierRow is an earlier decision on the customer, as the review page
+// lists it.
+type earlierRow struct {
+	DecidedAt                                time.Time
+	EntityID, Decision, Reviewer, ApprovedBy string
+	Note, ApprovalNote                       string
+}
+
+// shown is a reviewer's name as the console shows it: a staff member's
+// address as it is; the name an API review claimed, with the key it came
+// through (what vouches for it).
+func shown(W map[string]string, name string, by *check.Reviewer) string {
+	if by != nil && by.KeyID != nil {
+		return fmt.Sprintf(W["viaKey"], name, by.KeyID.String()[:8])
+	}
+	return name
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
 
 // reviewData is the review page.
@@ -175,7 +204,7 @@ type reviewData struct {
 	Name, BirthDate, Nationality string
 	Lists                        []check.AMLList
 	Hits                         []hitView
-	Earlier                      []store.AMLReview
+	Earlier                      []earlierRow
 	FourEyes, CanDecide          bool
 	CanAssign, Mine              bool
 	Assignee                     string
@@ -207,6 +236,7 @@ func (h *Handler) reviewPage(w http.ResponseWriter, r *http.Request, rq *request
 }
 
 func (h *Handler) reviewData(ctx context.Context, rq *request, id uuid.UUID) (reviewData, int, error) {
+	W := words[rq.lang]
 	c, err := h.store.GetCheck(ctx, rq.tenant, id)
 	if err != nil {
 		return reviewData{}, 0, err
@@ -271,26 +301,33 @@ func (h *Handler) reviewData(ctx context.Context, rq *request, id uuid.UUID) (re
 			}
 		}
 		if rv := hit.Review; rv != nil {
-			hv.Decision, hv.Reviewer, hv.DecidedAt = string(rv.Decision), rv.Reviewer, rv.DecidedAt
-			if rv.Note != nil {
-				hv.Note = *rv.Note
-			}
+			hv.Decision, hv.Reviewer, hv.DecidedAt = string(rv.Decision), shown(W, rv.Reviewer, rv.By), rv.DecidedAt
+			hv.Note, hv.ApprovalNote = deref(rv.Note), deref(rv.ApprovalNote)
 			hv.State = "decided"
 			if rv.Pending {
-				hv.State, hv.Mine = "pending", check.SameReviewer(rv.Reviewer, me.Email)
+				hv.State, hv.Mine = "pending", rv.By != nil && rv.By.Same(check.Reviewer{StaffID: &me.ID}) || rv.By == nil && check.SameReviewer(rv.Reviewer, me.Email)
 				hv.Other = string(check.TrueMatch)
 				if rv.Decision == check.TrueMatch {
 					hv.Other = string(check.FalsePositive)
 				}
 			}
 			if rv.ApprovedBy != nil {
-				hv.ApprovedBy = *rv.ApprovedBy
+				hv.ApprovedBy = shown(W, *rv.ApprovedBy, rv.ApprovedVia)
 			}
 		}
 		out.Hits = append(out.Hits, hv)
 	}
-	if out.Earlier, err = h.store.AMLMemory(ctx, rq.tenant, *c.CustomerID); err != nil {
+	earlier, err := h.store.AMLMemory(ctx, rq.tenant, *c.CustomerID)
+	if err != nil {
 		return reviewData{}, 0, err
+	}
+	for _, e := range earlier {
+		row := earlierRow{DecidedAt: e.DecidedAt, EntityID: e.EntityID, Decision: string(e.Decision), Reviewer: shown(W, e.Reviewer, (*check.Reviewer)(e.By)),
+			Note: deref(e.Note), ApprovalNote: deref(e.ApprovalNote)}
+		if e.ApprovedBy != nil {
+			row.ApprovedBy = shown(W, *e.ApprovedBy, (*check.Reviewer)(e.ApprovedVia))
+		}
+		out.Earlier = append(out.Earlier, row)
 	}
 	a, err := h.store.ReviewAssignee(ctx, rq.tenant, id)
 	if err != nil {
@@ -315,7 +352,9 @@ func (h *Handler) reviewData(ctx context.Context, rq *request, id uuid.UUID) (re
 
 // decide records the signed-in reviewer's decision on one hit (or their
 // approval of another's) through the check's workflow, which keeps four
-// eyes: the page only offers what the workflow will take.
+// eyes: the page only offers what the workflow will take. A review in
+// another's hands (claimed or assigned) is theirs to decide; approving a
+// decision pending there is open to any reviewer but its decider.
 func (h *Handler) decide(w http.ResponseWriter, r *http.Request, rq *request) {
 	id, ok := h.pathID(w, r, rq)
 	if !ok || !h.allowed(w, rq, check.ActionDecide) {
@@ -346,30 +385,40 @@ func (h *Handler) decide(w http.ResponseWriter, r *http.Request, rq *request) {
 			h.fail(w, rq, err)
 			return
 		}
-		rctx, cancel := context.WithTimeout(ctx, reviewTimeout)
-		err = h.cfg.Reviews.Review(rctx, id, req)
-		cancel()
-		var ps check.ReviewProblems
-		switch {
-		case err == nil:
-			if err := h.auditDecision(ctx, rq, id, dec); err != nil {
-				h.fail(w, rq, err)
+		a, err := h.store.ReviewAssignee(ctx, rq.tenant, id)
+		if err != nil {
+			h.fail(w, rq, err)
+			return
+		}
+		if a != nil && a.StaffID != me.ID && !approves(c, dec) {
+			problems, status = append(problems, fmt.Sprintf(W["reviewInHand"], a.Email)), http.StatusConflict
+		}
+		if len(problems) == 0 {
+			rctx, cancel := context.WithTimeout(ctx, reviewTimeout)
+			out, err := h.cfg.Reviews.Review(rctx, actor(rq), id, req)
+			cancel()
+			var ps check.ReviewProblems
+			switch {
+			case err == nil:
+				done := "decided"
+				if len(out.Approved) > 0 {
+					done = "approved"
+				}
+				back(w, r, "/console/reviews/"+id.String(), done)
+				return
+			case errors.As(err, &ps):
+				for _, p := range ps {
+					problems = append(problems, p.Message)
+				}
+				if ps.Conflict() {
+					status = http.StatusConflict
+				}
+			case ctx.Err() == nil:
+				h.log.Warn("console: review not recorded", "error", err)
+				problems, status = append(problems, W["reviewLate"]), http.StatusServiceUnavailable
+			default:
 				return
 			}
-			back(w, r, "/console/reviews/"+id.String(), "decided")
-			return
-		case errors.As(err, &ps):
-			for _, p := range ps {
-				problems = append(problems, p.Message)
-			}
-			if ps.Conflict() {
-				status = http.StatusConflict
-			}
-		case ctx.Err() == nil:
-			h.log.Warn("console: review not recorded", "error", err)
-			problems, status = append(problems, W["reviewLate"]), http.StatusServiceUnavailable
-		default:
-			return
 		}
 	}
 	data, _, err := h.reviewData(ctx, rq, id)
@@ -381,26 +430,21 @@ func (h *Handler) decide(w http.ResponseWriter, r *http.Request, rq *request) {
 	h.render(w, status, "review", v)
 }
 
+// approves reports whether dec is the same decision as one pending on its
+// hit (an approval, under four eyes).
+func approves(c store.Check, dec check.ReviewDecision) bool {
+	var d check.AMLData
+	if json.Unmarshal(c.Data, &d) != nil {
+		return false
+	}
+	for _, hit := range d.Hits {
+		if hit.EntityID == dec.EntityID && hit.Review != nil && hit.Review.Pending && hit.Review.Decision == dec.Decision {
+			return true
+		}
+	}
+	return false
+}
+
 // reviewTimeout bounds the wait for the workflow to record a decision
 // (its worker may be down).
 const reviewTimeout = 15 * time.Second
-
-// auditDecision writes the audit row (and event) of a recorded decision:
-// review.approved when it approved another's, else review.decided.
-func (h *Handler) auditDecision(ctx context.Context, rq *request, id uuid.UUID, dec check.ReviewDecision) error {
-	c, err := h.store.GetCheck(ctx, rq.tenant, id)
-	if err != nil {
-		return err
-	}
-	var d check.AMLData
-	if err := json.Unmarshal(c.Data, &d); err != nil {
-		return err
-	}
-	action := "review.decided"
-	for _, hit := range d.Hits {
-		if hit.EntityID == dec.EntityID && hit.Review != nil && hit.Review.ApprovedBy != nil && check.SameReviewer(*hit.Review.ApprovedBy, rq.session.Staff.Email) {
-			action = "review.approved"
-		}
-	}
-	return h.store.Audit(ctx, actor(rq), action, "check", id, map[string]string{"entity_id": dec.EntityID, "decision": string(dec.Decision)})
-}

@@ -37,12 +37,12 @@ func TestPagesRender(t *testing.T) {
 	note, by := "not the listed person", "b@acme.test"
 	id := uuid.New()
 	hits := []hitView{{EntityID: "e1", State: "open"}, {EntityID: "e2", State: "pending", Decision: "false_positive", Other: "true_match"},
-		{EntityID: "e3", State: "pending", Mine: true}, {EntityID: "e4", State: "decided", ApprovedBy: by, Found: true, Names: []string{"A"}}}
+		{EntityID: "e3", State: "pending", Mine: true}, {EntityID: "e4", State: "decided", ApprovedBy: by, ApprovalNote: note, Found: true, Names: []string{"A"}}}
 	pagesData := map[string]any{
 		"reviews": inboxFilters{Lists: []string{"ofac"}},
 		"review": reviewData{CheckID: id.String(), Hits: hits, CanDecide: true, CanAssign: true, FourEyes: true, Notice: "x",
 			Reviewers: []store.Staff{{ID: id, Email: by, Role: check.RoleReviewer}},
-			Earlier:   []store.AMLReview{{EntityID: "e4", Note: &note, ApprovedBy: &by, DecidedAt: now}}},
+			Earlier:   []earlierRow{{EntityID: "e4", Note: note, ApprovedBy: by, ApprovalNote: note, DecidedAt: now}}},
 		"case": caseData{Kind: "customer", ID: id.String(), Fields: []field{{"name", "A"}}, CanRetry: true, Types: check.Types(check.Customer),
 			Checks: []checkView{{ID: id.String(), Type: "idscan", Status: "failed", Failed: true, Error: &check.Error{Code: "x", Provider: "p"},
 				Images: []store.DocumentImage{{N: 1}}, KeptUntil: &now, Data: "{}"}},
@@ -65,5 +65,15 @@ func TestPagesRender(t *testing.T) {
 				t.Errorf("%s in %s renders <no value>", page, lang)
 			}
 		}
+	}
+}
+
+// A name that turns its text around, or hides a character, shows what it
+// holds: isolated, the controls as code points, the rest escaped.
+func TestShownText(t *testing.T) {
+	got := string(shownText("Jan\u202Eevil\u202C <b>\u200bde Vries"))
+	want := `<bdi>Jan<span class="cp">U+202E</span>evil<span class="cp">U+202C</span> &lt;b&gt;<span class="cp">U+200B</span>de Vries</bdi>`
+	if got != want {
+		t.Fatalf("got %s", got)
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/kycflow/kycflow/check"
 	"github.com/kycflow/kycflow/providers/mail/sink"
 	"github.com/kycflow/kycflow/signin"
+	"github.com/kycflow/kycflow/workflows"
 )
 
 // (Here, not in console_test.go: these import a watchlist, which changes
@@ -101,6 +102,19 @@ func TestConsoleActionsRefused(t *testing.T) {
 	}
 	if code, _, _ := ada.post("/console/reviews/"+checkID+"/assign", url.Values{"to": {staffID(t, other, "admin@other.test")}}); code != http.StatusUnprocessableEntity {
 		t.Errorf("assigning to another tenant's staff member: %d", code)
+	}
+
+	// A review in another reviewer's hands is theirs to decide: cal claims
+	// it, ada's decision is refused until she takes it over.
+	cal := staffOn(t, tn, "cal@roles.test", check.RoleReviewer)
+	if code, _, _ := cal.post("/console/reviews/"+checkID+"/assign", url.Values{"to": {"me"}}); code != http.StatusSeeOther {
+		t.Fatalf("cal's claim: %d", code)
+	}
+	if code, body, _ := ada.post("/console/reviews/"+checkID+"/decide", decision); code != http.StatusConflict || !strings.Contains(body, "cal@roles.test has this review in hand") {
+		t.Fatalf("ada deciding cal's review: %d %s", code, body)
+	}
+	if code, _, _ := ada.post("/console/reviews/"+checkID+"/assign", url.Values{"to": {"me"}}); code != http.StatusSeeOther {
+		t.Fatalf("ada taking it over: %d", code)
 	}
 
 	// Four eyes, kept by the workflow: ada's decision waits, and her own
@@ -290,6 +304,12 @@ func TestConsoleFourEyesInBrowser(t *testing.T) {
 	if c := amlCheck(t, tn, customer); c["status"] != "completed" || c["validated"] != true {
 		t.Fatalf("after B's approval: %v", c)
 	}
+	if s := text(t, bctx, ".decision"); !strings.Contains(s, "Agreed: the birth place") {
+		t.Fatalf("the approver's note is not shown: %s", s)
+	}
+	// The workflow was told who by id: no address, no note in its history.
+	notInHistory(t, workflows.WorkflowID(mustUUID(t, checkID)), "ada@review.test", "ben@review.test",
+		"the customer's passport was issued in Utrecht", "Agreed: the birth place")
 	eventually(t, 30*time.Second, "check.reviewed and the review events at the webhook", func() bool {
 		seen := map[string]bool{}
 		for _, d := range rcv.delivered() {

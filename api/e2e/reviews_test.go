@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -16,6 +17,7 @@ import (
 	"github.com/google/uuid"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/converter"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/kycflow/kycflow/check"
 	"github.com/kycflow/kycflow/webhook"
@@ -200,15 +202,18 @@ func TestAMLReviewLoop(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// The Temporal UI's way: the same review as a signal.
+	// A review signalled from the Temporal UI by name (no submission, no
+	// one who authenticated it) is ignored; the API's goes through.
 	if err := env.client.SignalWorkflow(context.Background(), workflows.WorkflowID(mustUUID(t, secondID)), "", workflows.SignalReview,
-		check.ReviewRequest{Reviewer: "Temporal UI", Decisions: []check.ReviewDecision{{EntityID: "NK-rev-rostov", Decision: check.TrueMatch}}}); err != nil {
+		check.ReviewUpdate{Legacy: "Temporal UI", Decisions: []check.HitDecision{{EntityID: "NK-rev-rostov", Decision: check.TrueMatch}}}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 15*time.Second, "the signalled review to complete the check", func() bool {
-		c := obj(request(t, tn, http.MethodGet, "/api/v1/customers/"+second, nil).body["aml_check"])
-		return c["status"] == "completed" && c["validated"] == false
-	})
+	request(t, tn, http.MethodPost, reviewPath(secondID), map[string]any{"reviewer": "Ada Compliance", "decisions": []map[string]any{
+		{"entity_id": "NK-rev-rostov", "decision": "true_match"}}}).want(t, http.StatusOK)
+	if c := obj(request(t, tn, http.MethodGet, "/api/v1/customers/"+second, nil).body["aml_check"]); c["status"] != "completed" || c["validated"] != false ||
+		obj(obj(obj(c["data"])["hits"].([]any)[0])["review"])["reviewer"] != "Ada Compliance" {
+		t.Fatalf("after a signal by name and the API's review: %v", c)
+	}
 
 	// An unrelated list update rescreens nobody here; a new screening
 	// remembers the clearance: the hit is shown with its review, no alert.
@@ -231,7 +236,7 @@ func TestAMLReviewLoop(t *testing.T) {
 	}
 	cliReview := func(args ...string) (string, error) {
 		cmd := exec.Command(env.bin, append([]string{"check", "review", realert["id"].(string)}, args...)...)
-		cmd.Env = append(os.Environ(), "DATABASE_ADMIN_URL="+env.adminDSN, "TEMPORAL_ADDRESS="+env.temporalOpts.HostPort)
+		cmd.Env = append(os.Environ(), "DATABASE_ADMIN_URL="+env.adminDSN, "TEMPORAL_ADDRESS="+env.temporalOpts.HostPort, "KYCFLOW_API_KEY="+tn.key)
 		out, err := cmd.CombinedOutput()
 		return string(out), err
 	}
@@ -258,27 +263,39 @@ func TestAMLReviewLoop(t *testing.T) {
 }
 
 // Four eyes, on by default for a live tenant: the first decision waits,
-// its decider cannot approve it — through the API or the CLI — and a
-// second reviewer's same decision completes the check, naming both.
+// its decider cannot approve it by any path with any spelling of a name —
+// the same key in another name, another key in the decider's name with
+// invisible characters, the CLI with the same key, a console staff
+// member's address through the API — and a second reviewer's same
+// decision completes the check, naming both and what authenticated each,
+// audited; the workflow's history holds neither a name nor a note.
 func TestAMLFourEyes(t *testing.T) {
 	namedList(t, "foureyes", `{"id":"NK-4eyes-marlowe","schema":"Person","properties":{"name":["Octavia Marlowe-Venn"],"birthDate":["1958-09-12"],"topics":["sanction"]},"datasets":["4eyes"]}`)
 	tn, err := newTenant(t.Context(), "Four Eyes", "four-eyes-"+uuid.NewString()[:8]+".test")
 	if err != nil {
 		t.Fatal(err)
 	}
+	tid := mustUUID(t, tn.id)
+	secondKey, secondKeyID, err := env.admin.CreateKey(t.Context(), tid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := tenant{id: tn.id, host: tn.host, key: secondKey}
+	staffOn(t, tn, "cy@four-eyes.test", check.RoleReviewer)
 	chk := amlCheck(t, tn, newAMLCustomer(t, tn, "Octavia Marlowe-Venn", "1958-09-12", true))
 	if chk["status"] != "awaiting_review" {
 		t.Fatalf("listed customer: %v", chk)
 	}
 	checkID := chk["id"].(string)
-	decide := func(who string) response {
-		return request(t, tn, http.MethodPost, reviewPath(checkID), map[string]any{"reviewer": who, "decisions": []map[string]any{
-			{"entity_id": "NK-4eyes-marlowe", "decision": "false_positive", "note": "Another person: born in Leiden, Dutch passport since birth."}}})
+	const note = "Another person: born in Leiden, Dutch passport since birth."
+	decide := func(as tenant, who string) response {
+		return request(t, as, http.MethodPost, reviewPath(checkID), map[string]any{"reviewer": who, "decisions": []map[string]any{
+			{"entity_id": "NK-4eyes-marlowe", "decision": "false_positive", "note": note}}})
 	}
-	r := decide("Ada Compliance").want(t, http.StatusOK)
+	r := decide(tn, "Ada Compliance").want(t, http.StatusOK)
 	c := obj(r.body["check"])
 	review := obj(obj(obj(c["data"])["hits"].([]any)[0])["review"])
-	if c["status"] != "awaiting_review" || review["pending"] != true || review["reviewer"] != "Ada Compliance" {
+	if c["status"] != "awaiting_review" || review["pending"] != true || review["reviewer"] != "Ada Compliance" || obj(review["by"])["key_id"] == nil {
 		t.Fatalf("the first decision: %s", r.raw)
 	}
 	if q := request(t, tn, http.MethodGet, "/api/v1/reviews", nil).want(t, http.StatusOK); !strings.Contains(string(q.raw), `"pending_hits":1`) {
@@ -293,21 +310,73 @@ func TestAMLFourEyes(t *testing.T) {
 	if p := desc.WorkflowExecutionInfo.GetMemo().GetFields()["AwaitingApproval"]; p == nil || converter.GetDefaultDataConverter().FromPayload(p, &awaiting) != nil || awaiting != 1 {
 		t.Fatalf("memo: %v", desc.WorkflowExecutionInfo.GetMemo())
 	}
-	if r := decide(" ada compliance "); r.status != http.StatusConflict || !strings.Contains(string(r.raw), "four eyes") {
-		t.Fatalf("the decider approving through the API: %d %s", r.status, r.raw)
+	for _, attempt := range []struct {
+		name string
+		as   tenant
+		who  string
+	}{
+		{"the same key in a colleague's name", tn, "Ben Second"},
+		{"another key in the decider's name, respelled", other, " ada\u200b COMPLIANCE\ufeff"},
+		{"another key in the decider's name with a joiner", other, "Ada\u200d Compliance"},
+	} {
+		if r := decide(attempt.as, attempt.who); r.status != http.StatusConflict || !strings.Contains(string(r.raw), "four eyes") {
+			t.Fatalf("the decider approving by %s: %d %s", attempt.name, r.status, r.raw)
+		}
 	}
-	cmd := exec.Command(env.bin, "check", "review", checkID, "--reviewer", "Ada Compliance", "--entity", "NK-4eyes-marlowe",
+	if r := decide(other, "CY@four-eyes.test"); r.status != http.StatusUnprocessableEntity || !strings.Contains(string(r.raw), "console") {
+		t.Errorf("an API review in a staff member's name: %d %s", r.status, r.raw)
+	}
+	cmd := exec.Command(env.bin, "check", "review", checkID, "--reviewer", "Ben Second", "--entity", "NK-4eyes-marlowe",
 		"--decision", "false_positive", "--note", "Approving my own decision from the terminal.")
-	cmd.Env = append(os.Environ(), "DATABASE_ADMIN_URL="+env.adminDSN, "TEMPORAL_ADDRESS="+env.temporalOpts.HostPort)
+	cmd.Env = append(os.Environ(), "DATABASE_ADMIN_URL="+env.adminDSN, "TEMPORAL_ADDRESS="+env.temporalOpts.HostPort, "KYCFLOW_API_KEY="+tn.key)
 	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "four eyes") {
-		t.Fatalf("the decider approving through the CLI: %v %s", err, out)
+		t.Fatalf("the decider approving through the CLI, as their key: %v %s", err, out)
 	}
-	r = decide("Ben Second").want(t, http.StatusOK)
+	r = decide(other, "Ben Second").want(t, http.StatusOK)
 	c = obj(r.body["check"])
 	review = obj(obj(obj(c["data"])["hits"].([]any)[0])["review"])
 	if c["status"] != "completed" || c["validated"] != true || review["pending"] != nil || review["reviewer"] != "Ada Compliance" ||
-		review["approved_by"] != "Ben Second" || review["approved_at"] == nil {
+		review["approved_by"] != "Ben Second" || review["approved_at"] == nil || review["approval_note"] != note ||
+		obj(review["approved_via"])["key_id"] != secondKeyID.String() {
 		t.Fatalf("approved: %s", r.raw)
+	}
+	// Audited, by key: the decision and the approval.
+	var audit []string
+	if err := env.admin.DB().Select(&audit, `SELECT action || ' ' || api_key_id FROM audit_log WHERE tenant_id = $1 AND record_id = $2 ORDER BY created_at`,
+		tn.id, checkID); err != nil {
+		t.Fatal(err)
+	}
+	if len(audit) != 2 || !strings.HasPrefix(audit[0], "review.decided ") || audit[1] != "review.approved "+secondKeyID.String() {
+		t.Fatalf("audit: %v", audit)
+	}
+	notInHistory(t, workflows.WorkflowID(mustUUID(t, checkID)), note, "Ada Compliance", "Ben Second", "cy@four-eyes.test")
+}
+
+// notInHistory fails the test when a needle is anywhere in a workflow's
+// history: its inputs, updates, signals, markers and results, as the
+// Temporal server keeps them.
+func notInHistory(t *testing.T, workflowID string, needles ...string) {
+	t.Helper()
+	it := env.client.GetWorkflowHistory(t.Context(), workflowID, "", false, 0)
+	events := 0
+	for it.HasNext() {
+		e, err := it.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		events++
+		raw, err := proto.Marshal(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range needles {
+			if bytes.Contains(raw, []byte(n)) {
+				t.Errorf("%q is in the history of %s (event %d, %s)", n, workflowID, e.EventId, e.EventType)
+			}
+		}
+	}
+	if events < 5 {
+		t.Fatalf("only %d events in the history of %s", events, workflowID)
 	}
 }
 

@@ -24,6 +24,7 @@ func loadConfig() (app.Config, error) {
 		TemporalNS:         lookup("TEMPORAL_NAMESPACE"),
 		HTTPAddr:           lookup("HTTP_ADDR"),
 		DataDir:            lookup("KYCFLOW_DATA_DIR"),
+		APIKey:             lookup("KYCFLOW_API_KEY"),
 		PprofAddr:          lookup("PPROF_ADDR"),
 		KvKBaseURL:         lookup("KVK_BASE_URL"),
 		KvKAPIKey:          lookup("KVK_API_KEY"),

@@ -12,13 +12,15 @@ import (
 
 	"github.com/kycflow/kycflow/app"
 	"github.com/kycflow/kycflow/check"
+	"github.com/kycflow/kycflow/reviews"
 	"github.com/kycflow/kycflow/store"
-	"github.com/kycflow/kycflow/worker"
 )
 
 // checkReview decides one alerting hit of an aml check awaiting review, as
-// POST /api/v1/checks/{id}/review does (the four-eyes rules included: the
-// check's workflow decides).
+// POST /api/v1/checks/{id}/review does, as the API key KYCFLOW_API_KEY
+// (the four-eyes rules included: the check's workflow compares who
+// authenticated each review, so the key is who reviews, and --reviewer
+// the name its holder claims).
 func checkReview(fs *flag.FlagSet) runFunc {
 	reviewer := fs.String("reviewer", "", "who decides (required)")
 	entity := fs.String("entity", "", "the listed entity's id, as the hit shows it")
@@ -42,13 +44,20 @@ func checkReview(fs *flag.FlagSet) runFunc {
 			if chk.Type != check.AML || chk.Status != check.AwaitingReview {
 				return fmt.Errorf("check %s is %s, %s: only an aml check awaiting review can be reviewed", id, chk.Type, chk.Status)
 			}
+			if cfg.APIKey == "" {
+				return errors.New("check review needs KYCFLOW_API_KEY: the tenant's API key the review is by (four eyes tells reviewers apart by their keys)")
+			}
+			keyID, err := s.ActiveKey(ctx, tenant, store.HashKey(cfg.APIKey))
+			if err != nil {
+				return fmt.Errorf("KYCFLOW_API_KEY is not an active key of the check's tenant: %w", err)
+			}
 			c, err := client.NewLazyClient(client.Options{HostPort: cfg.TemporalAddress, Namespace: cfg.TemporalNS,
 				Logger: sdklog.NewStructuredLogger(cfg.Logger())})
 			if err != nil {
 				return err
 			}
 			defer c.Close()
-			if err := (worker.Reviews{Client: c}).Review(ctx, id, req); err != nil {
+			if _, err := (reviews.Client{Store: s, Temporal: c}).Review(ctx, store.Principal{TenantID: tenant, KeyID: keyID}, id, req); err != nil {
 				var ps check.ReviewProblems
 				if errors.As(err, &ps) {
 					return cliProblems(ps)

@@ -40,6 +40,7 @@ var settings = []setting{
 	{"KYCFLOW_APP_DB_PASSWORD", "", "database", []string{"migrate"}, "password migrate sets on kycflow_app"},
 	{"KYCFLOW_WORKER_DB_PASSWORD", "", "database", []string{"migrate"}, "password migrate sets on kycflow_worker"},
 	{"DB_MAX_CONNS", "20", "database", serving, "connection pool size per process"},
+	{"KYCFLOW_API_KEY", "", "database", []string{"check"}, "the tenant's API key check review decides as (its reviewer is who the key is; four eyes needs another key, or the console)"},
 	// api
 	{"HTTP_ADDR", "", "api", []string{"api", "dev", "proxy"}, "listen address (api, proxy: :8080; dev: 127.0.0.1:8080)"},
 	{"PROXY_UPSTREAMS", "", "api", []string{"proxy"}, "the api processes the proxy spreads requests over: host:port, comma-separated (a name with several addresses reaches each)"},
