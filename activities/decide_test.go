@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/kycflow/kycflow/check"
+	"github.com/kycflow/kycflow/engines/mrz"
 	"github.com/kycflow/kycflow/engines/vatnum"
 	"github.com/kycflow/kycflow/providers/idin"
 	"github.com/kycflow/kycflow/providers/kvk"
@@ -172,6 +173,25 @@ func TestDecideIDIN(t *testing.T) {
 // 1974-08-12, valid until 2012-04-15.
 const specimen = "P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<\nL898902C36UTO7408122F1204159ZE184226B<<<<<10"
 
+// withExpiry is a TD3 MRZ with another expiry date, its check digits
+// made to hold.
+func withExpiry(t *testing.T, td3, expiry string) string {
+	t.Helper()
+	lines := strings.Split(td3, "\n")
+	l2 := []byte(lines[1])
+	copy(l2[21:27], expiry)
+	cd := func(s string) byte {
+		d, ok := mrz.CheckDigit(s)
+		if !ok {
+			t.Fatalf("check digit of %q", s)
+		}
+		return byte(d)
+	}
+	l2[27] = cd(string(l2[21:27]))
+	l2[43] = cd(string(l2[0:10]) + string(l2[13:20]) + string(l2[21:43]))
+	return lines[0] + "\n" + string(l2)
+}
+
 // The MRZ decides an idscan check: every check digit, the expiry, the name
 // and the birth date; only a validated document goes onto the record.
 func TestVerifyMRZ(t *testing.T) {
@@ -191,6 +211,7 @@ func TestVerifyMRZ(t *testing.T) {
 		{"not an MRZ", "hello", anna, before, all, check.ReasonUnreadable, func(c check.IDScanChecks) *check.SubCheck { return c.CheckDigits }},
 		{"a check digit off", strings.Replace(specimen, "L898902C36", "L898902C37", 1), anna, before, all, check.ReasonCheckDigit, func(c check.IDScanChecks) *check.SubCheck { return c.CheckDigits }},
 		{"expired", specimen, anna, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), all, check.ReasonDocumentExpired, func(c check.IDScanChecks) *check.SubCheck { return c.DocumentExpired }},
+		{"expired in 1998 (read as 2098 before)", withExpiry(t, specimen, "980104"), anna, time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC), all, check.ReasonDocumentExpired, func(c check.IDScanChecks) *check.SubCheck { return c.DocumentExpired }},
 		{"another person", specimen, &store.Customer{Name: "Jan de Vries", Birthdate: birthdate("1974-08-12")}, before, all, check.ReasonNameMismatch, func(c check.IDScanChecks) *check.SubCheck { return c.DataComparison }},
 		{"another birth date", specimen, &store.Customer{Name: "Anna Maria Eriksson", Birthdate: birthdate("1975-08-12")}, before, all, check.ReasonBirthdateMismatch, func(c check.IDScanChecks) *check.SubCheck { return c.DataComparison }},
 		{"identity cards only", specimen, anna, before, store.IDScanSettings{Documents: []string{"I", "ID"}}, check.ReasonDocumentRefused, func(c check.IDScanChecks) *check.SubCheck { return c.DocumentAccepted }},

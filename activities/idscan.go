@@ -86,7 +86,7 @@ func verifyMRZ(text string, c *store.Customer, settings store.IDScanSettings, no
 	if birthOK {
 		d.BirthDate = ptr(birth.Format(time.DateOnly))
 	}
-	expiry, expiryOK := resolveExpiry(doc.ExpiryDate)
+	expiry, expiryOK := resolveExpiry(doc.ExpiryDate, now)
 	if expiryOK {
 		d.ExpiryDate = ptr(expiry.Format(time.DateOnly))
 		exp := doc.Expired(now)
@@ -190,8 +190,8 @@ func resolveBirth(dt mrz.Date, now time.Time) (time.Time, bool) {
 	return dt.Time(y)
 }
 
-func resolveExpiry(dt mrz.Date) (time.Time, bool) {
-	y, ok := dt.ExpiryYear()
+func resolveExpiry(dt mrz.Date, now time.Time) (time.Time, bool) {
+	y, ok := dt.ExpiryYear(now)
 	if !ok {
 		return time.Time{}, false
 	}

@@ -134,6 +134,9 @@ const requester = "NL862042173B01"
 // in-process API and worker and the processes tests start alike.
 var hookKey = strings.Repeat("5e", 32)
 
+// imageKeys seal the suite's photos and typed MRZs (IMAGE_KEYS).
+var imageKeys = "e2e:" + strings.Repeat("cd", 32)
+
 // staffRaw is the suite's STAFF_KEY, and staffKey its keyed hashes (as the
 // CLI makes invitations with it).
 var (
@@ -267,7 +270,7 @@ func run(m *testing.M) int {
 		IDINBaseURL: idinSrv.URL + idinsandbox.BasePath, IDINMerchantToken: idinsandbox.TestMerchantToken,
 		WatchlistRefresh: 200 * time.Millisecond, WatchlistMaxAge: 48 * time.Hour,
 		WebhookKey: hookKey, WebhookAllow: []netip.Prefix{netip.MustParsePrefix(receiverIP + "/32")},
-		ImageKeys: "e2e:" + hex.EncodeToString(bytes.Repeat([]byte{0xcd}, 32)), DocumentReaders: 1,
+		ImageKeys: imageKeys, DocumentReaders: 1,
 		StaffKey: hex.EncodeToString(staffRaw),
 		Harness: app.Harness{RoleURLs: map[string]string{store.AppRole: env.appDSN, store.WorkerRole: env.workerDSN},
 			WebhookResolve: env.dns.lookup, WebhookDial: loopbackOnly, WebhookTLS: env.hookTLS, WebhookTimeout: senderTimeout,

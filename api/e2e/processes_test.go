@@ -39,7 +39,7 @@ func TestCoreFlowsAcrossProcesses(t *testing.T) {
 	proxy := "127.0.0.1:" + strconv.Itoa(pgcluster.FreePort())
 	public := "http://" + proxy
 	common := []string{"TEMPORAL_ADDRESS=" + env.temporalOpts.HostPort, "PUBLIC_URL=" + public, "LOG_LEVEL=warn",
-		"WEBHOOK_SECRET_KEY=" + hookKey, "WEBHOOK_ALLOW_NETS=" + receiverIP + "/32"}
+		"WEBHOOK_SECRET_KEY=" + hookKey, "WEBHOOK_ALLOW_NETS=" + receiverIP + "/32", "IMAGE_KEYS=" + imageKeys}
 	var upstreams, ready []string
 	start := func(name string, vars ...string) {
 		logFile, err := os.Create(filepath.Join(t.TempDir(), name+".log"))
@@ -129,7 +129,8 @@ func amlAcrossProcesses(t *testing.T) {
 	request(t, env.a, http.MethodPost, reviewPath(chk["id"].(string)), clearance("NK-proc-zelinsky")).want(t, http.StatusOK)
 	approval := clearance("NK-proc-zelinsky")
 	approval["reviewer"] = "Ben Second"
-	request(t, env.a, http.MethodPost, reviewPath(chk["id"].(string)), approval).want(t, http.StatusOK)
+	second, _ := anotherKey(t, env.a) // four eyes: another reviewer is another key
+	request(t, second, http.MethodPost, reviewPath(chk["id"].(string)), approval).want(t, http.StatusOK)
 	chk = obj(request(t, env.a, http.MethodGet, "/api/v1/customers/"+id, nil).want(t, http.StatusOK).body["aml_check"])
 	review := obj(obj(obj(chk["data"])["hits"].([]any)[0])["review"])
 	if chk["status"] != "completed" || chk["validated"] != true || review["decision"] != "false_positive" || review["reviewer"] != "Ada Compliance" ||

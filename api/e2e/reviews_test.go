@@ -275,12 +275,7 @@ func TestAMLFourEyes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tid := mustUUID(t, tn.id)
-	secondKey, secondKeyID, err := env.admin.CreateKey(t.Context(), tid)
-	if err != nil {
-		t.Fatal(err)
-	}
-	other := tenant{id: tn.id, host: tn.host, key: secondKey}
+	other, secondKeyID := anotherKey(t, tn)
 	staffOn(t, tn, "cy@four-eyes.test", check.RoleReviewer)
 	chk := amlCheck(t, tn, newAMLCustomer(t, tn, "Octavia Marlowe-Venn", "1958-09-12", true))
 	if chk["status"] != "awaiting_review" {
@@ -350,6 +345,17 @@ func TestAMLFourEyes(t *testing.T) {
 		t.Fatalf("audit: %v", audit)
 	}
 	notInHistory(t, workflows.WorkflowID(mustUUID(t, checkID)), note, "Ada Compliance", "Ben Second", "cy@four-eyes.test")
+}
+
+// anotherKey is tn as a client holding another of its API keys (to four
+// eyes, another reviewer), and that key's id.
+func anotherKey(t *testing.T, tn tenant) (tenant, uuid.UUID) {
+	t.Helper()
+	key, id, err := env.admin.CreateKey(t.Context(), mustUUID(t, tn.id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tenant{id: tn.id, host: tn.host, key: key}, id
 }
 
 // notInHistory fails the test when a needle is anywhere in a workflow's

@@ -121,14 +121,30 @@ func (d Date) afterDayOf(ref time.Time) bool {
 	return d.Day > ref.Day()
 }
 
-// ExpiryYear resolves the century of an expiry date: 20YY, as machine-
-// readable documents date from the 1980s onwards and expiry dates in the
-// 1900s are long past. ok is false when the year is unknown or malformed.
-func (d Date) ExpiryYear() (year int, ok bool) {
+// MaxYearsAhead is how far ahead of today an expiry date may lie: no
+// document is issued for longer (passports are for ten years at most, and
+// Doc 9303 gives no more). A two-digit year further ahead is of the last
+// century: "98" read in 2026 is 1998, not 2098.
+const MaxYearsAhead = 20
+
+// ExpiryYear resolves the century of an expiry date as Doc 9303 implies:
+// the year ending in d.Year that lies no more than MaxYearsAhead years
+// after ref (typically now), and less than a hundred years before it — so
+// an expired document of the 1980s or 1990s is dated then, and expired.
+// ok is false when the year is unknown or malformed.
+func (d Date) ExpiryYear(ref time.Time) (year int, ok bool) {
 	if d.Year < 0 || d.Year > 99 {
 		return 0, false
 	}
-	return 2000 + d.Year, true
+	ry := ref.Year()
+	year = ry - ry%100 + d.Year
+	switch {
+	case year > ry+MaxYearsAhead:
+		year -= 100
+	case year <= ry+MaxYearsAhead-100:
+		year += 100
+	}
+	return year, true
 }
 
 // Time returns d's month and day in the given four-digit year at 00:00 UTC.
@@ -152,7 +168,7 @@ func (d *Document) Expired(now time.Time) bool {
 	if !d.ExpiryDate.Complete() {
 		return true
 	}
-	year, _ := d.ExpiryDate.ExpiryYear()
+	year, _ := d.ExpiryDate.ExpiryYear(now)
 	expiry, ok := d.ExpiryDate.Time(year)
 	if !ok {
 		return true

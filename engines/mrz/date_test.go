@@ -72,23 +72,50 @@ func TestBirthYear(t *testing.T) {
 	}
 }
 
+// An expiry's century is the one that puts it no more than 20 years ahead
+// of today: real documents that expired in the 1980s and 1990s are dated
+// then (and so are expired), none decades ahead; near a century's end the
+// next century's early years are ahead, not a century back.
 func TestExpiryYear(t *testing.T) {
+	on := func(s string) time.Time { d, _ := time.Parse(time.DateOnly, s); return d }
+	today := on("2026-12-02")
 	tests := []struct {
 		raw  string
+		ref  time.Time
 		want int
 		ok   bool
 	}{
-		{"120415", 2012, true},
-		{"991231", 2099, true},
-		{"000101", 2000, true},
-		{"<<0101", 0, false},
-		{"X00101", 0, false},
+		{"120415", today, 2012, true},
+		{"000101", today, 2000, true},
+		{"361231", today, 2036, true},
+		{"460101", today, 2046, true}, // 20 years ahead: still this century
+		{"470101", today, 1947, true}, // more than 20: the last century's
+		{"980104", today, 1998, true}, // a Taiwanese passport that expired on 4 January 1998
+		{"991231", today, 1999, true},
+		{"890630", today, 1989, true},
+		{"850101", today, 1985, true},
+		{"050101", on("2090-06-01"), 2105, true}, // near the century's end: ahead, not back
+		{"990101", on("2090-06-01"), 2099, true},
+		{"100101", on("2090-06-01"), 2110, true},
+		{"110101", on("2090-06-01"), 2011, true},
+		{"<<0101", today, 0, false},
+		{"X00101", today, 0, false},
 	}
 	for _, tt := range tests {
-		got, ok := parseDate(tt.raw).ExpiryYear()
+		got, ok := parseDate(tt.raw).ExpiryYear(tt.ref)
 		if got != tt.want || ok != tt.ok {
-			t.Errorf("parseDate(%q).ExpiryYear() = %d, %v; want %d, %v", tt.raw, got, ok, tt.want, tt.ok)
+			t.Errorf("parseDate(%q).ExpiryYear(%s) = %d, %v; want %d, %v", tt.raw, tt.ref.Format(time.DateOnly), got, ok, tt.want, tt.ok)
 		}
+	}
+	// And so the document is expired, whatever its century.
+	for _, raw := range []string{"980104", "891231", "850101", "251130"} {
+		d := &Document{ExpiryDate: parseDate(raw)}
+		if !d.Expired(today) {
+			t.Errorf("a document expiring %s is not expired on %s", raw, today.Format(time.DateOnly))
+		}
+	}
+	if d := (&Document{ExpiryDate: parseDate("261202")}); d.Expired(today) {
+		t.Error("a document is not valid through its expiry date")
 	}
 }
 

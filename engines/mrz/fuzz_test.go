@@ -56,7 +56,7 @@ func FuzzParse(f *testing.F) {
 		}
 		_ = d.Expired(ref)
 		_, _ = d.BirthDate.BirthYear(ref)
-		_, _ = d.ExpiryDate.ExpiryYear()
+		_, _ = d.ExpiryDate.ExpiryYear(ref)
 		for _, c := range d.Corrections {
 			_ = c.String()
 		}

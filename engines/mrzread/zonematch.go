@@ -320,7 +320,7 @@ func dateFound(page zonePage, d mrz.Date) bool {
 // could be a date of birth (since 1900, before any date of issue: ten
 // years and two months before expiry) and is not the MRZ's.
 func otherDate(page zonePage, doc *mrz.Document) bool {
-	ey, ok := doc.ExpiryDate.ExpiryYear()
+	ey, ok := doc.ExpiryDate.ExpiryYear(time.Now())
 	if !ok {
 		return false
 	}
