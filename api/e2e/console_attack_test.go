@@ -148,6 +148,7 @@ func TestConsoleSignInBurst(t *testing.T) {
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	statuses := map[int]int{}
+	start := time.Now()
 	for i := range 40 {
 		wg.Go(func() {
 			b := &staffBrowser{t: t, host: tn.host, cookies: map[string]string{"__Host-kycflow-form": csrf}, base: base, from: attacker.from}
@@ -159,8 +160,11 @@ func TestConsoleSignInBurst(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if served := 40 - statuses[http.StatusTooManyRequests]; served > budget || statuses[http.StatusUnauthorized] != served {
-		t.Errorf("of 40 sent together: %v; want at most %d served, each a 401", statuses, budget)
+	// The budget refills at its rate meanwhile (a slow machine takes
+	// longer over the forty): one more a six seconds.
+	allowed := budget + int(time.Since(start).Seconds()*budget/60)
+	if served := 40 - statuses[http.StatusTooManyRequests]; served > allowed || statuses[http.StatusUnauthorized] != served {
+		t.Errorf("of 40 sent together: %v; want at most %d served, each a 401", statuses, allowed)
 	}
 	var verified int
 	if err := env.admin.DB().GetContext(ctx, &verified, `SELECT count(*) FROM audit_log l JOIN staff s ON s.id = l.staff_id
