@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -37,7 +38,7 @@ func idscanGenerate(fs *flag.FlagSet) runFunc {
 }
 
 func idscanEval(fs *flag.FlagSet) runFunc {
-	dir := fs.String("dir", "", "a set kycflow idscan generate wrote (default: generate one in memory)")
+	dir := fs.String("dir", "", "a set kycflow idscan generate wrote, or a folder of labelled images of real documents (its labels.jsonl); default: generate one in memory")
 	n := fs.Int("n", 40, "photos per profile to generate")
 	seed := fs.Int64("seed", 1, "generator seed")
 	profiles := fs.String("profiles", "clean,phone,hard", "profiles to generate, comma-separated")
@@ -49,8 +50,12 @@ func idscanEval(fs *flag.FlagSet) runFunc {
 		}
 		var samples []docgen.Sample
 		if *dir != "" {
+			read := docgen.ReadSet
+			if _, err := os.Stat(filepath.Join(*dir, mrzeval.LabelsFile)); err == nil {
+				read = mrzeval.ReadLabelled
+			}
 			var err error
-			if samples, err = docgen.ReadSet(*dir); err != nil {
+			if samples, err = read(*dir); err != nil {
 				return err
 			}
 		} else {

@@ -57,7 +57,7 @@ type Sample struct {
 	// character in the photo. It is false when glare washes out a
 	// character ("glare"), the light is too dim for the noise ("dark"),
 	// blur merges strokes: sigma above 0.16 of the character height
-	// ("blur"), or characters are under 12 pixels tall ("small").
+	// ("blur"), or characters are under 6 pixels tall ("small").
 	Readable bool
 	Why      string // when not readable: "glare", "dark", "blur" or "small" (the first that applies)
 	// CharHeight is the smallest MRZ cap height in the photo, in pixels.
@@ -73,7 +73,7 @@ type Sample struct {
 
 // Readability thresholds, in photo pixels and 0–255 levels.
 const (
-	minCharHeight = 12   // smaller characters cannot be told apart (B/8, O/0/D)
+	minCharHeight = 6    // smaller characters cannot be told apart (B/8, O/0/D), however enlarged
 	maxBlurRatio  = 0.16 // blur sigma per character height at which strokes merge
 	paperInk      = 205  // contrast of MRZ ink on the paper, before light and glare
 	minContrast   = 16   // contrast below which print vanishes even without noise
@@ -321,7 +321,7 @@ func drawCamera(p Profile, format mrz.Format, r *rand.Rand) Camera {
 		c.JPEGQuality = 35 + r.IntN(26)
 	default:
 		c.Megapixels = uniform(r, 1, 2.5)
-		c.Scale = scaleFor(uniform(r, 5, 9))
+		c.Scale = scaleFor(uniform(r, 3, 5.5))
 		c.Blur = uniform(r, 0, 0.5)
 	}
 	return c

@@ -71,13 +71,18 @@ func Evaluate(ctx context.Context, r mrzread.Reader, samples []docgen.Sample) ([
 			rep.Readable++
 		}
 		start := time.Now()
+		// As an upload takes it: inspected, its metadata stripped.
 		info, err := docimage.Inspect(s.JPEG)
+		var img []byte
+		if err == nil {
+			img, err = docimage.Strip(s.JPEG, info.Format)
+		}
 		if err != nil {
 			rep.Refused++
 			rep.Misses = append(rep.Misses, fmt.Sprintf("%s: refused: %v", s.Name, err))
 			continue
 		}
-		res, err := r.Photo(ctx, s.JPEG, info)
+		res, err := r.Photo(ctx, img, info)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", s.Name, err)
 		}

@@ -124,8 +124,8 @@ const (
 // careful person could not be sure of every character either (and a
 // closer photo is easily taken), and in the image read.
 const (
-	minPhotoChar = 12
-	minWorkChar  = 7
+	minPhotoChar = 6
+	minWorkChar  = 5
 )
 
 // Read reads the MRZ from g, upright as the camera recorded it (any

@@ -567,6 +567,31 @@ func TestHeightsFillerReadAsK(t *testing.T) {
 	})
 }
 
+// The same at the start of a field, after another field's fillers: a
+// TD1's second optional data after the nationality D<< (a German card),
+// where both readers took its first filler for a K (a phone photo of seed
+// 13, card 119, had been read so, wrong).
+func TestHeightsFillerReadAsKAtAFieldsStart(t *testing.T) {
+	f := docgen.RandomIdentity(rand.New(rand.NewPCG(15, 15)), mrz.TD1).Fields
+	f.Nationality, f.OptionalData = "D", ""
+	composed, err := mrz.Compose(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(composed, "\n")
+	if lines[1][15:18] != "D<<" || lines[1][18:29] != strings.Repeat("<", 11) {
+		t.Fatalf("line 2 %q", lines[1])
+	}
+	k := lines[1][:18] + "K" + lines[1][19:]
+	passesSwapped(t, lines, 1, k)
+	cells := reading([]string{lines[0], k, lines[2]}, 0.9, nil)
+	readHeights(t, lines, cells, [][]ocrLine{ocr(lines[0], k, lines[2])}, 1, []int{18}, []heightCase{
+		{"filler-low", []float64{fillerInk}, lines[1]},
+		{"capital-tall", []float64{capitalInk}, k},
+		{"neither told", []float64{(fillerInk + capitalInk) / 2}, ""},
+	})
+}
+
 // A blurred band's thin glyphs' heights say nothing: blur spreads their
 // ends, and on this phone photo (seed 12's passport 46, characters 19
 // pixels high) both Is of AX6M22II4 measure a 1's height on the larger

@@ -493,10 +493,12 @@ func choose(cells []cellRead, tess [][]ocrLine) (doc *mrz.Document, agreed float
 // weighs what a filler weighs; a C, in a name, is covered by none). It
 // is then open with the filler beside it, so that the glyph's height
 // decides, or it is a retake: a card's optional data …469<<<<<< had been
-// read …469<<K<<< so, by both readers.
+// read …469<<K<<< so, by both readers; and at a field's start after
+// another's fillers (a TD1's optional data after the nationality D<<),
+// <<<<<< read K<<<<<.
 func fillerLike(pad [][]bool, line []byte, i, k int) bool {
 	in := func(k int) bool { return i < len(pad) && k >= 0 && k < len(pad[i]) && pad[i][k] }
-	if !in(k) || line[k] != 'K' && line[k] != 'C' || !in(k-1) || line[k-1] != '<' {
+	if !in(k) || line[k] != 'K' && line[k] != 'C' || k == 0 || line[k-1] != '<' {
 		return false
 	}
 	return !in(k+1) || line[k+1] == '<'
