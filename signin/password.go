@@ -157,12 +157,12 @@ func parsePHC(s string) (phc, error) {
 	return h, nil
 }
 
-// VerifyPassword reports whether pw is the password hash was made from,
+// VerifyPassword reports whether pw is the password stored was made from,
 // in time independent of where they differ. A malformed hash, or one
 // peppered under another key, is an error; a hash made before passwords
 // were peppered (no k parameter) is verified as it was made.
-func (k *Key) VerifyPassword(ctx context.Context, hash string, pw string) (bool, error) {
-	h, err := parsePHC(hash)
+func (k *Key) VerifyPassword(ctx context.Context, stored string, pw string) (bool, error) {
+	h, err := parsePHC(stored)
 	if err != nil {
 		return false, err
 	}
@@ -176,15 +176,11 @@ func (k *Key) VerifyPassword(ctx context.Context, hash string, pw string) (bool,
 	if h.keyID != "" {
 		in = k.pepper(pw)
 	}
-	got, err := hashIn(ctx, in, h)
+	got, err := hash(ctx, in, h.salt, h.t, h.m, h.p, uint32(len(h.key)))
 	if err != nil {
 		return false, err
 	}
 	return subtle.ConstantTimeCompare(got, h.key) == 1, nil
-}
-
-func hashIn(ctx context.Context, in []byte, h phc) ([]byte, error) {
-	return hash(ctx, in, h.salt, h.t, h.m, h.p, uint32(len(h.key)))
 }
 
 // dummySalt is what WasteTime hashes with.

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 )
@@ -38,9 +39,7 @@ func (k *Key) mac(purpose string, parts ...[]byte) []byte {
 	m := hmac.New(sha256.New, k.raw)
 	m.Write([]byte("kycflow console " + purpose + "\x00"))
 	for _, p := range parts {
-		var n [4]byte
-		n[0], n[1], n[2], n[3] = byte(len(p)>>24), byte(len(p)>>16), byte(len(p)>>8), byte(len(p))
-		m.Write(n[:])
+		m.Write(binary.BigEndian.AppendUint32(nil, uint32(len(p))))
 		m.Write(p)
 	}
 	return m.Sum(nil)

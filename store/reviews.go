@@ -54,8 +54,6 @@ func (r *Reviewer) Scan(src any) error {
 	return json.Unmarshal(j, (*check.Reviewer)(r))
 }
 
-func reviewerOf(r *check.Reviewer) *Reviewer { return (*Reviewer)(r) }
-
 // HitReview is the decision as a hit shows it.
 func (r AMLReview) HitReview() *check.HitReview {
 	h := &check.HitReview{Decision: r.Decision, Reviewer: r.Reviewer, Note: r.Note, DecidedAt: r.DecidedAt.UTC().Format(time.RFC3339Nano),
@@ -135,7 +133,7 @@ func (s *Store) AddReviewSubmission(ctx context.Context, p Principal, checkID uu
 			sub.Reviewer = check.ReviewerName(r.Reviewer)
 			key := check.NameKey(r.Reviewer)
 			var staff int
-			if err := tx.GetContext(ctx, &staff, `SELECT count(*) FROM staff WHERE tenant_id = $1 AND lower(email) = $2`, p.TenantID, key); err != nil {
+			if err := tx.GetContext(ctx, &staff, `SELECT count(*) FROM staff WHERE tenant_id = $1 AND email = $2`, p.TenantID, key); err != nil { // addresses are kept lower-case
 				return err
 			}
 			if staff > 0 {
@@ -259,13 +257,13 @@ func (s *Store) RecordReview(ctx context.Context, ref check.Ref, u check.ReviewU
 					continue // listed twice (two lists share the id): one decision
 				}
 				row := AMLReview{TenantID: ref.TenantID, CustomerID: *c.CustomerID, CheckID: c.ID, EntityID: h.EntityID, EntityHash: h.EntityHash, QueryHash: d.Query.Hash(),
-					Decision: h.Review.Decision, Reviewer: h.Review.Reviewer, Note: h.Review.Note, DecidedAt: at, By: reviewerOf(h.Review.By)}
+					Decision: h.Review.Decision, Reviewer: h.Review.Reviewer, Note: h.Review.Note, DecidedAt: at, By: (*Reviewer)(h.Review.By)}
 				if h.Review.ApprovedBy != nil {
 					decided, err := time.Parse(time.RFC3339Nano, h.Review.DecidedAt)
 					if err != nil {
 						return fmt.Errorf("read the pending decision's time: %w", err)
 					}
-					row.DecidedAt, row.ApprovedBy, row.ApprovedAt, row.ApprovalNote, row.ApprovedVia = decided, h.Review.ApprovedBy, &at, note, reviewerOf(&by)
+					row.DecidedAt, row.ApprovedBy, row.ApprovedAt, row.ApprovalNote, row.ApprovedVia = decided, h.Review.ApprovedBy, &at, note, (*Reviewer)(&by)
 				}
 				rows = append(rows, row)
 			}

@@ -168,12 +168,8 @@ func (s *Store) ChangeStaff(ctx context.Context, by Actor, do StaffChange, id uu
 	var st Staff
 	err := s.inTenant(ctx, by.TenantID, func(tx *sqlx.Tx) error {
 		var changed *uuid.UUID
-		var staffID *uuid.UUID
-		if id != uuid.Nil {
-			staffID = &id
-		}
-		err := tx.GetContext(ctx, &changed, `SELECT public.console_staff_change($1, $2, $3, $4, $5, $6, $7)`,
-			by.TenantID, by.Session, string(do), staffID, nullable(email), nullable(string(role)), tokenHash)
+		err := tx.GetContext(ctx, &changed, `SELECT public.console_staff_change($1, $2, $3, $4, nullif($5, ''), nullif($6, ''), $7)`,
+			by.TenantID, by.Session, string(do), nilIfZero(id), email, string(role), tokenHash)
 		if err != nil {
 			return staffError(err)
 		}
@@ -184,13 +180,6 @@ func (s *Store) ChangeStaff(ctx context.Context, by Actor, do StaffChange, id uu
 		return err
 	})
 	return st, err
-}
-
-func nullable(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
 }
 
 // Invitation is the staff member an unused, unexpired invitation whose

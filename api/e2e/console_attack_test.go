@@ -17,7 +17,6 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
-	_ "github.com/lib/pq"
 
 	"github.com/kycflow/kycflow/api"
 	"github.com/kycflow/kycflow/api/console"

@@ -128,7 +128,7 @@ func decodedBytes(b []byte, f Format) int64 {
 		return 4
 	}
 	for _, seg := range jpegSegments(b) {
-		if m := seg.marker; m >= 0xC0 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC && len(seg.data) >= 6 {
+		if m := seg.marker; frame(m) && len(seg.data) >= 6 {
 			n := int64(max(seg.data[5], 1))
 			if m == 0xC2 || m == 0xC6 || m == 0xCA || m == 0xCE { // progressive
 				return n * 5

@@ -38,12 +38,15 @@ func Strip(b []byte, f Format) ([]byte, error) {
 	return out, nil
 }
 
+// frame reports whether m starts a frame (SOF0–15, whose slots DHT, JPG
+// and DAC are not frames).
+func frame(m byte) bool { return m >= 0xC0 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC }
+
 // The JPEG markers a stripped image keeps, besides SOI, SOS (with its
-// scan) and EOI: the frames (SOF0–15 but DHT, JPG and DAC's slots, which
-// are kept as what they are), the tables (DHT, DAC, DQT), DNL, DRI, DHP
+// scan) and EOI: the frames, the tables (DHT, DAC, DQT), DNL, DRI, DHP
 // and EXP.
 func keptMarker(m byte) bool {
-	return m >= 0xC0 && m <= 0xCF && m != 0xC8 || m >= 0xDB && m <= 0xDF
+	return frame(m) || m == 0xC4 || m == 0xCC || m >= 0xDB && m <= 0xDF
 }
 
 // adobe is Adobe's APP14 segment as a stripped image keeps it: "Adobe",
