@@ -28,14 +28,15 @@ type IDScanReadInput struct {
 
 // IDScanReadResult is what became of an upload, ids and codes only: the
 // check's outcome when it ended (Done), else the attempt sent back for a
-// retake and why. Outcome "none": no upload was waiting (a repeated
-// signal).
+// retake and why, and whether another upload waits to be read (More).
+// Outcome "none": no upload was waiting (a repeated signal).
 type IDScanReadResult struct {
 	CheckResult
 	Done    bool
 	Attempt int
 	Outcome string // check.AttemptRead, AttemptRetake, or "none"
 	Reason  string `json:",omitempty"`
+	More    bool   `json:",omitempty"`
 }
 
 // IDScanRead reads the check's oldest unread upload. A photo read with
@@ -82,7 +83,15 @@ func (a *Activities) IDScanRead(ctx context.Context, in IDScanReadInput) (IDScan
 		return nil
 	}
 	if out.Outcome == check.AttemptRetake && att.N < settings.MaxAttempts {
-		return out, finish() // the person takes another photo
+		if err := finish(); err != nil { // the person takes another photo, or sent it already
+			return IDScanReadResult{}, err
+		}
+		unread, err := a.Store.UnreadDocuments(ctx, in.Check)
+		if err != nil {
+			return IDScanReadResult{}, wrap(err, "count uploads")
+		}
+		out.More = unread > 0
+		return out, nil
 	}
 	attempts, err := a.Store.DocumentAttempts(ctx, in.Check)
 	if err != nil {
@@ -108,7 +117,7 @@ func (a *Activities) IDScanRead(ctx context.Context, in IDScanReadInput) (IDScan
 		d.Checks.MRZRead = sub(check.Fail, check.ReasonImageUnreadable)
 	}
 	d.Checks.ImageQuality.Image = imageMeasures(read.Quality)
-	d.Source, d.Attempts = check.SourcePhoto, attemptsData(attempts)
+	d.Source, d.Attempts = check.SourcePhoto, store.AttemptsData(attempts)
 	validated := d.Reason == nil
 	// The check first: a retried activity finds it done; the upload's
 	// outcome then.
@@ -191,7 +200,6 @@ func retakeReason(r mrzread.Reason) string {
 	return check.RetakeUnreadable
 }
 
-// attemptsData is data.attempts.
 // imageMeasures is what the reader measured, as the check's data shows it.
 func imageMeasures(q mrzread.Quality) *check.ImageMeasures {
 	return &check.ImageMeasures{Width: q.Width, Height: q.Height, Brightness: round3(q.Brightness), BandFound: q.BandFound,
@@ -199,11 +207,3 @@ func imageMeasures(q mrzread.Quality) *check.ImageMeasures {
 }
 
 func round3(v float64) float64 { return math.Round(v*1000) / 1000 }
-
-func attemptsData(as []store.DocumentAttempt) []check.IDScanAttempt {
-	out := make([]check.IDScanAttempt, len(as))
-	for i, at := range as {
-		out[i] = check.IDScanAttempt{N: at.N, Status: at.Status, Reason: at.Reason, Images: at.Images, UploadedAt: at.CreatedAt, ReadAt: at.ReadAt}
-	}
-	return out
-}

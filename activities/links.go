@@ -22,10 +22,13 @@ type LinkInput struct {
 }
 
 // LinkResult is the state of the check's link the workflow acts on: when it
-// expires and whether the person already submitted.
+// expires, whether the person already submitted, and how many photos they
+// uploaded that wait to be read (an upload can come before the workflow
+// exists, when its signal finds no one to tell).
 type LinkResult struct {
 	ExpiresAt time.Time
 	Used      bool
+	Unread    int `json:",omitempty"`
 }
 
 // PrepareLink makes sure the check has a link in the person's hands. A link
@@ -45,7 +48,13 @@ func (a *Activities) PrepareLink(ctx context.Context, in LinkInput) (_ LinkResul
 	l, err := a.Store.GetLink(ctx, in.Check)
 	switch {
 	case err == nil && (l.UsedAt != nil || !cs.Customer.Mails):
-		return LinkResult{ExpiresAt: l.ExpiresAt, Used: l.UsedAt != nil}, nil
+		out := LinkResult{ExpiresAt: l.ExpiresAt, Used: l.UsedAt != nil}
+		if in.Check.Type == check.IDScan && !out.Used {
+			if out.Unread, err = a.Store.UnreadDocuments(ctx, in.Check); err != nil {
+				return LinkResult{}, wrap(err, "count uploads")
+			}
+		}
+		return out, nil
 	case err != nil && !errors.Is(err, store.ErrNotFound):
 		return LinkResult{}, wrap(err, "load link")
 	}

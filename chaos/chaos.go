@@ -34,7 +34,7 @@ import (
 type Options struct {
 	Topology                           string
 	Duration, Pause, Outage, Settle    time.Duration
-	Rate                               float64
+	Rate, Uploads                      float64
 	Kills, Pauses, PGRestarts, Outages int
 	Seed                               uint64
 }
@@ -44,6 +44,7 @@ func (o *Options) Flags(fs *flag.FlagSet) {
 	fs.StringVar(&o.Topology, "topology", "cluster", "cluster (Temporal server on PostgreSQL, 2 api, 3 workers) or dev (Temporal dev server on SQLite, 1 api, 1 worker)")
 	fs.DurationVar(&o.Duration, "duration", 60*time.Second, "how long the load and the faults run")
 	fs.Float64Var(&o.Rate, "rate", 8, "businesses created per second (each with coc, vat and iban checks)")
+	fs.Float64Var(&o.Uploads, "uploads", 0.5, "customers per second with an idscan link, each sending a photo with glare, then a clear one (0: none)")
 	fs.IntVar(&o.Kills, "kills", 4, "workers killed with SIGKILL")
 	fs.IntVar(&o.Pauses, "pauses", 2, "pauses of the Temporal server (SIGSTOP, then SIGCONT)")
 	fs.DurationVar(&o.Pause, "pause", 5*time.Second, "how long each pause lasts")
@@ -63,7 +64,9 @@ func (o *Options) Flags(fs *flag.FlagSet) {
 // faults are over, it waits for every check to finish and verifies: every
 // business answered 201 exists with its three checks, every check is
 // final, no check's result was written twice (a trigger counts result
-// writes), and no request was answered 500.
+// writes), and no request was answered 500. Beside the businesses,
+// customers with an idscan link send photos (--uploads): every upload
+// answered 202 must be recorded and end read or retake, none read twice.
 func Run(ctx context.Context, cfg app.Config, o Options) error {
 	topoName, dur, rate, kills, pauses, pause, restarts, outages, outage, settle, seed :=
 		&o.Topology, &o.Duration, &o.Rate, &o.Kills, &o.Pauses, &o.Pause, &o.PGRestarts, &o.Outages, &o.Outage, &o.Settle, &o.Seed
@@ -92,6 +95,16 @@ func Run(ctx context.Context, cfg app.Config, o Options) error {
 	if err := admin.CountResultWrites(ctx); err != nil {
 		return err
 	}
+	var ups *uploadLoad
+	if o.Uploads > 0 {
+		crowd, err := people(4)
+		if err != nil {
+			return err
+		}
+		root := "http://" + st.Cfg.HTTPAddrFor(true)
+		ups = &uploadLoad{base: root + "/api/v1", root: root, key: st.Key, people: crowd,
+			http: &http.Client{Timeout: 30 * time.Second}, statuses: map[int]int{}}
+	}
 	plan := chaosPlan(*dur, *kills, *pauses, *restarts, *outages, *pause, *outage, topo.Workers, *seed)
 	fmt.Printf("\nchaos on the %s topology: %s of load at %.0f businesses/s, %d faults (seed %d)\n", topo.Name, *dur, *rate, len(plan), *seed)
 
@@ -100,7 +113,15 @@ func Run(ctx context.Context, cfg app.Config, o Options) error {
 	lctx, stopLoad := context.WithTimeout(ctx, *dur)
 	defer stopLoad()
 	loadDone := make(chan struct{})
-	go func() { load.run(lctx, *rate); close(loadDone) }()
+	go func() {
+		var wg sync.WaitGroup
+		if ups != nil {
+			wg.Go(func() { ups.run(lctx, o.Uploads) })
+		}
+		load.run(lctx, *rate)
+		wg.Wait()
+		close(loadDone)
+	}()
 	start := time.Now()
 	var tally faultTally
 	for _, f := range plan {
@@ -120,6 +141,13 @@ func Run(ctx context.Context, cfg app.Config, o Options) error {
 		return err
 	}
 	res.tally, res.topology, res.duration = tally, topo.Name, *dur
+	if ups != nil {
+		u, err := verifyUploads(ctx, admin, ups, *settle)
+		if err != nil {
+			return err
+		}
+		res.uploads = &u
+	}
 	fmt.Print(res.report())
 	if !res.ok() {
 		return errors.New("the fault campaign found losses, duplicates or server errors")
@@ -310,10 +338,11 @@ type chaosResult struct {
 	duplicates          int // checks whose result was written more than once
 	unwritten           int // completed checks whose result write was never seen
 	maxToFinal, settled time.Duration
+	uploads             *uploadResult // nil: no uploads in the load
 }
 
 func (r chaosResult) ok() bool {
-	return r.missing == 0 && r.final == r.checks && r.checks == 3*r.created && r.duplicates == 0 && r.unwritten == 0 &&
+	return (r.uploads == nil || r.uploads.ok()) && r.missing == 0 && r.final == r.checks && r.checks == 3*r.created && r.duplicates == 0 && r.unwritten == 0 &&
 		r.statuses[http.StatusInternalServerError] == 0 && r.statuses[-1] == 0
 }
 
@@ -356,6 +385,33 @@ func verifyChaos(ctx context.Context, s *store.Store, l *chaosLoad, settle time.
 	return r, nil
 }
 
+// verifyUploads waits until no upload is left reading and every idscan
+// check is final or waiting on a retake (or settle passes), then audits
+// the uploads.
+func verifyUploads(ctx context.Context, s *store.Store, l *uploadLoad, settle time.Duration) (uploadResult, error) {
+	l.mu.Lock()
+	r := uploadResult{customers: len(l.customers), accepted: l.accepted, unanswered: l.unanswered, statuses: l.statuses}
+	ids := slices.Clone(l.customers)
+	l.mu.Unlock()
+	began := time.Now()
+	for {
+		a, err := s.AuditUploads(ctx, ids)
+		if err != nil {
+			return r, err
+		}
+		r.checks, r.final, r.waiting, r.attempts, r.reading = a.Checks, a.Final, a.Waiting, a.Attempts, a.Reading
+		r.twice, r.results, r.unwritten = a.Twice, a.Results, a.Unwritten
+		if (a.Reading == 0 && a.Final+a.Waiting == a.Checks) || time.Since(began) > settle {
+			return r, nil
+		}
+		select {
+		case <-ctx.Done():
+			return r, ctx.Err()
+		case <-time.After(time.Second):
+		}
+	}
+}
+
 func (r chaosResult) report() string {
 	var b strings.Builder
 	var answers []string
@@ -386,6 +442,9 @@ func (r chaosResult) report() string {
 		r.checks, 3*r.created, r.final, strings.Join(statuses, ", "), r.settled.Round(time.Second))
 	fmt.Fprintf(&b, "  duplicates  %d checks with their result written more than once; %d completed without a result write\n", r.duplicates, r.unwritten)
 	fmt.Fprintf(&b, "  slowest     %s from a check's creation to its final status\n", r.maxToFinal.Round(100*time.Millisecond))
+	if r.uploads != nil {
+		b.WriteString(r.uploads.report())
+	}
 	fmt.Fprintf(&b, "\n| %s | %s | %d | %d (%s) | %d (%s) | %d | %d | %d | %d | %d | %d | %s |\n", r.topology, r.duration,
 		r.tally.kills, r.tally.pauses, r.tally.pausedFor, r.tally.pgRestarts, r.tally.pgDownFor.Round(100*time.Millisecond), r.tally.outages,
 		r.created, r.missing, r.checks, r.duplicates, r.statuses[http.StatusInternalServerError], r.maxToFinal.Round(100*time.Millisecond))

@@ -45,6 +45,11 @@ func TestChaosVerdict(t *testing.T) {
 	if !good.ok() {
 		t.Fatal("a clean campaign failed")
 	}
+	withUploads := good
+	withUploads.uploads = &uploadResult{customers: 2, accepted: 4, unanswered: 1, attempts: 5, checks: 2, final: 1, waiting: 1}
+	if !withUploads.ok() {
+		t.Fatal("a clean campaign with uploads failed")
+	}
 	for name, mutate := range map[string]func(*chaosResult){
 		"a missing business":     func(r *chaosResult) { r.missing = 1 },
 		"a missing check":        func(r *chaosResult) { r.checks, r.final = 29, 29 },
@@ -55,6 +60,24 @@ func TestChaosVerdict(t *testing.T) {
 			r.statuses = map[int]int{http.StatusCreated: 10, http.StatusInternalServerError: 1}
 		},
 		"a 201 without an id": func(r *chaosResult) { r.statuses = map[int]int{http.StatusCreated: 10, -1: 1} },
+		"an accepted upload lost": func(r *chaosResult) {
+			r.uploads = &uploadResult{customers: 2, accepted: 4, attempts: 3, checks: 2, final: 2}
+		},
+		"an upload left reading": func(r *chaosResult) {
+			r.uploads = &uploadResult{customers: 2, accepted: 4, attempts: 4, reading: 1, checks: 2, final: 1, waiting: 1}
+		},
+		"an upload read twice": func(r *chaosResult) {
+			r.uploads = &uploadResult{customers: 2, accepted: 4, attempts: 4, twice: 1, checks: 2, final: 2}
+		},
+		"an idscan result written twice": func(r *chaosResult) {
+			r.uploads = &uploadResult{customers: 2, accepted: 4, attempts: 4, results: 1, checks: 2, final: 2}
+		},
+		"more uploads than were sent": func(r *chaosResult) {
+			r.uploads = &uploadResult{customers: 2, accepted: 4, attempts: 5, checks: 2, final: 2}
+		},
+		"an idscan check stuck": func(r *chaosResult) {
+			r.uploads = &uploadResult{customers: 2, accepted: 4, attempts: 4, checks: 2, final: 1}
+		},
 	} {
 		r := good
 		mutate(&r)

@@ -119,6 +119,16 @@ type IDScanAttempt struct {
 	ReadAt     *time.Time `json:"read_at"`
 }
 
+// IDScanWaiting is the `data` of an idscan check still in awaiting_input
+// once a photo was uploaded: each upload so far, and how many more the
+// link takes, so support can tell a person stuck on glare from one who
+// never opened the link. The check's result replaces it.
+type IDScanWaiting struct {
+	Source       string          `json:"source"` // SourcePhoto
+	Attempts     []IDScanAttempt `json:"attempts"`
+	AttemptsLeft int             `json:"attempts_left"`
+}
+
 // DefaultMaxAttempts is how many photos a person may upload for one check
 // unless the tenant says otherwise.
 const DefaultMaxAttempts = 5

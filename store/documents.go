@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -44,6 +45,20 @@ type DocumentAttempt struct {
 	CreatedAt time.Time  `db:"created_at"`
 	ReadAt    *time.Time `db:"read_at"`
 	Images    int        `db:"images"` // how many it had (kept or erased since)
+}
+
+// Data is the attempt as data.attempts shows it.
+func (a DocumentAttempt) Data() check.IDScanAttempt {
+	return check.IDScanAttempt{N: a.N, Status: a.Status, Reason: a.Reason, Images: a.Images, UploadedAt: a.CreatedAt, ReadAt: a.ReadAt}
+}
+
+// AttemptsData is data.attempts.
+func AttemptsData(as []DocumentAttempt) []check.IDScanAttempt {
+	out := make([]check.IDScanAttempt, len(as))
+	for i, a := range as {
+		out[i] = a.Data()
+	}
+	return out
 }
 
 // IDScanSettings are a tenant's idscan settings.
@@ -141,6 +156,9 @@ func (s *Store) AddDocument(ctx context.Context, ref check.Ref, images []Documen
 				return err
 			}
 		}
+		if err := showAttempts(ctx, tx, ref); err != nil {
+			return err
+		}
 		return enqueue(ctx, tx, c.Ref(), ActionDocument)
 	})
 	if err == nil {
@@ -152,12 +170,50 @@ func (s *Store) AddDocument(ctx context.Context, ref check.Ref, images []Documen
 // DocumentAttempts lists a check's uploads, oldest first.
 func (s *Store) DocumentAttempts(ctx context.Context, ref check.Ref) ([]DocumentAttempt, error) {
 	var out []DocumentAttempt
-	err := s.inTenant(ctx, ref.TenantID, func(tx *sqlx.Tx) error {
-		return tx.SelectContext(ctx, &out, `SELECT a.n, a.status, a.reason, a.quality, a.created_at, a.read_at,
-			(SELECT count(*) FROM document_images i WHERE i.tenant_id = a.tenant_id AND i.check_id = a.check_id AND i.attempt = a.n) AS images
-			FROM document_attempts a WHERE a.tenant_id = $1 AND a.check_id = $2 ORDER BY a.n`, ref.TenantID, ref.CheckID)
+	err := s.inTenant(ctx, ref.TenantID, func(tx *sqlx.Tx) (err error) {
+		out, err = documentAttempts(ctx, tx, ref)
+		return err
 	})
 	return out, err
+}
+
+func documentAttempts(ctx context.Context, tx *sqlx.Tx, ref check.Ref) ([]DocumentAttempt, error) {
+	var out []DocumentAttempt
+	err := tx.SelectContext(ctx, &out, `SELECT a.n, a.status, a.reason, a.quality, a.created_at, a.read_at,
+			(SELECT count(*) FROM document_images i WHERE i.tenant_id = a.tenant_id AND i.check_id = a.check_id AND i.attempt = a.n) AS images
+			FROM document_attempts a WHERE a.tenant_id = $1 AND a.check_id = $2 ORDER BY a.n`, ref.TenantID, ref.CheckID)
+	return out, err
+}
+
+// showAttempts writes the uploads so far into the data of a check still
+// awaiting input (check.IDScanWaiting), in the transaction that changed
+// them; a check with its result is left as it is.
+func showAttempts(ctx context.Context, tx *sqlx.Tx, ref check.Ref) error {
+	as, err := documentAttempts(ctx, tx, ref)
+	if err != nil {
+		return err
+	}
+	var allowed int
+	if err := tx.GetContext(ctx, &allowed, `SELECT idscan_max_attempts FROM tenants WHERE id = $1`, ref.TenantID); err != nil {
+		return err
+	}
+	b, err := json.Marshal(check.IDScanWaiting{Source: check.SourcePhoto, Attempts: AttemptsData(as), AttemptsLeft: max(0, allowed-len(as))})
+	if err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE checks SET data = $3, updated_at = $4 WHERE tenant_id = $1 AND id = $2 AND status = 'awaiting_input'`,
+		ref.TenantID, ref.CheckID, JSON(b), now())
+	return err
+}
+
+// UnreadDocuments counts the check's uploads still `reading`.
+func (s *Store) UnreadDocuments(ctx context.Context, ref check.Ref) (int, error) {
+	var n int
+	err := s.inTenant(ctx, ref.TenantID, func(tx *sqlx.Tx) error {
+		return tx.GetContext(ctx, &n, `SELECT count(*) FROM document_attempts WHERE tenant_id = $1 AND check_id = $2 AND status = 'reading'`,
+			ref.TenantID, ref.CheckID)
+	})
+	return n, err
 }
 
 // NextDocument is the check's oldest upload still `reading`, with its
@@ -188,7 +244,10 @@ func (s *Store) FinishDocument(ctx context.Context, ref check.Ref, n int, status
 				WHERE tenant_id = $1 AND check_id = $2 AND n = $3 AND status = 'reading' RETURNING n)
 			DELETE FROM document_images WHERE $8 AND tenant_id = $1 AND check_id = $2 AND attempt IN (SELECT n FROM done)`,
 			ref.TenantID, ref.CheckID, n, status, reason, quality, now(), erase)
-		return err
+		if err != nil {
+			return err
+		}
+		return showAttempts(ctx, tx, ref)
 	})
 }
 

@@ -43,7 +43,8 @@ func TestResultWriteCounter(t *testing.T) {
 	}
 	// A diagnostic, not the schema: gone before the schema's own tests look.
 	t.Cleanup(func() {
-		if _, err := admin.DB().ExecContext(ctx, `DROP TRIGGER result_writes ON checks; DROP FUNCTION result_writes(); DROP TABLE result_writes`); err != nil {
+		if _, err := admin.DB().ExecContext(ctx, `DROP TRIGGER result_writes ON checks; DROP FUNCTION result_writes(); DROP TABLE result_writes;
+			DROP TRIGGER attempt_writes ON document_attempts; DROP FUNCTION attempt_writes(); DROP TABLE attempt_writes`); err != nil {
 			t.Error(err)
 		}
 	})

@@ -10,6 +10,11 @@ import (
 	"github.com/kycflow/kycflow/check"
 )
 
+// readUnread is the change (GetVersion) that reads uploads found unread in
+// the store without waiting for their signals: a photo uploaded before the
+// workflow started had its signal dropped, and was never read.
+const readUnread = "read-unread-uploads"
+
 // runLink runs an idin or idscan check: the person gets a link (from the
 // tenant, or by mail), the check waits in awaiting_input for the
 // verification-result signal (a typed MRZ, a bank's return) or, for
@@ -34,16 +39,24 @@ func runLink(ctx workflow.Context, st *state) (activities.CheckResult, error) {
 		if !applied {
 			return activities.CheckResult{Status: st.status}, nil
 		}
+		// Uploads the store holds unread are read without waiting for
+		// their signals, which may have come before the workflow did.
+		unread := workflow.GetVersion(ctx, readUnread, workflow.DefaultVersion, 1) == 1 && link.Unread > 0
 		for {
-			upload, ended, err := awaitSubmission(ctx, in, link)
-			if err != nil {
-				return activities.CheckResult{}, err
-			}
-			if ended != nil {
-				return activities.CheckResult{Status: ended.Status}, nil
-			}
-			if !upload {
-				break
+			upload := unread
+			if !unread {
+				var ended *activities.ExpireResult
+				var err error
+				upload, ended, err = awaitSubmission(ctx, in, link)
+				if err != nil {
+					return activities.CheckResult{}, err
+				}
+				if ended != nil {
+					return activities.CheckResult{Status: ended.Status}, nil
+				}
+				if !upload {
+					break
+				}
 			}
 			ropts := providerOptions(in.Retry)
 			ropts.TaskQueue, ropts.StartToCloseTimeout = DocumentsTaskQueue, 2*time.Minute
@@ -55,6 +68,7 @@ func runLink(ctx workflow.Context, st *state) (activities.CheckResult, error) {
 			if read.Done {
 				return read.CheckResult, nil
 			}
+			unread = read.More
 		}
 	}
 	var out activities.CheckResult

@@ -73,6 +73,29 @@ func (s *checkSuite) TestLinkPhotoRetakeThenRead() {
 	s.env.AssertNotCalled(s.T(), "IDScanVerify", mock.Anything, mock.Anything)
 }
 
+// Two photos uploaded before the workflow started, their signals dropped
+// (no workflow to tell): the check reads both from the store, the first a
+// retake that says another waits, the second read — no signal needed.
+func (s *checkSuite) TestLinkPhotosUploadedBeforeTheWorkflow() {
+	s.storeAccepts()
+	s.in.Check.Type = "idscan"
+	s.env.OnActivity(a.PrepareLink, mock.Anything, mock.Anything).
+		Return(activities.LinkResult{ExpiresAt: s.env.Now().Add(7 * 24 * time.Hour), Unread: 2}, nil).Once()
+	reads := 0
+	s.env.OnActivity(a.IDScanRead, mock.Anything, activities.IDScanReadInput{Check: s.in.Check}).Return(
+		func(context.Context, activities.IDScanReadInput) (activities.IDScanReadResult, error) {
+			reads++
+			if reads == 1 {
+				return activities.IDScanReadResult{Attempt: 1, Outcome: check.AttemptRetake, Reason: check.RetakeGlare, More: true}, nil
+			}
+			return activities.IDScanReadResult{CheckResult: activities.CheckResult{Applied: true, Status: check.Completed, Validated: &yes},
+				Done: true, Attempt: 2, Outcome: check.AttemptRead}, nil
+		}).Times(2)
+	s.env.ExecuteWorkflow(CheckWorkflow, s.in)
+	s.Equal(check.Completed, s.result().Status)
+	s.Equal(2, reads)
+}
+
 // Nobody uses the link: at its expiry the check is `expired`, by a durable
 // timer (seven days skipped here).
 func (s *checkSuite) TestLinkExpires() {

@@ -7,6 +7,7 @@ import (
 	"image"
 	"image/color"
 	"image/jpeg"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -321,7 +322,8 @@ func readMail(t *testing.T, addr string) string {
 // camera, the file input) has a reflection over the code and the page asks
 // for a retake with the attempt count; the second completes the check.
 // Then in English with the live camera view (Chromium's fake camera fed a
-// generated card): the hints, the photo taken in the page, done. Both
+// generated card): the hints, the photo taken by the page itself once the
+// frame is steady and sharp, done. Both
 // checks end validated, read from the photo.
 func TestBrowserPhotoJourney(t *testing.T) {
 	good, id := docPhoto(t, 404, mrz.TD3, sharp)
@@ -388,7 +390,7 @@ func TestBrowserPhotoJourney(t *testing.T) {
 		return err == nil && h != ""
 	})
 	shoot(t, cam, "idscan-camera")
-	do(t, cam, chromedp.Click("#camera-take"))
+	// Steady and sharp: the page takes the photo by itself.
 	eventually(t, 2*time.Minute, "the thank-you page", func() bool {
 		h, err := tryText(cam, "h1")
 		return err == nil && h == "Thank you"
@@ -396,5 +398,102 @@ func TestBrowserPhotoJourney(t *testing.T) {
 	chk = waitStatusWithin(t, env.a, cid, "completed", time.Minute)
 	if chk["validated"] != true || obj(chk["data"])["source"] != "photo" {
 		t.Fatalf("camera check: %v", chk)
+	}
+}
+
+// The end of a link, as the person sees it. At phone width, five photos
+// without the code: each is a retake that says why, and after the fifth
+// the page says the document could not be read — no thank-you — and so
+// does the link's status. On a computer, the page shows the QR code
+// before the upload controls and follows the phone: when the phone's
+// photo is read, the computer's page says done. A camera in the dark holds
+// the shutter and takes nothing by itself.
+func TestBrowserPhotoEnds(t *testing.T) {
+	_, id := docPhoto(t, 707, mrz.TD3, sharp)
+	back := filepath.Join(t.TempDir(), "front.jpg")
+	if err := os.WriteFile(back, frontSide(t, id), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cid, path := photoCustomer(t, env.a, id)
+	waitStatus(t, env.a, cid, "awaiting_input")
+	phone := browser(t)
+	do(t, phone, chromedp.EmulateViewport(390, 844), chromedp.Navigate(env.publicURL+path+"?lang=en"))
+	waitHeading(t, phone, "Verify your identity document")
+	for n := 1; n <= 5; n++ {
+		do(t, phone, chromedp.SetUploadFiles("#image", []string{back}), chromedp.Click(`#photo-form button[type=submit]`))
+		if n == 5 {
+			break
+		}
+		eventually(t, 2*time.Minute, fmt.Sprintf("retake %d", n), func() bool {
+			s, err := tryText(phone, "#photo-state")
+			return err == nil && strings.Contains(s, "Please take the photo again") && strings.Contains(s, fmt.Sprintf("Photo %d of at most 5", n))
+		})
+		if s := text(t, phone, "#photo-state"); !strings.Contains(s, "The code at the bottom of the document is not in the photo") {
+			t.Fatalf("retake %d says: %q", n, s)
+		}
+	}
+	eventually(t, 2*time.Minute, "the could-not-be-read page", func() bool {
+		h, err := tryText(phone, "h1")
+		return err == nil && h == "Your document could not be read"
+	})
+	if body := text(t, phone, ".card"); strings.Contains(body, "Thank you") || !strings.Contains(body, "will tell you how to go on") {
+		t.Fatalf("the last page: %q", body)
+	}
+	shoot(t, phone, "idscan-not-read")
+	accessible(t, phone, "the could-not-be-read page")
+	st := photoState(t, path, "not_read")
+	if msg, _ := st["message"].(string); strings.Contains(msg, "was read") || st["reason"] != "mrz_not_found" {
+		t.Fatalf("status after the last attempt: %v", st)
+	}
+	if chk := waitStatusWithin(t, env.a, cid, "completed", time.Minute); obj(chk["data"])["reason"] != "image_unreadable" {
+		t.Fatalf("check: %v", chk)
+	}
+
+	// A computer shows the QR code; the phone sends the photo.
+	good, id := docPhoto(t, 708, mrz.TD3, sharp)
+	cid, path = photoCustomer(t, env.a, id)
+	waitStatus(t, env.a, cid, "awaiting_input")
+	desk := browser(t)
+	do(t, desk, chromedp.Navigate(env.publicURL+path+"?lang=en"))
+	waitHeading(t, desk, "Verify your identity document")
+	do(t, desk, chromedp.WaitVisible(".qr svg"))
+	qrFirst, err := chromedp.Run(desk, chromedp.Evaluate[bool](
+		`!!(document.querySelector(".qr").compareDocumentPosition(document.getElementById("photo-form")) & Node.DOCUMENT_POSITION_FOLLOWING)`))
+	if err != nil || !qrFirst {
+		t.Fatal("on a wide screen the QR code should come before the upload controls")
+	}
+	shoot(t, desk, "idscan-desktop-qr")
+	if r := upload(t, path, good); r.status != http.StatusAccepted {
+		t.Fatalf("the phone's upload: %d %s", r.status, r.raw)
+	}
+	eventually(t, 2*time.Minute, "the computer's page says done", func() bool {
+		h, err := tryText(desk, "h1")
+		return err == nil && h == "Thank you"
+	})
+	if chk := waitStatusWithin(t, env.a, cid, "completed", time.Minute); chk["validated"] != true {
+		t.Fatalf("check: %v", chk)
+	}
+
+	// The camera in the dark: the hint says so and the shutter waits.
+	var dark bytes.Buffer
+	if err := jpeg.Encode(&dark, image.NewGray(image.Rect(0, 0, 640, 480)), nil); err != nil {
+		t.Fatal(err)
+	}
+	_, id = docPhoto(t, 709, mrz.TD3, sharp)
+	_, path = photoCustomer(t, env.a, id)
+	cam := browser(t, fakeCamera(t, dark.Bytes())...)
+	do(t, cam, chromedp.EmulateViewport(390, 844), chromedp.Navigate(env.publicURL+path+"?lang=en"))
+	do(t, cam, chromedp.WaitVisible("#camera-start"), chromedp.Click("#camera-start"), chromedp.WaitVisible("#camera-video"))
+	eventually(t, 30*time.Second, "the dark hint", func() bool {
+		h, err := tryText(cam, "#camera-hint")
+		return err == nil && h == "Too dark: find more light."
+	})
+	time.Sleep(2 * time.Second) // looks that would have taken a steady frame
+	disabled, err := chromedp.Run(cam, chromedp.Evaluate[bool](`document.getElementById("camera-take").disabled`))
+	if err != nil || !disabled {
+		t.Fatal("the shutter should wait while the hint says too dark")
+	}
+	if st := photoState(t, path, "awaiting_photo"); st["attempts"] != float64(0) {
+		t.Fatalf("a dark frame was sent: %v", st)
 	}
 }

@@ -476,3 +476,34 @@ func TestPhotoOfATamperedPage(t *testing.T) {
 		t.Fatalf("check: %v", chk)
 	}
 }
+
+// A person stuck on a reflection: after two glare photos the check still
+// waits, and the tenant sees both attempts, each with its reason, and how
+// many the link still takes.
+func TestPhotoAttemptsWhileWaiting(t *testing.T) {
+	t.Parallel()
+	_, id := docPhoto(t, 606, mrz.TD3, sharp)
+	shiny := glarePhoto(t, id)
+	cid, path := photoCustomer(t, env.a, id)
+	waitStatus(t, env.a, cid, "awaiting_input")
+	if d := customerCheck(t, env.a, cid)["data"]; d != nil {
+		t.Fatalf("data before any upload: %v", d)
+	}
+	for n := 1; n <= 2; n++ {
+		if r := upload(t, path, shiny); r.status != http.StatusAccepted {
+			t.Fatalf("upload %d: %d %s", n, r.status, r.raw)
+		}
+		photoState(t, path, "retake")
+	}
+	chk := customerCheck(t, env.a, cid)
+	d := obj(chk["data"])
+	atts, _ := d["attempts"].([]any)
+	if chk["status"] != "awaiting_input" || d["source"] != "photo" || len(atts) != 2 || d["attempts_left"] != float64(3) {
+		t.Fatalf("check while waiting: %v", chk)
+	}
+	for i, a := range atts {
+		if at := obj(a); at["n"] != float64(i+1) || at["status"] != "retake" || at["reason"] != "glare" || at["read_at"] == nil {
+			t.Fatalf("attempt %d: %v", i+1, at)
+		}
+	}
+}

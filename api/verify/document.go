@@ -21,7 +21,8 @@ const (
 	stateAwaiting = "awaiting_photo" // nothing uploaded yet
 	stateReading  = "reading"        // the last photo is being read
 	stateRetake   = "retake"         // the last photo could not be read: upload another
-	stateDone     = "done"           // the check has its result (not shown here)
+	stateDone     = "done"           // a photo was read: the check has its result (not shown here)
+	stateNotRead  = "not_read"       // the last attempt was a retake too: the check ended image_unreadable
 )
 
 // photoStatus is what GET /verify/{token}/status answers.
@@ -51,7 +52,12 @@ func (h *Handler) photoState(r *http.Request, lv store.LinkView, t texts) (photo
 	st := lv.State(lv.Check.Status, time.Now())
 	switch {
 	case lv.UsedAt == nil && len(attempts) > 0 && (lv.Check.Status == check.Completed || lv.Check.Status == check.Failed):
-		ps.State, ps.Message = stateDone, t.PhotoDone // by a photo (a typed MRZ uses the link up)
+		// Ended by a photo (a typed MRZ uses the link up): read, or the
+		// last attempt sent back too.
+		ps.State, ps.Message = stateDone, t.PhotoDone
+		if last := attempts[len(attempts)-1]; last.Status == check.AttemptRetake {
+			ps.State, ps.Reason, ps.Message = stateNotRead, last.Reason, sprintf(t.NotReadBody, lv.TenantName)
+		}
 		return ps, "", nil
 	case st != store.LinkOpen:
 		return ps, st, nil

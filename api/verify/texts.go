@@ -26,6 +26,7 @@ type texts struct {
 	PhotoHow, PhotoPassport, PhotoCard, PhotoTips              string
 	PhotoLabel, PhotoSend, PhotoCamera, PhotoTake, PhotoCancel string
 	PhotoAwaiting, PhotoReading, PhotoReadingBody, PhotoDone   string
+	NotReadTitle, NotReadBody                                  string
 	RetakeTitle, AttemptOf, QRHint, TypeInstead, TypedOff      string
 	CameraDenied, HintDark, HintSmall, HintBlurred, HintOK     string
 	UploadOff, UploadMultipart, UploadTooLarge, UploadBroken   string
@@ -68,8 +69,10 @@ var english = texts{
 	PhotoTips:  "Lay the document flat in good light, fill most of the photo with it, and avoid reflections on the code.",
 	PhotoLabel: "Photo of your document", PhotoSend: "Send photo", PhotoCamera: "Use the camera", PhotoTake: "Take photo", PhotoCancel: "Cancel",
 	PhotoAwaiting: "Waiting for a photo of the document.", PhotoReading: "Reading your photo…", PhotoReadingBody: "This takes a few seconds; the page updates by itself.",
-	PhotoDone:   "The photo was read; the result goes to the requester.",
-	RetakeTitle: "Please take the photo again", AttemptOf: "Photo %d of at most %d.",
+	PhotoDone:    "The photo was read; the result goes to the requester.",
+	NotReadTitle: "Your document could not be read",
+	NotReadBody:  "None of the photos could be read with certainty, and this link takes no more. %s has been told that your document was not verified, and will tell you how to go on.",
+	RetakeTitle:  "Please take the photo again", AttemptOf: "Photo %d of at most %d.",
 	QRHint:      "On a computer? Scan this code with your phone to continue there.",
 	TypeInstead: "Type the code instead", TypedOff: "Please send a photo of your document; typing the code is not accepted here.",
 	CameraDenied: "The camera is not available; choose a photo instead.",
@@ -133,8 +136,10 @@ var dutch = texts{
 	PhotoTips:  "Leg het document plat in goed licht, laat het het grootste deel van de foto vullen en voorkom weerspiegelingen op de code.",
 	PhotoLabel: "Foto van uw document", PhotoSend: "Foto versturen", PhotoCamera: "Camera gebruiken", PhotoTake: "Foto maken", PhotoCancel: "Annuleren",
 	PhotoAwaiting: "Wacht op een foto van het document.", PhotoReading: "Uw foto wordt gelezen…", PhotoReadingBody: "Dit duurt enkele seconden; de pagina ververst vanzelf.",
-	PhotoDone:   "De foto is gelezen; de uitslag gaat naar de aanvrager.",
-	RetakeTitle: "Maak de foto opnieuw", AttemptOf: "Foto %d van maximaal %d.",
+	PhotoDone:    "De foto is gelezen; de uitslag gaat naar de aanvrager.",
+	NotReadTitle: "Uw document kon niet worden gelezen",
+	NotReadBody:  "Geen van de foto's kon met zekerheid worden gelezen, en deze link neemt er geen meer aan. %s weet dat uw document niet is bevestigd en laat u weten hoe het verder gaat.",
+	RetakeTitle:  "Maak de foto opnieuw", AttemptOf: "Foto %d van maximaal %d.",
 	QRHint:      "Op een computer? Scan deze code met uw telefoon om daar verder te gaan.",
 	TypeInstead: "De code liever overtypen", TypedOff: "Stuur een foto van uw document; de code overtypen wordt hier niet aangenomen.",
 	CameraDenied: "De camera is niet beschikbaar; kies een foto.",

@@ -166,6 +166,7 @@ type view struct {
 	Errors             []string
 	Photo              photoStatus
 	UploadAction       string
+	StatusURL          string // GET /verify/{token}/status, which the page follows
 	UploadError        string
 	Typed, TypedOpen   bool
 	AttemptText        string
@@ -318,10 +319,14 @@ func (h *Handler) idscanPage(w http.ResponseWriter, r *http.Request, status int,
 	case ps.State == stateDone:
 		h.message(w, r, http.StatusOK, lang, "✓", v.T.DoneTitle, v.T.DoneBody, lv.TenantName)
 		return
+	case ps.State == stateNotRead:
+		h.message(w, r, http.StatusOK, lang, "!", v.T.NotReadTitle, v.T.NotReadBody, lv.TenantName)
+		return
 	}
 	token := r.PathValue("token")
 	v.Title, v.Intro = v.T.IDScanTitle, sprintf(v.T.IDScanIntro, lv.TenantName)
 	v.Action, v.UploadAction = "/verify/"+token+"?lang="+lang, "/verify/"+token+"/document?lang="+lang
+	v.StatusURL = "/verify/" + token + "/status"
 	v.Photo, v.Typed, v.Refresh = ps, ps.TypedAllowed, ps.State == stateReading
 	if ps.Attempts > 0 {
 		v.AttemptText = fmt.Sprintf(v.T.AttemptOf, ps.Attempts, ps.MaxAttempts)

@@ -20,6 +20,11 @@ import (
 func background(w, h int, cam Camera, r *rand.Rand) *image.RGBA {
 	bw, bh := max(2, (w+1)/2), max(2, (h+1)/2)
 	img := image.NewRGBA(image.Rect(0, 0, bw, bh))
+	if cam.Lid {
+		v := uint8(244 + r.IntN(9))
+		mottle(img, color.RGBA{v, v, v - 2, 255}, 2, newValueNoise(r, bw, bh, 4))
+		return img
+	}
 	if cam.Background == 0 {
 		tones := []color.RGBA{{150, 148, 142, 255}, {214, 211, 204, 255}, {70, 68, 66, 255}, {172, 134, 96, 255}, {120, 130, 140, 255}}
 		base := tones[r.IntN(len(tones))]

@@ -212,11 +212,11 @@ func TestLabels(t *testing.T) {
 					t.Fatalf("%s %s: MRZ %v or document %v outside %dx%d", p, sp.name, sp.s.mrz, doc, sp.s.w, sp.s.h)
 				}
 			}
-			if c.JPEGQuality < 35 || c.JPEGQuality > 95 || c.Megapixels < 1 || c.Megapixels > 12 || c.Blur > 4 || c.Noise > 25 {
+			if c.JPEGQuality < 35 || c.JPEGQuality > 95 || c.Megapixels < 1 && p != Scan || c.Megapixels > 12 || c.Blur > 4 || c.Noise > 25 {
 				t.Fatalf("%s %s: %+v", p, sp.name, c)
 			}
 			switch p {
-			case Clean:
+			case Clean, OffsetClean:
 				if !sp.readable || sp.charHeight < minCharHeight || c.JPEGQuality < 85 || math.Abs(c.Rotation) > 3 || c.Glare != 0 || c.Megapixels < 3 || c.Megapixels > 8 {
 					t.Fatalf("clean %s: readable %v, %.1f px, %+v", sp.name, sp.readable, sp.charHeight, c)
 				}
@@ -224,9 +224,13 @@ func TestLabels(t *testing.T) {
 				if sp.readable {
 					t.Fatalf("hard %s readable: %+v", sp.name, c)
 				}
-			case Phone:
+			case Phone, Offset:
 				if c.Perspective > 0.15 || c.Blur > 1.5 || c.Noise > 10 || c.Light < 0.6 || c.Uneven > 0.4 || c.GlareOnMRZ {
 					t.Fatalf("phone %s: %+v", sp.name, c)
+				}
+			case Scan: // 150–300 dpi on a white lid
+				if dpi := sp.charHeight / mrzCapMM * 25.4; !c.Lid || dpi < 140 || dpi > 310 || c.Perspective != 0 || c.Glare != 0 || c.JPEGQuality < 50 || c.JPEGQuality > 85 {
+					t.Fatalf("scan %s: %.0f dpi, %+v", sp.name, dpi, c)
 				}
 			}
 			whys[sp.why]++
@@ -238,9 +242,9 @@ func TestLabels(t *testing.T) {
 					t.Errorf("hard: %v", whys)
 				}
 			}
-		case Phone:
+		case Phone, Offset, Scan:
 			if whys[""] < n*85/100 {
-				t.Errorf("phone: %v", whys)
+				t.Errorf("%s: %v", p, whys)
 			}
 		}
 		t.Logf("%s: %v", p, whys)

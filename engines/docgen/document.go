@@ -86,6 +86,26 @@ const minPxPerMM, maxPxPerMM = 3, 60
 // are transparent. mrzBox is the MRZ's bounding quadrilateral in the
 // image's pixels, clockwise from the top left.
 func Document(id Identity, pxPerMM float64) (img *image.RGBA, mrzBox [4]image.Point, err error) {
+	return DocumentPrinted(id, pxPerMM, Pressed)
+}
+
+// Printing is how a document's MRZ is put on its page.
+type Printing int
+
+const (
+	// Pressed: the font's outline filled by golang.org/x/image/vector, as
+	// the reader's templates are, its edges then moved and made ragged
+	// (press).
+	Pressed Printing = iota
+	// Screened: a rasterizer of its own, ink spread or a worn plate, a
+	// sheared, ragged glyph, the tone screened into dots (screen): the
+	// second printing path, sharing nothing with the templates but the
+	// outline.
+	Screened
+)
+
+// DocumentPrinted is Document with its MRZ printed as how says.
+func DocumentPrinted(id Identity, pxPerMM float64, how Printing) (img *image.RGBA, mrzBox [4]image.Point, err error) {
 	if id.Format != mrz.TD3 && id.Format != mrz.TD1 {
 		return nil, mrzBox, fmt.Errorf("docgen: Document draws TD3 and TD1 documents, not %q", id.Format)
 	}
@@ -121,10 +141,21 @@ func Document(id Identity, pxPerMM float64) (img *image.RGBA, mrzBox [4]image.Po
 	capPx := mrzCapMM * l.ppm
 	// The press has its own stream, so that the decoration stays as it was.
 	pr := rand.New(rand.NewPCG(h.Sum64(), 0x7072657373))
-	p := pressFor(pr)
+	var print func(c byte, x, baseline float64)
+	if how == Screened {
+		sc := screenFor(pr)
+		print = func(c byte, x, baseline float64) {
+			sc.print(d.img, font, pr, c, x, baseline, mrzPitchMM*l.ppm, capPx, ink)
+		}
+	} else {
+		p := pressFor(pr)
+		print = func(c byte, x, baseline float64) {
+			p.print(d.img, font, pr, c, x, baseline, mrzPitchMM*l.ppm, capPx, ink)
+		}
+	}
 	for n, line := range lines {
 		for i := 0; i < len(line); i++ {
-			p.print(d.img, font, pr, line[i], (l.mrzX0+float64(i)*mrzPitchMM)*l.ppm, l.baselines[n]*l.ppm, mrzPitchMM*l.ppm, capPx, ink)
+			print(line[i], (l.mrzX0+float64(i)*mrzPitchMM)*l.ppm, l.baselines[n]*l.ppm)
 		}
 	}
 	return d.img, l.mrzBox(), nil

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"image"
+	"image/jpeg"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -12,6 +13,8 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+
+	xdraw "golang.org/x/image/draw"
 
 	"github.com/kycflow/kycflow/engines/mrz"
 	"github.com/kycflow/kycflow/engines/ocrb"
@@ -40,10 +43,21 @@ const (
 	// leaves. A card's MRZ side prints no name, so its TD1 samples are as
 	// Clean's.
 	Tampered Profile = "tampered"
+	// Offset: Phone's photos of documents printed the second way
+	// (Screened): another rasterizer, ink spread, a halftone screen;
+	// OffsetClean: Clean's photos of them.
+	Offset      Profile = "offset"
+	OffsetClean Profile = "offset-clean"
+	// Scan: documents printed the second way, scanned flat at 150–300
+	// dpi on a white lid (askew by up to 1.5°, a card sometimes turned a
+	// quarter), JPEG 50–85; four in ten then shrunk for a web page (its
+	// long side 500–1000 pixels) and compressed again. Mostly readable;
+	// Readable says which are not (characters under 6 pixels).
+	Scan Profile = "scan"
 )
 
 // Profiles lists the profiles.
-var Profiles = []Profile{Clean, Phone, Hard, Tampered}
+var Profiles = []Profile{Clean, Phone, Hard, Tampered, Offset, OffsetClean, Scan}
 
 // Sample is one labelled photo.
 type Sample struct {
@@ -158,10 +172,10 @@ func Generate(seed int64, n int, p Profile) ([]Sample, error) {
 
 func (p Profile) check() error {
 	switch p {
-	case Clean, Phone, Hard, Tampered:
+	case Clean, Phone, Hard, Tampered, Offset, OffsetClean, Scan:
 		return nil
 	}
-	return fmt.Errorf("docgen: unknown profile %q (want clean, phone, hard or tampered)", p)
+	return fmt.Errorf("docgen: unknown profile %q (want clean, phone, hard, tampered, offset, offset-clean or scan)", p)
 }
 
 // GenerateSample makes sample i of Generate(seed, …, p), alone: for sets
@@ -171,7 +185,11 @@ func GenerateSample(seed int64, i int, p Profile) (Sample, error) {
 	if err != nil {
 		return Sample{}, err
 	}
-	doc, _, err := Document(sp.id, sp.l.ppm)
+	how := Pressed
+	if p == Offset || p == OffsetClean || p == Scan {
+		how = Screened
+	}
+	doc, _, err := DocumentPrinted(sp.id, sp.l.ppm, how)
 	if err != nil {
 		return Sample{}, err
 	}
@@ -179,10 +197,16 @@ func GenerateSample(seed int64, i int, p Profile) (Sample, error) {
 	if err != nil {
 		return Sample{}, err
 	}
-	return Sample{
+	s := Sample{
 		Name: sp.name, JPEG: jpg, MRZ: sp.id.MRZ, Identity: sp.id, Camera: sp.cam, Profile: p,
 		Readable: sp.readable, Why: sp.why, CharHeight: sp.charHeight, MRZQuad: sp.s.mrz, DocQuad: sp.s.docQuad(), Width: sp.s.w, Height: sp.s.h,
-	}, nil
+	}
+	if sp.web > 0 {
+		if err := s.shrinkForWeb(sp.web, 60+sp.r.IntN(26)); err != nil {
+			return Sample{}, err
+		}
+	}
+	return s, nil
 }
 
 // spec is a sample decided but not drawn: everything but its pixels.
@@ -195,6 +219,7 @@ type spec struct {
 	readable   bool
 	why        string
 	charHeight float64
+	web        int        // Scan: the long side a web page shrinks the scan to; 0: kept
 	r          *rand.Rand // drawn from next while rendering
 }
 
@@ -219,8 +244,11 @@ func specOf(seed int64, i int, p Profile) (*spec, error) {
 		sp.id = tamper(sp.id, rand.New(rand.NewPCG(uint64(seed), uint64(i)^0x74616d706572)))
 	}
 	cameraOf := p
-	if p == Tampered {
+	switch p {
+	case Tampered, OffsetClean:
 		cameraOf = Clean
+	case Offset:
+		cameraOf = Phone
 	}
 	// A profile's parameters are drawn to land on its side of the
 	// readability line; the labels are computed, not assumed, and the rare
@@ -231,7 +259,10 @@ func specOf(seed int64, i int, p Profile) (*spec, error) {
 		w, h := sp.l.size()
 		sp.s = plan(w, h, sp.l.mrzBox(), sp.cam, r)
 		sp.readable, sp.why, sp.charHeight = assess(sp.s, sp.l, sp.cam)
-		if p == Phone || sp.readable == (cameraOf == Clean) {
+		if p == Scan {
+			sp.web = webSize(sp, r)
+		}
+		if cameraOf == Phone || cameraOf == Scan || sp.readable == (cameraOf == Clean) {
 			return sp, nil
 		}
 		if attempt == 50 {
@@ -292,6 +323,21 @@ func drawCamera(p Profile, format mrz.Format, r *rand.Rand) Camera {
 		}
 		if r.IntN(10) < 8 {
 			c.Background, c.Clutter = seedOf(r), 2+r.IntN(9)
+		}
+		return c
+	case Scan:
+		// The frame is the scanned area: the document's long side spans
+		// most of the frame's short side, at the scanner's resolution.
+		dpi, scale := uniform(r, 150, 300), uniform(r, 0.88, 0.97)
+		l := layoutOf(format, 1)
+		short := math.Max(l.wMM, l.hMM) * dpi / 25.4 / scale
+		c := Camera{
+			Megapixels: math.Max(minMegapixels, short*short*4/3/1e6), Rotation: uniform(r, -1.5, 1.5), Scale: scale,
+			Blur: uniform(r, 0.3, 0.8), Noise: uniform(r, 0, 2), Light: uniform(r, 1, 1.08), Uneven: uniform(r, 0, 0.05),
+			JPEGQuality: 50 + r.IntN(36), Lid: true,
+		}
+		if format == mrz.TD1 && r.IntN(10) == 0 {
+			c.Rotation += 90
 		}
 		return c
 	}
@@ -413,4 +459,47 @@ func points(q [4][2]int) (out [4]image.Point) {
 		out[i] = image.Pt(p[0], p[1])
 	}
 	return out
+}
+
+// webSize is the long side a web page shrinks a scan to, four times in
+// ten, when smaller than the scan's; 0: the scan is kept as it is.
+func webSize(sp *spec, r *rand.Rand) int {
+	long := float64(max(sp.s.w, sp.s.h))
+	if r.IntN(10) >= 4 {
+		return 0
+	}
+	if w := uniform(r, 500, 1000); w < long {
+		return int(w)
+	}
+	return 0
+}
+
+// shrinkForWeb scales the sample's photo so that its long side is long
+// pixels (Catmull-Rom, as image tools do) and compresses it again at
+// quality, its labels scaled alike.
+func (s *Sample) shrinkForWeb(long, quality int) error {
+	src, err := jpeg.Decode(bytes.NewReader(s.JPEG))
+	if err != nil {
+		return err
+	}
+	k := float64(long) / float64(max(s.Width, s.Height))
+	w, h := max(1, int(math.Round(float64(s.Width)*k))), max(1, int(math.Round(float64(s.Height)*k)))
+	dst := image.NewRGBA(image.Rect(0, 0, w, h))
+	xdraw.CatmullRom.Scale(dst, dst.Bounds(), src, src.Bounds(), xdraw.Src, nil)
+	var buf bytes.Buffer
+	if err := jpeg.Encode(&buf, dst, &jpeg.Options{Quality: quality}); err != nil {
+		return err
+	}
+	scale := func(q [4]image.Point) [4]image.Point {
+		for i := range q {
+			q[i] = image.Pt(int(math.Round(float64(q[i].X)*k)), int(math.Round(float64(q[i].Y)*k)))
+		}
+		return q
+	}
+	s.JPEG, s.Width, s.Height, s.CharHeight = buf.Bytes(), w, h, s.CharHeight*k
+	s.MRZQuad, s.DocQuad = scale(s.MRZQuad), scale(s.DocQuad)
+	if s.Readable && s.CharHeight < minCharHeight {
+		s.Readable, s.Why = false, "small"
+	}
+	return nil
 }

@@ -30,6 +30,9 @@ type Camera struct {
 	Background  int64      `json:"background"`   // seed of a cluttered background (desk or wood texture, objects, paper with text); 0: plain
 	Clutter     int        `json:"clutter"`      // number of objects on a cluttered background; 0 means 4
 	JPEGQuality int        `json:"jpeg_quality"` // 35–95
+	// Lid: a flatbed scanner's white lid around the document instead of
+	// a surface (Background is then ignored).
+	Lid bool `json:"lid,omitempty"`
 }
 
 // Camera limits Photo accepts (wider than what the profiles draw).

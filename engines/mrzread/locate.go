@@ -579,6 +579,16 @@ func (z zone) capHeight(chars int) float64 {
 	return least
 }
 
+// lengthPerHeight is the zone's longest row's length in its character
+// height.
+func (z zone) lengthPerHeight() float64 {
+	var l float64
+	for _, r := range z.rows {
+		l = max(l, r.u1-r.u0)
+	}
+	return l / z.charHeight()
+}
+
 // charHeight is the zone's character height, in det pixels.
 func (z zone) charHeight() float64 {
 	var hs float64

@@ -13,6 +13,7 @@ import (
 	"context"
 	"image"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/kycflow/kycflow/engines/docimage"
@@ -72,8 +73,10 @@ type Quality struct {
 	// Sharpness is the band's edge strength against its contrast (0–1):
 	// low when blurred.
 	Sharpness float64 `json:"sharpness"`
-	// Glare is the share of the band's pixels that are blown out.
-	Glare float64 `json:"glare"`
+	// Glare is the share of the band's character columns a reflection
+	// washed out.
+	Glare  float64 `json:"glare"`
+	native float64 // Sharpness at the photo's own size
 }
 
 // Reader reads MRZs. Its zero value works with tesseract on PATH and
@@ -145,10 +148,14 @@ func (r Reader) read(ctx context.Context, ph shot) (Result, error) {
 	scale := float64(q.Width) / float64(det.Rect.Dx())
 	found := find(det)
 	if len(found) == 0 {
-		// A reflection may be what hides the band.
-		if glare(det) >= photoGlare {
+		// A reflection, or blur, may be what hides the band.
+		res.Quality.native = sharpness(det)
+		switch {
+		case reflection(det) >= photoGlare:
 			res.Reason = Glare
-		} else {
+		case res.Quality.Brightness >= 45 && spread(det) >= 12 && res.Quality.native < blurredPhoto:
+			res.Reason = Blurred
+		default:
 			res.Reason = retakeReason(res.Quality, NotFound)
 		}
 		return res, nil
@@ -170,10 +177,37 @@ func (r Reader) read(ctx context.Context, ph shot) (Result, error) {
 		}
 	}
 	res.Quality.CharHeight, res.Quality.Sharpness, res.Quality.Glare = b.lineH, b.sharpness, b.glare
+	res.Quality.native = b.native
 	if b.small {
 		res.Reason = TooSmall
 		return res, nil
 	}
+	out, err := r.readBand(ctx, ph, b, sets, res)
+	if err != nil || out.Outcome == Read || b.n != 2 || b.c.lengthPerHeight() > maxTD2Length {
+		return out, err
+	}
+	// Two lines of 36 (TD2: ID cards, older residence permits) are found
+	// as a band like a passport's two of 44, the same print at the same
+	// pitch, only shorter: read as 44 they fail; read them as 36.
+	if b36 := straightenAs(ph, b.c, scale, sets, 36); b36.ok && !b36.small {
+		if res36, err := r.readBand(ctx, ph, b36, sets, res); err != nil || res36.Outcome == Read {
+			return res36, err
+		}
+	}
+	return out, nil
+}
+
+// maxTD2Length is the most a band's longest line measures, in its
+// characters' heights, for its lines to be tried as a TD2's 36: 44
+// characters measure 39–44 on real passports, 36 on an ICAO TD2 specimen
+// (docs/BENCHMARKS.md).
+const maxTD2Length = 40.5
+
+// readBand reads the straightened band b: the matcher cell by cell,
+// Tesseract in several renderings, and a passport's printed page beside
+// them; res is what was measured so far.
+func (r Reader) readBand(ctx context.Context, ph shot, b band, sets []*glyphSet, res Result) (Result, error) {
+	g := ph.g
 	straight, quad, chars, n, upsideDown, ok := b.straight, b.quad, b.chars, b.n, b.upsideDown, b.ok
 	var cells []cellRead
 	if ok {
@@ -193,7 +227,7 @@ func (r Reader) read(ctx context.Context, ph shot) (Result, error) {
 	zctx, stopZone := context.WithCancel(ctx)
 	defer stopZone()
 	zone := make(chan []ocrLine, 1)
-	if n == 2 {
+	if n == 2 && chars == 44 {
 		go func() {
 			lines, err := r.readZone(zctx, g, quad, straight.Rect.Dx(), straight.Rect.Dy(), upsideDown)
 			if err != nil {
@@ -232,10 +266,12 @@ type band struct {
 	quad                    [4]pt // in the image read
 	chars, n                int
 	lineH, sharpness, glare float64
-	small                   bool // too small to read
+	native                  float64 // sharpness at the photo's own size
+	small                   bool    // too small to read
 	straight                *image.Gray
 	upsideDown, ok          bool    // ok: the matcher found its rows
 	score                   float64 // the quick match's mean score
+	c                       candidate
 }
 
 // fineChar is the cap height in the image read, pixels, below which a
@@ -251,7 +287,12 @@ const typeface = 0.17
 // straighten straightens candidate c of det (scale times smaller than
 // the image read) and matches it quickly.
 func straighten(ph shot, c candidate, scale float64, sets []*glyphSet) band {
-	b := band{n: len(c.rows), chars: rowChars(len(c.rows))}
+	return straightenAs(ph, c, scale, sets, rowChars(len(c.rows)))
+}
+
+// straightenAs is straighten for lines of chars characters.
+func straightenAs(ph shot, c candidate, scale float64, sets []*glyphSet, chars int) band {
+	b := band{n: len(c.rows), chars: chars, c: c}
 	for i, p := range c.corners {
 		b.quad[i] = pt{p.x * scale, p.y * scale}
 	}
@@ -265,6 +306,12 @@ func straighten(ph shot, c candidate, scale float64, sets []*glyphSet) band {
 	}
 	b.straight = rectify(src, quad, b.chars, b.n)
 	b.sharpness, b.glare = sharpness(b.straight), glare(b.straight)
+	b.native = b.sharpness
+	// Drawn larger than it was taken, sharp small print looks soft: its
+	// sharpness is measured at the size the photo has it too.
+	if p := int(math.Hypot(quad[1].x-quad[0].x, quad[1].y-quad[0].y)/float64(b.chars+2) + 0.5); p < pitch {
+		b.native = sharpness(rectifyAt(src, quad, b.chars, b.n, max(p, 4)))
+	}
 	if b.small {
 		return b
 	}
@@ -291,9 +338,14 @@ func meanScore(ls []cellRead) float64 {
 	return s / float64(max(1, n))
 }
 
-// photoGlare is the share of blown-out pixels in a whole photo from which
-// a band not found is put down to a reflection.
-const photoGlare = 0.01
+// photoGlare is the share of a whole photo in blown-out patches from which
+// a band not found is put down to a reflection; blurredPhoto the sharpness
+// of a whole photo (with some contrast: not a blank page) under which it
+// is put down to blur (docs/BENCHMARKS.md).
+const (
+	photoGlare   = 0.004
+	blurredPhoto = 0.04
+)
 
 // retakeReason says why a photo could not be read, from what was measured;
 // otherwise fallback.
@@ -303,7 +355,7 @@ func retakeReason(q Quality, fallback Reason) Reason {
 		return TooDark
 	case q.BandFound && q.Glare > 0.06:
 		return Glare
-	case q.BandFound && q.Sharpness < blurredBand:
+	case q.BandFound && q.native < blurredBand:
 		return Blurred
 	}
 	return fallback
@@ -318,6 +370,21 @@ func mean(g *image.Gray) float64 {
 		}
 	}
 	return s / float64(w*h)
+}
+
+// spread is the standard deviation of g's grey levels.
+func spread(g *image.Gray) float64 {
+	w, h := g.Rect.Dx(), g.Rect.Dy()
+	var sum, sq float64
+	for y := range h {
+		for _, v := range g.Pix[y*g.Stride : y*g.Stride+w] {
+			sum += float64(v)
+			sq += float64(v) * float64(v)
+		}
+	}
+	n := float64(w * h)
+	m := sum / n
+	return math.Sqrt(max(0, sq/n-m*m))
 }
 
 // sharpness is the mean absolute Laplacian of band over its grey-level
@@ -344,13 +411,71 @@ func sharpness(band *image.Gray) float64 {
 	return lap / float64(n) / sd
 }
 
-// glare is the share of band's pixels that are blown out.
+// glare is the share of the band's character columns a reflection washed
+// out: the paper blown out and the print, which is dark in every column of
+// an MRZ, lifted to a light grey. A clean white scan's paper is blown out
+// too, but its print stays dark: no glare.
 func glare(band *image.Gray) float64 {
-	n := 0
-	for _, v := range band.Pix {
-		if v >= 250 {
-			n++
+	w, h := band.Rect.Dx(), band.Rect.Dy()
+	cols := w/pitch - 2 // the band's characters, inside a pitch of margin either side
+	if cols <= 0 || h == 0 {
+		return 0
+	}
+	washed := 0
+	for c := range cols {
+		blown := 0
+		levels := make([]int, 0, pitch*h)
+		for y := range h {
+			for _, v := range band.Pix[y*band.Stride+(c+1)*pitch : y*band.Stride+(c+2)*pitch] {
+				if v >= 250 {
+					blown++
+				}
+				levels = append(levels, int(v))
+			}
+		}
+		slices.Sort(levels)
+		if ink := levels[len(levels)/50]; float64(blown) >= 0.3*float64(len(levels)) && ink >= washedInk {
+			washed++
 		}
 	}
-	return float64(n) / float64(len(band.Pix))
+	return float64(washed) / float64(cols)
+}
+
+// washedInk is the grey level the darkest print of a column stays above
+// under a reflection (print is near black, 0–100, in a photo or a scan).
+const washedInk = 150
+
+// reflection is the share of a photo's pixels inside a blown-out patch
+// (blown out, and so is every pixel two away): a lamp's reflection is a
+// patch brighter than the paper around it. Scattered bright pixels (noise)
+// are no patch, and a photo whose middle level is near white (a scan, a
+// blank page) has no paper darker than a reflection.
+func reflection(g *image.Gray) float64 {
+	w, h := g.Rect.Dx(), g.Rect.Dy()
+	if w < 5 || h < 5 {
+		return 0
+	}
+	var hist [256]int
+	for y := range h {
+		for _, v := range g.Pix[y*g.Stride : y*g.Stride+w] {
+			hist[v]++
+		}
+	}
+	half, med := w*h/2, 0
+	for n := 0; n+hist[med] <= half; med++ {
+		n += hist[med]
+	}
+	if med >= 230 {
+		return 0
+	}
+	at := func(x, y int) bool { return g.Pix[y*g.Stride+x] >= 250 }
+	n := 0
+	for y := 2; y < h-2; y++ {
+		for x := 2; x < w-2; x++ {
+			if at(x, y) && at(x-2, y) && at(x+2, y) && at(x, y-2) && at(x, y+2) {
+				n++
+			}
+		}
+	}
+	return float64(n) / float64(w*h)
 }

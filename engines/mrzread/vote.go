@@ -338,8 +338,11 @@ func choose(cells []cellRead, tess [][]ocrLine) (doc *mrz.Document, agreed float
 	var slots []slot
 	lines := make([][]byte, len(cells))
 	format := mrz.TD3
-	if len(cells) == 3 {
+	switch {
+	case len(cells) == 3:
 		format = mrz.TD1
+	case len(cells[0].text) == 36:
+		format = mrz.TD2
 	}
 	classes := mrz.Classes(format)
 	classOf := func(i, k int) mrz.Class {
@@ -351,6 +354,7 @@ func choose(cells []cellRead, tess [][]ocrLine) (doc *mrz.Document, agreed float
 	pad := mrz.Padding(format)
 	total, same := 0, 0
 	refs := references(cells)
+	var zeros []float64 // the ink heights of round glyphs only a 0 may be (in dates, check digits)
 	for i, c := range cells {
 		lines[i] = []byte(c.text)
 		tall, gap := heights(c, refs[i])
@@ -407,12 +411,16 @@ func choose(cells []cellRead, tess [][]ocrLine) (doc *mrz.Document, agreed float
 			switch {
 			case round && class == mrz.Digits:
 				lines[i][k] = '0' // where only a digit may stand
+				if k < len(c.height) && c.height[k] > 0 {
+					zeros = append(zeros, c.height[k])
+				}
 			case round && class == mrz.Letters:
 				lines[i][k] = 'O'
 			case round:
-				// Both readers see a round glyph, and OCR-B tells O from
-				// 0 by width alone, which blur and perspective change:
-				// always open where either may stand, even when they
+				// Both readers see a round glyph, and OCR-B's O and 0
+				// differ in little but the 0's height, which print, blur
+				// and small sizes make uncertain: always open where
+				// either may stand, even when they
 				// agree, so that two O/0 swaps whose weights cancel in a
 				// check digit are found ambiguous rather than read.
 				slots = append(slots, open(k, []byte{'O', '0'}))
@@ -445,6 +453,7 @@ func choose(cells []cellRead, tess [][]ocrLine) (doc *mrz.Document, agreed float
 	if total == 0 {
 		return nil, 0, 0, false
 	}
+	slots = zeroRuns(lines, slots, zeros)
 	slots = padded(pad, lines, slots)
 	// The lines fall into groups no check spans (a TD3's name line, a
 	// TD1's name line): each group's reading is found alone, and the
@@ -485,6 +494,59 @@ func choose(cells []cellRead, tess [][]ocrLine) (doc *mrz.Document, agreed float
 		return nil, 0, len(slots), false
 	}
 	return d, float64(same) / float64(total), len(slots), true
+}
+
+// zeroRuns settles a run of round glyphs either of O and 0 may be — three
+// or more side by side in one line, as a specimen's document number
+// 000000000 — as zeros when they are one glyph and it is the 0: their
+// ink heights within half the line's digit–capital difference of
+// one another, and their mean within a sixth of it of the mean of the
+// band's round glyphs that can only be zeros (dates, check digits: at
+// least two) — an O stands some three fifths of it lower. A careful
+// reader does the same: the run looks like the dates' zeros, not like a
+// letter. One glyph's height, a fraction of a pixel on a small scan, is
+// too uncertain to tell one O among zeros; a run's mean, beside zeros of
+// the same print, is not, and a run with an O in it is not one glyph.
+// Anything else stays open for the check digits and byHeight.
+func zeroRuns(lines [][]byte, slots []slot, zeros []float64) []slot {
+	if len(zeros) < 2 {
+		return slots
+	}
+	zero := 0.0
+	for _, z := range zeros {
+		zero += z
+	}
+	zero /= float64(len(zeros))
+	isRound := func(sl slot) bool {
+		return len(sl.options) == 2 && roundish(sl.options[0]) && roundish(sl.options[1]) && sl.ink > 0 && sl.gap > 0
+	}
+	settled := make([]bool, len(slots))
+	for a := 0; a < len(slots); {
+		b := a + 1
+		for b < len(slots) && isRound(slots[a]) && isRound(slots[b]) && slots[b].line == slots[a].line && slots[b].pos == slots[b-1].pos+1 {
+			b++
+		}
+		if run := slots[a:b]; len(run) >= 3 {
+			lo, hi, sum := math.Inf(1), math.Inf(-1), 0.0
+			for _, sl := range run {
+				lo, hi, sum = min(lo, sl.ink), max(hi, sl.ink), sum+sl.ink
+			}
+			m, gap := sum/float64(len(run)), run[0].gap
+			if hi-lo <= gap/2 && math.Abs(m-zero) <= gap/6 {
+				for j := a; j < b; j++ {
+					lines[slots[j].line][slots[j].pos], settled[j] = '0', true
+				}
+			}
+		}
+		a = b
+	}
+	var out []slot
+	for j, sl := range slots {
+		if !settled[j] {
+			out = append(out, sl)
+		}
+	}
+	return out
 }
 
 // fillerLike reports whether character k of line i (of lines, padded as
@@ -559,8 +621,11 @@ func lineGroups(f mrz.Format) [][]int {
 }
 
 // maxReadings bounds the passing readings readings collects: more are as
-// undecidable as too many slots.
-const maxReadings = 8
+// undecidable as too many slots. A specimen's document number 000000000
+// is nine round glyphs either of O and 0 may be: 512 readings, some fifty
+// passing its check digit, of which the glyphs' heights (byHeight) leave
+// one or none.
+const maxReadings = 64
 
 // readings tries every combination of the slots' options in lines (which
 // it overwrites): the distinct readings that pass every check on the given

@@ -162,6 +162,52 @@ func (f *Font) Outline(z *vector.Rasterizer, c byte, m Affine) {
 	}
 }
 
+// Polygons is c's outline mapped by m, its curves flattened into straight
+// pieces of about step pixels: closed rings for a rasterizer of one's own
+// (nil for a character outside Alphabet).
+func (f *Font) Polygons(c byte, m Affine, step float64) [][][2]float64 {
+	o := f.glyphs[c&127]
+	if o == nil {
+		return nil
+	}
+	at := func(p [2]float64) [2]float64 {
+		x, y := m.apply(p)
+		return [2]float64{float64(x), float64(y)}
+	}
+	var rings [][][2]float64
+	var ring [][2]float64
+	for _, sg := range o.segs {
+		switch sg.kind {
+		case segMove:
+			if len(ring) > 2 {
+				rings = append(rings, ring)
+			}
+			ring = [][2]float64{at(sg.p[0])}
+		case segLine:
+			ring = append(ring, at(sg.p[0]))
+		case segCube:
+			p0, p1, p2, p3 := ring[len(ring)-1], at(sg.p[0]), at(sg.p[1]), at(sg.p[2])
+			n := int(math.Ceil((math.Hypot(p1[0]-p0[0], p1[1]-p0[1]) + math.Hypot(p2[0]-p1[0], p2[1]-p1[1]) + math.Hypot(p3[0]-p2[0], p3[1]-p2[1])) / step))
+			n = min(max(n, 2), 256)
+			for k := 1; k <= n; k++ {
+				t := float64(k) / float64(n)
+				u := 1 - t
+				a, b, c, d := u*u*u, 3*u*u*t, 3*u*t*t, t*t*t
+				ring = append(ring, [2]float64{a*p0[0] + b*p1[0] + c*p2[0] + d*p3[0], a*p0[1] + b*p1[1] + c*p2[1] + d*p3[1]})
+			}
+		case segClose:
+			if len(ring) > 2 {
+				rings = append(rings, ring)
+			}
+			ring = nil
+		}
+	}
+	if len(ring) > 2 {
+		rings = append(rings, ring)
+	}
+	return rings
+}
+
 // Ink is c's ink box in font units (y up), and the font's cap height:
 // what placing a glyph needs.
 func (f *Font) Ink(c byte) (minX, minY, maxX, maxY, capHeight float64) {
