@@ -62,7 +62,7 @@ type ImageMeasures struct {
 	BandFound  bool    `json:"band_found"`  // the MRZ band was found
 	CharHeight float64 `json:"char_height"` // the MRZ's capitals, pixels
 	Sharpness  float64 `json:"sharpness"`   // edge strength against contrast, 0–1: low when blurred
-	Glare      float64 `json:"glare"`       // share of the band's pixels blown out
+	Glare      float64 `json:"glare"`       // share of the band's character columns a reflection washed out
 }
 
 // ReadMeasures say how the MRZ was read from a photo.
