@@ -76,21 +76,17 @@ func (a *Activities) IDScanRead(ctx context.Context, in IDScanReadInput) (IDScan
 		out.Outcome, out.Reason = check.AttemptRead, ""
 	}
 	finish := func() error {
-		err := a.Store.FinishDocument(ctx, in.Check, att.N, out.Outcome, nonEmpty(out.Reason), q, settings.Retention == 0)
+		unread, err := a.Store.FinishDocument(ctx, in.Check, att.N, out.Outcome, nonEmpty(out.Reason), q, settings.Retention == 0)
 		if err != nil {
 			return wrap(err, "record the upload's outcome")
 		}
+		out.More = unread > 0
 		return nil
 	}
 	if out.Outcome == check.AttemptRetake && att.N < settings.MaxAttempts {
 		if err := finish(); err != nil { // the person takes another photo, or sent it already
 			return IDScanReadResult{}, err
 		}
-		unread, err := a.Store.UnreadDocuments(ctx, in.Check)
-		if err != nil {
-			return IDScanReadResult{}, wrap(err, "count uploads")
-		}
-		out.More = unread > 0
 		return out, nil
 	}
 	attempts, err := a.Store.DocumentAttempts(ctx, in.Check)

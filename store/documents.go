@@ -156,7 +156,7 @@ func (s *Store) AddDocument(ctx context.Context, ref check.Ref, images []Documen
 				return err
 			}
 		}
-		if err := showAttempts(ctx, tx, ref); err != nil {
+		if _, err := showAttempts(ctx, tx, ref); err != nil {
 			return err
 		}
 		return enqueue(ctx, tx, c.Ref(), ActionDocument)
@@ -187,23 +187,29 @@ func documentAttempts(ctx context.Context, tx *sqlx.Tx, ref check.Ref) ([]Docume
 
 // showAttempts writes the uploads so far into the data of a check still
 // awaiting input (check.IDScanWaiting), in the transaction that changed
-// them; a check with its result is left as it is.
-func showAttempts(ctx context.Context, tx *sqlx.Tx, ref check.Ref) error {
+// them; a check with its result is left as it is. It answers how many
+// uploads are still unread.
+func showAttempts(ctx context.Context, tx *sqlx.Tx, ref check.Ref) (unread int, err error) {
 	as, err := documentAttempts(ctx, tx, ref)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	var allowed int
 	if err := tx.GetContext(ctx, &allowed, `SELECT idscan_max_attempts FROM tenants WHERE id = $1`, ref.TenantID); err != nil {
-		return err
+		return 0, err
 	}
 	b, err := json.Marshal(check.IDScanWaiting{Source: check.SourcePhoto, Attempts: AttemptsData(as), AttemptsLeft: max(0, allowed-len(as))})
 	if err != nil {
-		return err
+		return 0, err
+	}
+	for _, a := range as {
+		if a.Status == check.AttemptReading {
+			unread++
+		}
 	}
 	_, err = tx.ExecContext(ctx, `UPDATE checks SET data = $3, updated_at = $4 WHERE tenant_id = $1 AND id = $2 AND status = 'awaiting_input'`,
 		ref.TenantID, ref.CheckID, JSON(b), now())
-	return err
+	return unread, err
 }
 
 // UnreadDocuments counts the check's uploads still `reading`.
@@ -237,8 +243,8 @@ func (s *Store) NextDocument(ctx context.Context, ref check.Ref) (DocumentAttemp
 // AttemptRetake, with a retake's reason and what the reader measured);
 // erase deletes its images (a tenant that keeps none). An attempt no
 // longer `reading` is left as it is: a repeated call changes nothing.
-func (s *Store) FinishDocument(ctx context.Context, ref check.Ref, n int, status string, reason *string, quality JSON, erase bool) error {
-	return s.inTenant(ctx, ref.TenantID, func(tx *sqlx.Tx) error {
+func (s *Store) FinishDocument(ctx context.Context, ref check.Ref, n int, status string, reason *string, quality JSON, erase bool) (unread int, err error) {
+	err = s.inTenant(ctx, ref.TenantID, func(tx *sqlx.Tx) error {
 		_, err := tx.ExecContext(ctx, `WITH done AS (
 				UPDATE document_attempts SET status = $4, reason = $5, quality = $6, read_at = $7
 				WHERE tenant_id = $1 AND check_id = $2 AND n = $3 AND status = 'reading' RETURNING n)
@@ -247,8 +253,10 @@ func (s *Store) FinishDocument(ctx context.Context, ref check.Ref, n int, status
 		if err != nil {
 			return err
 		}
-		return showAttempts(ctx, tx, ref)
+		unread, err = showAttempts(ctx, tx, ref)
+		return err
 	})
+	return unread, err
 }
 
 // CheckImages lists the images kept of a check of the principal's tenant

@@ -60,18 +60,18 @@ func TestDocumentAttempts(t *testing.T) {
 		t.Fatalf("next: %+v %+v %v", att, images, err)
 	}
 	reason := check.RetakeGlare
-	if err := worker.FinishDocument(ctx, ref, 1, check.AttemptRetake, &reason, []byte(`{"glare":0.2}`), false); err != nil {
+	if _, err := worker.FinishDocument(ctx, ref, 1, check.AttemptRetake, &reason, []byte(`{"glare":0.2}`), false); err != nil {
 		t.Fatal(err)
 	}
 	// A repeated call changes nothing.
-	if err := worker.FinishDocument(ctx, ref, 1, check.AttemptRead, nil, nil, true); err != nil {
+	if _, err := worker.FinishDocument(ctx, ref, 1, check.AttemptRead, nil, nil, true); err != nil {
 		t.Fatal(err)
 	}
 	att, images, err = worker.NextDocument(ctx, ref)
 	if err != nil || att.N != 2 || len(images) != 1 || images[0].N != 3 {
 		t.Fatalf("next after the first: %+v %+v %v", att, images, err)
 	}
-	if err := worker.FinishDocument(ctx, ref, 2, check.AttemptRead, nil, nil, true); err != nil {
+	if _, err := worker.FinishDocument(ctx, ref, 2, check.AttemptRead, nil, nil, true); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := worker.NextDocument(ctx, ref); !errors.Is(err, store.ErrNotFound) {
