@@ -133,40 +133,41 @@ func (l *uploadLoad) person(ctx context.Context, p person) {
 	}
 }
 
-// upload sends one photo and counts its answer; wait is how long to wait
-// before sending it again (a 429's Retry-After, else a second).
+// upload sends one photo (the link is its credential) and counts its
+// answer; wait is how long to wait before sending it again (a 429's
+// Retry-After, else a second).
 func (l *uploadLoad) upload(ctx context.Context, url, contentType string, body []byte) (status int, wait time.Duration) {
-	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
-	req.Header.Set("Content-Type", contentType)
-	res, err := l.http.Do(req)
+	status, _, header := l.do(ctx, http.MethodPost, url, contentType, body, true)
 	wait = time.Second
-	if err == nil {
-		status = res.StatusCode
-		io.Copy(io.Discard, res.Body)
-		res.Body.Close()
-		if secs, err := strconv.Atoi(res.Header.Get("Retry-After")); err == nil && status == http.StatusTooManyRequests {
-			wait = time.Duration(secs) * time.Second
-		}
+	if secs, err := strconv.Atoi(header.Get("Retry-After")); err == nil && status == http.StatusTooManyRequests {
+		wait = time.Duration(secs) * time.Second
 	}
-	l.count(status, true)
 	return status, wait
 }
 
 // send makes one API request with the tenant's key and counts its answer.
 func (l *uploadLoad) send(ctx context.Context, method, url, contentType string, body []byte) (int, []byte) {
+	status, raw, _ := l.do(ctx, method, url, contentType, body, false)
+	return status, raw
+}
+
+// do makes one request — an upload, or an API request with the tenant's
+// key — and counts its answer (status 0: none).
+func (l *uploadLoad) do(ctx context.Context, method, url, contentType string, body []byte, upload bool) (int, []byte, http.Header) {
 	req, _ := http.NewRequestWithContext(ctx, method, url, bytes.NewReader(body))
 	req.Header.Set("Content-Type", contentType)
-	req.Header.Set("Authorization", "Bearer "+l.key)
-	res, err := l.http.Do(req)
-	status := 0
+	if !upload {
+		req.Header.Set("Authorization", "Bearer "+l.key)
+	}
+	status, header := 0, http.Header{}
 	var raw []byte
-	if err == nil {
-		status = res.StatusCode
+	if res, err := l.http.Do(req); err == nil {
+		status, header = res.StatusCode, res.Header
 		raw, _ = io.ReadAll(res.Body)
 		res.Body.Close()
 	}
-	l.count(status, false)
-	return status, raw
+	l.count(status, upload)
+	return status, raw, header
 }
 
 // count counts an answer (0: none).
