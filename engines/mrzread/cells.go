@@ -139,6 +139,9 @@ type cellRead struct {
 	height []float64
 	// blurred: the band is blurred (see refineHeights).
 	blurred bool
+	// zeroLead is each cell's lead of the 0 over the O, as margin measures
+	// leads: positive where its shape is the 0's.
+	zeroLead []float64
 }
 
 // matchLines reads the n lines of chars characters of band (straight,
@@ -147,9 +150,9 @@ type cellRead struct {
 // fits it best (the highest mean match over every fourth cell). With
 // quick, only every fourth cell is read, with the middle blur: enough to
 // tell which way up the band is.
-func matchLines(band *image.Gray, sets []*glyphSet, chars, n int, quick bool) ([]cellRead, bool) {
+func matchLines(band *image.Gray, sets []*glyphSet, chars, n int, quick bool, k float64) ([]cellRead, bool) {
 	w, h := band.Rect.Dx(), band.Rect.Dy()
-	ink := dark(band, pitch, 0.25)
+	ink := dark(band, pitch, k)
 	rs, ok := rows(ink, w, h, n)
 	if !ok {
 		return nil, false
@@ -181,7 +184,7 @@ func matchLines(band *image.Gray, sets []*glyphSet, chars, n int, quick bool) ([
 // baseline (capLines), and a sample or two either way.
 func matchCells(g *image.Gray, ink []bool, set *glyphSet, gr grid, chars, stride int) cellRead {
 	w := g.Rect.Dx()
-	cr := cellRead{score: make([]float64, chars), margin: make([]float64, chars)}
+	cr := cellRead{score: make([]float64, chars), margin: make([]float64, chars), zeroLead: make([]float64, chars)}
 	text, runnerUp := make([]byte, chars), make([]byte, chars)
 	centres, model := glyphCentres(ink, w, gr, chars)
 	top, bottom, heights := capLines(ink, w, gr, centres)
@@ -230,6 +233,7 @@ func matchCells(g *image.Gray, ink []bool, set *glyphSet, gr grid, chars, stride
 			}
 		}
 		text[k], runnerUp[k] = set.chars[first], set.chars[second]
+		cr.zeroLead[k] = (best[set.zero] - best[set.oh]) / set.apart[set.zero][set.oh]
 		cr.score[k], cr.margin[k] = best[first], lead
 		if math.Abs(centres[k]-model.at(float64(k)+0.5)) > 0.3*gr.pitch || cr.score[k] < 0.5 {
 			cr.margin[k] = 0 // off the grid, or nothing like any glyph
@@ -492,11 +496,11 @@ const fineScale = 2
 // the larger band's lines or grid are not found where the matcher's were.
 // A blurred band's cells are marked so: blur spreads a thin glyph's ends,
 // and its heights no longer tell an I from a 1 (see choose).
-func refineHeights(cells []cellRead, ph shot, quad [4]pt, upsideDown bool, sharp float64) {
+func refineHeights(cells []cellRead, ph shot, quad [4]pt, upsideDown bool, sharp, k float64) {
 	for i := range cells {
 		cells[i].blurred = sharp < blurredBand
 	}
-	fine := fineHeights(ph.full, ph.inPhoto(quad), len(cells[0].text), len(cells), fineScale, upsideDown)
+	fine := fineHeights(ph.full, ph.inPhoto(quad), len(cells[0].text), len(cells), fineScale, upsideDown, k)
 	if len(fine) != len(cells) {
 		return
 	}
@@ -525,13 +529,13 @@ const blurredBand = 0.12
 // fineHeights measures each cell's ink height on the band drawn at scale
 // times the matcher's size, in the matcher's pixels (nil where its rows or
 // grid are not found).
-func fineHeights(src *image.Gray, quad [4]pt, chars, n, scale int, upsideDown bool) [][]float64 {
+func fineHeights(src *image.Gray, quad [4]pt, chars, n, scale int, upsideDown bool, k float64) [][]float64 {
 	band := rectifyAt(src, quad, chars, n, scale*pitch)
 	if upsideDown {
 		band = rotate(band, 180)
 	}
 	w, h := band.Rect.Dx(), band.Rect.Dy()
-	ink := dark(band, scale*pitch, 0.25)
+	ink := dark(band, scale*pitch, k)
 	rs, ok := rows(ink, w, h, n)
 	if !ok {
 		return nil

@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"image/draw"
 	"math"
+	"strings"
 	"sync"
 
 	"github.com/kycflow/kycflow/engines/docimage"
@@ -27,6 +28,9 @@ type glyphSet struct {
 	// apart[i][j] is half the squared distance of templates i and j: how
 	// much more a perfect i correlates with i than with j.
 	apart [][]float64
+	// zero and oh are the indexes of 0 and O, which OCR-B tells apart by
+	// width and height alone.
+	zero, oh int
 }
 
 // glyphs renders the templates once per font.
@@ -62,7 +66,8 @@ func renderGlyphs(f *ocrb.Font, sigma float64) (*glyphSet, error) {
 	w, h := int(pitchPx), 2*capPx
 	base := float64(capPx) * 1.5
 	top := int(base) - capPx
-	set := &glyphSet{chars: ocrb.Alphabet, t: make([][tw * th]float64, len(ocrb.Alphabet))}
+	set := &glyphSet{chars: ocrb.Alphabet, t: make([][tw * th]float64, len(ocrb.Alphabet)),
+		zero: strings.IndexByte(ocrb.Alphabet, '0'), oh: strings.IndexByte(ocrb.Alphabet, 'O')}
 	for i := range len(ocrb.Alphabet) {
 		img := image.NewRGBA(image.Rect(0, 0, w, h))
 		draw.Draw(img, img.Rect, image.White, image.Point{}, draw.Src)

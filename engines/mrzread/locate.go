@@ -436,6 +436,10 @@ func clipped(bs []blob, a, b row) (row, row, bool) {
 	return a, b, sameEnds(a, b)
 }
 
+// findK is the ink threshold (Sauvola's k, dark) the MRZ's blobs are
+// looked for at; faintK is tried when no zone is found at it.
+const findK = 0.2
+
 // maxBlobs is the most character-sized blobs a photo find looks at holds
 // (docs/DECISIONS.md has the counts generated photos make).
 const maxBlobs = 25000
@@ -447,30 +451,23 @@ const maxBlobs = 25000
 // the MRZ does from their blobs alone; the typeface tells (read.go).
 func find(det *image.Gray) []candidate {
 	w, h := det.Rect.Dx(), det.Rect.Dy()
-	ink := dark(det, max(8, min(w, h)/40), 0.2)
+	r := max(8, min(w, h)/40)
+	ink := dark(det, r, findK)
 	bs, label := blobs(ink, w, h)
 	// Sensor noise in a dim photo breaks into tens of thousands of
 	// specks of a character's size; a document on a desk, clutter and
 	// all, makes a few thousand blobs. Chaining the specks would take
 	// seconds and find nothing.
-	charSized := 0
-	for _, b := range bs {
-		if b.n > 0 {
-			charSized++
-		}
-	}
-	if charSized > maxBlobs {
+	if charSized(bs) > maxBlobs {
 		return nil
 	}
-	var all []zone
-	for _, deg := range orientation(bs, w, h) {
-		// The rows run at deg or, read from the other side, deg+180; one
-		// frame serves both (the matcher turns the band later).
-		project(bs, label, w, deg)
-		for _, z := range zones(bs, chain(bs, 12), deg) {
-			if z.fit >= 0.2 {
-				all = append(all, z)
-			}
+	all := zonesIn(bs, label, w, h)
+	if len(all) == 0 {
+		// Faint print (a laminate's) breaks into specks at the usual
+		// threshold, its glyphs into halves no row chains: the lower
+		// threshold keeps them whole.
+		if bs, label = blobs(dark(det, r, faintK), w, h); charSized(bs) <= maxBlobs {
+			all = zonesIn(bs, label, w, h)
 		}
 	}
 	slices.SortStableFunc(all, func(a, b zone) int { return cmp.Compare(b.score, a.score) })
@@ -491,6 +488,34 @@ func find(det *image.Gray) []candidate {
 		out = append(out, candidate{z, z.quad(rowChars(len(z.rows)))})
 	}
 	return out
+}
+
+// charSized is how many of bs could be characters (blobs).
+func charSized(bs []blob) int {
+	n := 0
+	for _, b := range bs {
+		if b.n > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// zonesIn is every zone of fit 0.2 or more the blobs bs (labelled in
+// label, of an image w × h) form at each orientation their rows take.
+func zonesIn(bs []blob, label []int32, w, h int) []zone {
+	var all []zone
+	for _, deg := range orientation(bs, w, h) {
+		// The rows run at deg or, read from the other side, deg+180; one
+		// frame serves both (the matcher turns the band later).
+		project(bs, label, w, deg)
+		for _, z := range zones(bs, chain(bs, 12), deg) {
+			if z.fit >= 0.2 {
+				all = append(all, z)
+			}
+		}
+	}
+	return all
 }
 
 // rowChars is how many characters each row of an MRZ of rows rows holds:

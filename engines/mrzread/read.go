@@ -131,6 +131,12 @@ const (
 	minWorkChar  = 5
 )
 
+// minPhotoSide is the least long side, pixels, of a photo whose
+// passport page, filling it, prints its code minPhotoChar tall (the page
+// 125 mm wide, its characters 2.3 mm): in a smaller photo where no code
+// is found, the photo is too small, whatever it shows (a thumbnail).
+const minPhotoSide = minPhotoChar * 1250 / 23
+
 // Read reads the MRZ from g, upright as the camera recorded it (any
 // rotation of the document within it).
 func (r Reader) Read(ctx context.Context, g *image.Gray) (Result, error) {
@@ -151,6 +157,8 @@ func (r Reader) read(ctx context.Context, ph shot) (Result, error) {
 		// A reflection, or blur, may be what hides the band.
 		res.Quality.native = sharpness(det)
 		switch {
+		case max(q.Width, q.Height) < minPhotoSide:
+			res.Reason = TooSmall
 		case reflection(det) >= photoGlare:
 			res.Reason = Glare
 		case res.Quality.Brightness >= 45 && spread(det) >= 12 && res.Quality.native < blurredPhoto:
@@ -208,16 +216,12 @@ const maxTD2Length = 40.5
 // them; res is what was measured so far.
 func (r Reader) readBand(ctx context.Context, ph shot, b band, sets []*glyphSet, res Result) (Result, error) {
 	g := ph.g
-	straight, quad, chars, n, upsideDown, ok := b.straight, b.quad, b.chars, b.n, b.upsideDown, b.ok
-	var cells []cellRead
-	if ok {
-		cells, ok = matchLines(straight, sets, chars, n, false)
-	}
-	if ok {
-		refineHeights(cells, ph, quad, upsideDown, b.sharpness)
-		if r.Heights != nil {
-			r.Heights(shares(cells))
-		}
+	straight, quad, chars, n, upsideDown := b.straight, b.quad, b.chars, b.n, b.upsideDown
+	k := inkK
+	cells, ok := r.cellsOf(ph, b, sets, k)
+	if !ok {
+		k = faintK
+		cells, ok = r.cellsOf(ph, b, sets, k)
 	}
 	if !ok {
 		res.Reason = retakeReason(res.Quality, Unreadable)
@@ -245,6 +249,15 @@ func (r Reader) readBand(ctx context.Context, ph shot, b band, sets []*glyphSet,
 		return Result{}, err
 	}
 	doc, agreed, open, ok := choose(cells, tess)
+	if !ok && k != faintK {
+		// Faint or broken print, a laminate's, breaks into specks at the
+		// usual threshold, and the matcher's cells slip: the matcher reads
+		// again on the ink a lower threshold finds, beside the same
+		// renderings.
+		if faint, fok := r.cellsOf(ph, b, sets, faintK); fok {
+			doc, agreed, open, ok = choose(faint, tess)
+		}
+	}
 	res.Agreement, res.Open = agreed, open
 	if !ok {
 		stopZone()
@@ -258,6 +271,32 @@ func (r Reader) readBand(ctx context.Context, ph shot, b band, sets []*glyphSet,
 	}
 	res.Outcome, res.Reason, res.MRZ, res.Document = Read, "", strings.Join(doc.Lines, "\n"), doc
 	return res, nil
+}
+
+// inkK and faintK are the ink thresholds (Sauvola's k, dark) the matcher
+// finds a band's glyphs with: the usual, and the lower one for print too
+// faint or broken for it (docs/BENCHMARKS.md).
+const (
+	inkK   = 0.25
+	faintK = 0.05
+)
+
+// cellsOf reads band b's cells with the matcher on the ink threshold k,
+// their heights measured again on the photo; ok is false when the band's
+// rows are not found.
+func (r Reader) cellsOf(ph shot, b band, sets []*glyphSet, k float64) ([]cellRead, bool) {
+	if !b.ok && k == inkK {
+		return nil, false // the quick match found no rows at it
+	}
+	cells, ok := matchLines(b.straight, sets, b.chars, b.n, false, k)
+	if !ok {
+		return nil, false
+	}
+	refineHeights(cells, ph, b.quad, b.upsideDown, b.sharpness, k)
+	if r.Heights != nil && k == inkK {
+		r.Heights(shares(cells))
+	}
+	return cells, true
 }
 
 // band is a candidate zone straightened and matched quickly, upright and
@@ -316,8 +355,8 @@ func straightenAs(ph shot, c candidate, scale float64, sets []*glyphSet, chars i
 		return b
 	}
 	turned := rotate(b.straight, 180)
-	up, ok := matchLines(b.straight, sets, b.chars, b.n, true)
-	down, dok := matchLines(turned, sets, b.chars, b.n, true)
+	up, ok := matchLines(b.straight, sets, b.chars, b.n, true, inkK)
+	down, dok := matchLines(turned, sets, b.chars, b.n, true, inkK)
 	b.ok, b.score = ok, meanScore(up)
 	if dok && (!ok || meanScore(down) > meanScore(up)) {
 		b.straight, b.ok, b.upsideDown, b.score = turned, true, true, meanScore(down)

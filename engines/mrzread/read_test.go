@@ -29,6 +29,20 @@ func photo(t *testing.T, seed uint64, f mrz.Format, cam docgen.Camera) ([]byte, 
 	return b, id
 }
 
+// decoded is photo b in grey.
+func decoded(t *testing.T, b []byte) *image.Gray {
+	t.Helper()
+	info, err := docimage.Inspect(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := docimage.DecodeGray(b, info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
 func read(t *testing.T, r Reader, b []byte) Result {
 	t.Helper()
 	info, err := docimage.Inspect(b)
@@ -113,6 +127,23 @@ func TestRetakes(t *testing.T) {
 		b, _ := photo(t, 2, mrz.TD1, docgen.Camera{Megapixels: 1, Scale: 0.12, Light: 1, JPEGQuality: 90})
 		if res := read(t, Reader{}, b); res.Outcome != Retake || res.Reason != TooSmall && res.Reason != NotFound {
 			t.Errorf("%s %s, want too_small or mrz_not_found", res.Outcome, res.Reason)
+		}
+	})
+	// A thumbnail of a passport page (a web page's, 190 pixels across)
+	// prints its code 3 pixels tall: too small, never "not in the
+	// photo".
+	t.Run("a thumbnail", func(t *testing.T) {
+		b, _ := photo(t, 3, mrz.TD3, docgen.Camera{Megapixels: 0.1, Scale: 0.95, Light: 1, JPEGQuality: 90})
+		var buf bytes.Buffer
+		if err := jpeg.Encode(&buf, docimage.Shrink(decoded(t, b), 2), &jpeg.Options{Quality: 90}); err != nil {
+			t.Fatal(err)
+		}
+		res := read(t, Reader{}, buf.Bytes())
+		if res.Quality.Width >= minPhotoSide && res.Quality.Height >= minPhotoSide {
+			t.Fatalf("a thumbnail of %d × %d", res.Quality.Width, res.Quality.Height)
+		}
+		if res.Outcome != Retake || res.Reason != TooSmall {
+			t.Errorf("%s %s, want too_small", res.Outcome, res.Reason)
 		}
 	})
 	// A card's back without its code still has two lines of fine print:
@@ -646,14 +677,7 @@ func TestBlurredBandIsNoRuler(t *testing.T) {
 // its corners moved three characters along), the matcher's own are kept.
 func TestRefinedHeights(t *testing.T) {
 	b, _ := photo(t, 7, mrz.TD3, docgen.Camera{Megapixels: 4, Scale: 0.8, Light: 1, JPEGQuality: 92})
-	info, err := docimage.Inspect(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	full, err := docimage.DecodeGray(b, info)
-	if err != nil {
-		t.Fatal(err)
-	}
+	full := decoded(t, b)
 	g, f := docimage.ShrinkTo(full, workSide)
 	ph := shot{g, full, f}
 	sets, err := glyphs()
@@ -665,7 +689,7 @@ func TestRefinedHeights(t *testing.T) {
 		t.Fatal("no band found")
 	}
 	band := straighten(ph, found[0], 1, sets)
-	coarse, ok := matchLines(band.straight, sets, band.chars, band.n, false)
+	coarse, ok := matchLines(band.straight, sets, band.chars, band.n, false, inkK)
 	if !ok || band.sharpness < blurredBand {
 		t.Fatalf("band not read (sharpness %.2f)", band.sharpness)
 	}
@@ -687,7 +711,7 @@ func TestRefinedHeights(t *testing.T) {
 		return n
 	}
 	before := heights(coarse)
-	refineHeights(coarse, ph, band.quad, band.upsideDown, band.sharpness)
+	refineHeights(coarse, ph, band.quad, band.upsideDown, band.sharpness, inkK)
 	if after := heights(coarse); halves(before) != 0 || halves(after) < 10 || coarse[0].blurred {
 		t.Errorf("refined heights: %d half pixels before, %d after", halves(before), halves(after))
 	}
@@ -696,8 +720,8 @@ func TestRefinedHeights(t *testing.T) {
 	for i := range moved {
 		moved[i] = pt{moved[i].x + 3*step.x, moved[i].y + 3*step.y}
 	}
-	kept, _ := matchLines(band.straight, sets, band.chars, band.n, false)
-	refineHeights(kept, ph, moved, band.upsideDown, band.sharpness)
+	kept, _ := matchLines(band.straight, sets, band.chars, band.n, false, inkK)
+	refineHeights(kept, ph, moved, band.upsideDown, band.sharpness, inkK)
 	if !slices.EqualFunc(heights(kept), before, slices.Equal) {
 		t.Errorf("heights from a band off by three characters replaced the matcher's")
 	}
@@ -728,5 +752,193 @@ func TestGlareIsAReflectionNotWhitePaper(t *testing.T) {
 	}
 	if g := glare(band); g < 0.2 || g > 0.3 {
 		t.Fatalf("a reflection over a quarter of the code: glare %.3f", g)
+	}
+}
+
+// A run of round glyphs in a document number (a specimen's A0000000,
+// whose Os weigh what its zeros weigh in the check digit) is read as zeros
+// when the run is one glyph and that glyph is the band's 0: as tall as the
+// dates' zeros, or shaped like them where its print stands lower; an O
+// among them, or shapes that do not tell on the band, leave it a retake.
+func TestZeroRuns(t *testing.T) {
+	f := docgen.RandomIdentity(rand.New(rand.NewPCG(16, 16)), mrz.TD3).Fields
+	f.DocumentNumber, f.OptionalData = "A0000000", ""
+	f.BirthDate, f.ExpiryDate = "660101", "300510" // zeros known by their field
+	composed, err := mrz.Compose(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(composed, "\n")
+	run := []int{1, 2, 3, 4, 5, 6, 7}
+	passesSwapped(t, lines, 1, "AOOOOOOO"+lines[1][8:])
+	const zeroShape, ohShape = 1.0, -0.6
+	cases := []struct {
+		name      string
+		h, lead   float64 // the run's glyphs' ink height and shape
+		odd       int     // a glyph of the run shaped as an O (-1: none)
+		zeroLeads float64 // the dates' zeros' shapes
+		want      string
+	}{
+		{"as tall as the dates' zeros", round0, zeroShape, -1, zeroShape, lines[1]},
+		{"lower, shaped as the zeros", round0 - 0.6*(digitInk-capitalInk), zeroShape, -1, zeroShape, lines[1]},
+		{"lower, shaped as Os", round0 - 0.6*(digitInk-capitalInk), ohShape, -1, zeroShape, ""},
+		{"lower, one shaped as an O", round0 - 0.6*(digitInk-capitalInk), zeroShape, 3, zeroShape, ""},
+		{"lower, shapes alike on the band", round0 - 0.6*(digitInk-capitalInk), zeroShape, -1, ohShape + 0.3, ""},
+	}
+	for _, c := range cases {
+		cells := reading(lines, 0.9, nil)
+		measure(cells, lines)
+		for i, l := range lines {
+			cells[i].zeroLead = make([]float64, len(l))
+			for k := range l {
+				switch l[k] {
+				case '0':
+					cells[i].zeroLead[k] = c.zeroLeads
+				case 'O':
+					cells[i].zeroLead[k] = ohShape
+				}
+			}
+		}
+		for _, k := range run {
+			cells[1].height[k], cells[1].zeroLead[k] = c.h, c.lead
+		}
+		if c.odd >= 0 {
+			cells[1].zeroLead[c.odd] = ohShape
+		}
+		doc, _, _, ok := choose(cells, [][]ocrLine{ocr(lines...)})
+		switch {
+		case c.want == "" && ok:
+			t.Errorf("%s: read %q, want a retake", c.name, doc.Lines[1])
+		case c.want != "" && (!ok || doc.Lines[1] != c.want):
+			t.Errorf("%s: ok %v, want %q", c.name, ok, c.want)
+		}
+	}
+}
+
+// A round glyph the matcher reads surely — its margin over every other
+// glyph, the O and 0 included — is round, whatever Tesseract made of it
+// (a D, a Q): it is open between O and 0 only, so the run it stands in
+// stays whole and settles.
+func TestRoundWhereTheMatcherIsSure(t *testing.T) {
+	f := docgen.RandomIdentity(rand.New(rand.NewPCG(16, 16)), mrz.TD3).Fields
+	f.DocumentNumber, f.OptionalData = "A0000000", ""
+	f.BirthDate, f.ExpiryDate = "660101", "300510"
+	composed, err := mrz.Compose(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(composed, "\n")
+	cells := reading(lines, 0.9, nil)
+	measure(cells, lines)
+	// The run lower than the dates' zeros, shaped as they are (TestZeroRuns).
+	for i, l := range lines {
+		cells[i].zeroLead = make([]float64, len(l))
+		for k := range l {
+			if l[k] == '0' {
+				cells[i].zeroLead[k] = 1
+			}
+		}
+	}
+	for k := 1; k <= 7; k++ {
+		cells[1].height[k] = round0 - 0.6*(digitInk-capitalInk)
+	}
+	tess := []byte(lines[1])
+	tess[3], tess[6] = 'D', 'Q' // breaking the run in three
+
+	if doc, _, _, ok := choose(cells, [][]ocrLine{ocr(lines[0], string(tess)), ocr(lines[0], string(tess))}); !ok || doc.Lines[1] != lines[1] {
+		t.Errorf("ok %v, want %q", ok, lines[1])
+	}
+}
+
+// A TD2 (two lines of 36: ICAO's specimen of Doc 9303 part 6) is read
+// with the document codes of a card.
+func TestChooseTD2(t *testing.T) {
+	lines := []string{"I<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<", "D231458907UTO7408122F1204159<<<<<<<6"}
+	cells := reading(lines, 0.9, nil)
+	measure(cells, lines)
+	if doc, _, _, ok := choose(cells, [][]ocrLine{ocr(lines...)}); !ok || doc.Format != mrz.TD2 || strings.Join(doc.Lines, "\n") != strings.Join(lines, "\n") {
+		t.Errorf("TD2 not read: ok %v", ok)
+	}
+}
+
+// Faint print — a laminate over the page, a worn ribbon — stands a few
+// tens of grey levels below the paper: the usual ink threshold loses its
+// glyphs, or breaks them in halves no row chains, and the lower one
+// finds and reads them.
+func TestFaintPrint(t *testing.T) {
+	cam := docgen.Camera{Megapixels: 1, Scale: 0.8, Light: 1, Noise: 1, Blur: 0.3, JPEGQuality: 92}
+	b, id := photo(t, 21, mrz.TD3, cam)
+	g := decoded(t, b)
+	for i, p := range g.Pix {
+		g.Pix[i] = 255 - uint8(float64(255-p)*faintContrast)
+	}
+	var buf bytes.Buffer
+	if err := jpeg.Encode(&buf, g, &jpeg.Options{Quality: 92}); err != nil {
+		t.Fatal(err)
+	}
+	res := read(t, Reader{}, buf.Bytes())
+	if res.Outcome != Read || res.MRZ != id.MRZ {
+		t.Fatalf("read %s %s %q, want %q (quality %+v)", res.Outcome, res.Reason, res.MRZ, id.MRZ, res.Quality)
+	}
+}
+
+// faintContrast is the share of its contrast with the paper faint print
+// keeps in TestFaintPrint.
+const faintContrast = 0.3
+
+// Both readers reading a document number's 85 as BS — 8 and B, 5 and S
+// at weights 7 and 3 cancel in its check digit — is a wrong read the
+// heights refute: glyphs Tesseract settled (the matcher unsure: its S a
+// hair ahead of a 3) read as letters yet standing as tall as digits are
+// opened with their look-alikes, and the heights decide. A G never is:
+// G and 6 weigh alike in every check digit, and a round G measures a
+// digit's height on a blurred photo.
+func TestHeightsRefuteWhatBothRead(t *testing.T) {
+	lines := document(t, 17, mrz.TD3, "85W2ADZKC")
+	misread := slices.Clone(lines)
+	misread[1] = "BS" + lines[1][2:]
+	passesSwapped(t, lines, 1, misread[1])
+	cells := reading(misread, 0.9, map[[2]int]byte{{1, 0}: 'D', {1, 1}: '3'})
+	readHeights(t, lines, cells, [][]ocrLine{ocr(misread...)}, 1, []int{0, 1}, []heightCase{
+		{"digit-tall", []float64{digitInk, digitInk}, lines[1]},
+		{"capital-tall", []float64{capitalInk, capitalInk}, misread[1]},
+	})
+	// The matcher sure of its letters alone: the heights are not asked.
+	sure := reading(misread, 0.9, nil)
+	readHeights(t, lines, sure, [][]ocrLine{ocr(misread...)}, 1, []int{0, 1}, []heightCase{
+		{"sure, digit-tall", []float64{digitInk, digitInk}, misread[1]},
+	})
+
+	gs := document(t, 19, mrz.TD3, "GJX89N3ZB")
+	sixes := slices.Clone(gs)
+	sixes[1] = "6" + gs[1][1:]
+	passesSwapped(t, gs, 1, sixes[1])
+	cells = reading(gs, 0.9, map[[2]int]byte{{1, 0}: 'Q'})
+	readHeights(t, gs, cells, [][]ocrLine{ocr(gs...)}, 1, []int{0}, []heightCase{
+		{"a G digit-tall", []float64{digitInk}, gs[1]},
+	})
+}
+
+// A digit both readers read where only a letter may stand (ITA's T read
+// 1 by both, the matcher's runner-up a T) is not settled as the 1 it can
+// never be: taken as its look-alike beside the other options, the
+// country codes decide.
+func TestConfirmedDigitInALetterField(t *testing.T) {
+	f := docgen.RandomIdentity(rand.New(rand.NewPCG(18, 18)), mrz.TD1).Fields
+	f.Nationality = "ITA"
+	composed, err := mrz.Compose(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(composed, "\n")
+	if lines[1][15:18] != "ITA" {
+		t.Fatalf("nationality at %q", lines[1][15:18])
+	}
+	misread := slices.Clone(lines)
+	misread[1] = lines[1][:16] + "1" + lines[1][17:]
+	cells := reading(misread, 0.9, map[[2]int]byte{{1, 16}: 'T'})
+	measure(cells, lines)
+	if doc, _, _, ok := choose(cells, [][]ocrLine{ocr(misread...)}); !ok || doc.Lines[1] != lines[1] {
+		t.Errorf("ok %v, want %q", ok, lines[1])
 	}
 }

@@ -149,6 +149,9 @@ type slot struct {
 	// its capitals' (0: not known): beside another glyph, what tells which
 	// of the two is the 0 and which the O.
 	ink, gap float64
+	// lead is the glyph's lead of the 0's shape over the O's
+	// (cellRead.zeroLead).
+	lead float64
 }
 
 // maxOpen bounds the characters the readers may disagree on: each doubles
@@ -309,6 +312,36 @@ func heights(c cellRead, med [4]float64) (func(k int, round bool) stature, float
 	}, gap
 }
 
+// mayStand reports whether ch may stand in a field of class as it is
+// (a 1 read alike by both readers in a nationality is not settled: it is
+// taken, with the other options, as the letter it looks like).
+func mayStand(ch byte, class mrz.Class) bool {
+	as, ok := mrz.AsClass(rune(ch), class)
+	return ok && byte(as) == ch
+}
+
+// refutedLookAlike is the look-alike of the other kind (S and 5, B and 8,
+// I and 1, Z and 2) that a glyph read as ch but as tall as st says may
+// be, where the field's class allows both; false where the height allows
+// ch, or says nothing, or there is none. Never G and 6: they weigh alike
+// in every check digit, so the height of one round glyph, which blur
+// lifts to a digit's, would decide alone (three phone photos' Gs were
+// read 6 so).
+func refutedLookAlike(ch byte, st stature, class mrz.Class) (byte, bool) {
+	if class != mrz.Any || st.allows(ch) || roundish(ch) || ch == 'G' || ch == '6' {
+		return 0, false
+	}
+	other := mrz.Digits
+	if ch >= '0' && ch <= '9' {
+		other = mrz.Letters
+	}
+	alt, ok := mrz.AsClass(rune(ch), other)
+	if !ok || byte(alt) == ch || !st.allows(byte(alt)) {
+		return 0, false
+	}
+	return byte(alt), true
+}
+
 // roundCapital is how far up from the capitals' height to the digits' a
 // round glyph is still taken for an O (see heights).
 const roundCapital = 0.5
@@ -354,7 +387,7 @@ func choose(cells []cellRead, tess [][]ocrLine) (doc *mrz.Document, agreed float
 	pad := mrz.Padding(format)
 	total, same := 0, 0
 	refs := references(cells)
-	var zeros []float64 // the ink heights of round glyphs only a 0 may be (in dates, check digits)
+	var kn known
 	for i, c := range cells {
 		lines[i] = []byte(c.text)
 		tall, gap := heights(c, refs[i])
@@ -363,6 +396,9 @@ func choose(cells []cellRead, tess [][]ocrLine) (doc *mrz.Document, agreed float
 			sl := slot{line: i, pos: k, options: options, height: tall(k, round), gap: gap}
 			if k < len(c.height) {
 				sl.ink = c.height[k]
+			}
+			if k < len(c.zeroLead) {
+				sl.lead = c.zeroLead[k]
 			}
 			if c.blurred && (slices.Contains(options, 'I') || slices.Contains(options, '1')) {
 				// Blur spreads a thin glyph's ends: on a phone photo both
@@ -402,8 +438,10 @@ func choose(cells []cellRead, tess [][]ocrLine) (doc *mrz.Document, agreed float
 			}
 			// A round glyph when the matcher and most of Tesseract's
 			// renderings see one (a rendering that slipped a character in
-			// beside it may see another).
-			round := roundish(c.text[k]) && rounds > others
+			// beside it may see another), or the matcher sees one surely:
+			// its margin is over every other glyph, the O or 0 included,
+			// and it is only between those two that it is never sure.
+			round := roundish(c.text[k]) && (rounds > others || c.margin[k] >= sureMargin)
 			if confirmed {
 				same++
 			}
@@ -412,10 +450,16 @@ func choose(cells []cellRead, tess [][]ocrLine) (doc *mrz.Document, agreed float
 			case round && class == mrz.Digits:
 				lines[i][k] = '0' // where only a digit may stand
 				if k < len(c.height) && c.height[k] > 0 {
-					zeros = append(zeros, c.height[k])
+					kn.zeros = append(kn.zeros, c.height[k])
+				}
+				if k < len(c.zeroLead) {
+					kn.zeroLeads = append(kn.zeroLeads, c.zeroLead[k])
 				}
 			case round && class == mrz.Letters:
 				lines[i][k] = 'O'
+				if k < len(c.zeroLead) {
+					kn.ohLeads = append(kn.ohLeads, c.zeroLead[k])
+				}
 			case round:
 				// Both readers see a round glyph, and OCR-B's O and 0
 				// differ in little but the 0's height, which print, blur
@@ -424,7 +468,17 @@ func choose(cells []cellRead, tess [][]ocrLine) (doc *mrz.Document, agreed float
 				// agree, so that two O/0 swaps whose weights cancel in a
 				// check digit are found ambiguous rather than read.
 				slots = append(slots, open(k, []byte{'O', '0'}))
-			case confirmed || matcherSure(c, k):
+			case (confirmed || matcherSure(c, k)) && mayStand(c.text[k], class):
+				// Read alike, yet on Tesseract's word (the matcher not sure
+				// alone) and a letter standing a digit's height (or a digit
+				// a capital's) where either may stand: open with its
+				// look-alike, for the check digits and the heights to
+				// decide. Both readers had read a document number's 85 as
+				// BS, whose weights cancel in its check digit, the
+				// matcher's S 0.02 ahead of a 3.
+				if alt, ok := refutedLookAlike(c.text[k], tall(k, false), class); ok && c.margin[k] < sureMargin {
+					slots = append(slots, open(k, []byte{c.text[k], alt}))
+				}
 			default:
 				// What may not stand here is taken as its look-alike
 				// that may (an O in a date is a 0), as Parse takes it.
@@ -453,7 +507,7 @@ func choose(cells []cellRead, tess [][]ocrLine) (doc *mrz.Document, agreed float
 	if total == 0 {
 		return nil, 0, 0, false
 	}
-	slots = zeroRuns(lines, slots, zeros)
+	slots = zeroRuns(lines, slots, kn)
 	slots = padded(pad, lines, slots)
 	// The lines fall into groups no check spans (a TD3's name line, a
 	// TD1's name line): each group's reading is found alone, and the
@@ -496,27 +550,34 @@ func choose(cells []cellRead, tess [][]ocrLine) (doc *mrz.Document, agreed float
 	return d, float64(same) / float64(total), len(slots), true
 }
 
+// known are the round glyphs whose field says what they are: zeros
+// (dates, check digits) and Os (names), by ink height and by the lead of
+// the 0's shape over the O's (cellRead.zeroLead).
+type known struct {
+	zeros, zeroLeads, ohLeads []float64
+}
+
 // zeroRuns settles a run of round glyphs either of O and 0 may be — three
 // or more side by side in one line, as a specimen's document number
 // 000000000 — as zeros when they are one glyph and it is the 0: their
-// ink heights within half the line's digit–capital difference of
-// one another, and their mean within a sixth of it of the mean of the
+// ink heights within half the line's digit–capital difference of one
+// another, and either their mean within a sixth of it of the mean of the
 // band's round glyphs that can only be zeros (dates, check digits: at
-// least two) — an O stands some three fifths of it lower. A careful
-// reader does the same: the run looks like the dates' zeros, not like a
-// letter. One glyph's height, a fraction of a pixel on a small scan, is
-// too uncertain to tell one O among zeros; a run's mean, beside zeros of
-// the same print, is not, and a run with an O in it is not one glyph.
-// Anything else stays open for the check digits and byHeight.
-func zeroRuns(lines [][]byte, slots []slot, zeros []float64) []slot {
-	if len(zeros) < 2 {
+// least two) — an O stands some three fifths of it lower — or their
+// shapes the zeros' (zeroShaped). A careful reader does the same: the run
+// looks like the dates' zeros, not like a letter. One glyph, a fraction
+// of a pixel on a small scan, is too uncertain to tell one O among zeros;
+// a run beside zeros of the same print is not, and a run with an O in it
+// is not one glyph. Heights alone fail where the print is thinner at one
+// end of a line (an Icelandic passport's zeros a third of the gap lower
+// than its dates'), shapes alone where blur makes the two alike: either,
+// measured against the band's own glyphs, says so. Anything else stays
+// open for the check digits and byHeight.
+func zeroRuns(lines [][]byte, slots []slot, kn known) []slot {
+	if len(kn.zeros) == 0 {
 		return slots
 	}
-	zero := 0.0
-	for _, z := range zeros {
-		zero += z
-	}
-	zero /= float64(len(zeros))
+	zero := meanOf(kn.zeros)
 	isRound := func(sl slot) bool {
 		return len(sl.options) == 2 && roundish(sl.options[0]) && roundish(sl.options[1]) && sl.ink > 0 && sl.gap > 0
 	}
@@ -532,7 +593,8 @@ func zeroRuns(lines [][]byte, slots []slot, zeros []float64) []slot {
 				lo, hi, sum = min(lo, sl.ink), max(hi, sl.ink), sum+sl.ink
 			}
 			m, gap := sum/float64(len(run)), run[0].gap
-			if hi-lo <= gap/2 && math.Abs(m-zero) <= gap/6 {
+			tall := len(kn.zeros) >= 2 && math.Abs(m-zero) <= gap/6
+			if hi-lo <= gap/2 && (tall || kn.zeroShaped(run)) {
 				for j := a; j < b; j++ {
 					lines[slots[j].line][slots[j].pos], settled[j] = '0', true
 				}
@@ -540,6 +602,11 @@ func zeroRuns(lines [][]byte, slots []slot, zeros []float64) []slot {
 		}
 		a = b
 	}
+	return unsettled(slots, settled)
+}
+
+// unsettled is the slots not settled.
+func unsettled(slots []slot, settled []bool) []slot {
 	var out []slot
 	for j, sl := range slots {
 		if !settled[j] {
@@ -547,6 +614,44 @@ func zeroRuns(lines [][]byte, slots []slot, zeros []float64) []slot {
 		}
 	}
 	return out
+}
+
+// zeroShaped reports whether every glyph of run has the 0's shape by the
+// measure of the band's known round glyphs: where the band's zeros lead
+// the O by minZeroLead more than its Os do (than 0, the two alike, in a
+// band whose names have no O), each glyph of the run leads it by more
+// than half-way from the Os to the zeros, and by more than nothing.
+func (kn known) zeroShaped(run []slot) bool {
+	if len(kn.zeroLeads) == 0 {
+		return false
+	}
+	oh := 0.0
+	if len(kn.ohLeads) > 0 {
+		oh = slices.Max(kn.ohLeads)
+	}
+	apart := meanOf(kn.zeroLeads) - oh
+	if apart < minZeroLead {
+		return false
+	}
+	for _, sl := range run {
+		if sl.lead <= 0 || sl.lead < oh+apart/2 {
+			return false
+		}
+	}
+	return true
+}
+
+// minZeroLead is how much further the band's known zeros' shapes must lead
+// the O (cellRead.zeroLead) than its Os' for shapes to tell the two apart
+// on it (docs/BENCHMARKS.md).
+const minZeroLead = 0.5
+
+func meanOf(xs []float64) float64 {
+	var s float64
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
 }
 
 // fillerLike reports whether character k of line i (of lines, padded as
@@ -603,13 +708,7 @@ func padded(pad [][]bool, lines [][]byte, slots []slot) []slot {
 			}
 		}
 	}
-	var out []slot
-	for j, sl := range slots {
-		if !settled[j] {
-			out = append(out, sl)
-		}
-	}
-	return out
+	return unsettled(slots, settled)
 }
 
 // lineGroups are the lines of format's MRZ that checks tie together.
@@ -749,8 +848,8 @@ func sameLines(a, b *mrz.Document, group []int) bool {
 // last fillers of a line as K or C, which no check digit covers in a
 // name, and a K weighs what a filler weighs), and its document code is
 // one the format has (Doc 9303: a passport's starts with P, an ID card's
-// with A, C or I) — the reader reads passports and cards, and P against F
-// or R, I against T are the matcher's close calls.
+// or a TD2 permit's with A, C or I) — the reader reads passports and
+// cards, and P against F or R, I against T are the matcher's close calls.
 func passes(doc *mrz.Document, lines []int) bool {
 	on := func(i int) bool { return lines == nil || slices.Contains(lines, i) }
 	if on(0) {
@@ -762,7 +861,7 @@ func passes(doc *mrz.Document, lines []int) bool {
 			if c != 'P' {
 				return false
 			}
-		case mrz.TD1:
+		case mrz.TD1, mrz.TD2:
 			if c != 'A' && c != 'C' && c != 'I' {
 				return false
 			}
