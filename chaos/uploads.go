@@ -159,8 +159,9 @@ func (l *uploadLoad) do(ctx context.Context, method, url, contentType string, bo
 	if !upload {
 		req.Header.Set("Authorization", "Bearer "+l.key)
 	}
-	status, header := 0, http.Header{}
+	status := 0
 	var raw []byte
+	var header http.Header // nil, none: its Get answers ""
 	if res, err := l.http.Do(req); err == nil {
 		status, header = res.StatusCode, res.Header
 		raw, _ = io.ReadAll(res.Body)

@@ -755,12 +755,10 @@ func TestGlareIsAReflectionNotWhitePaper(t *testing.T) {
 	}
 }
 
-// A run of round glyphs in a document number (a specimen's A0000000,
-// whose Os weigh what its zeros weigh in the check digit) is read as zeros
-// when the run is one glyph and that glyph is the band's 0: as tall as the
-// dates' zeros, or shaped like them where its print stands lower; an O
-// among them, or shapes that do not tell on the band, leave it a retake.
-func TestZeroRuns(t *testing.T) {
+// zeroNumber is a passport's MRZ whose document number is a specimen's
+// A0000000 and whose dates hold zeros.
+func zeroNumber(t *testing.T) []string {
+	t.Helper()
 	f := docgen.RandomIdentity(rand.New(rand.NewPCG(16, 16)), mrz.TD3).Fields
 	f.DocumentNumber, f.OptionalData = "A0000000", ""
 	f.BirthDate, f.ExpiryDate = "660101", "300510" // zeros known by their field
@@ -768,7 +766,32 @@ func TestZeroRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lines := strings.Split(composed, "\n")
+	return strings.Split(composed, "\n")
+}
+
+// shape gives the cells of lines the lead of the 0's shape over the O's
+// their zeros and Os have (cellRead.zeroLead).
+func shape(cells []cellRead, lines []string, zero, oh float64) {
+	for i, l := range lines {
+		cells[i].zeroLead = make([]float64, len(l))
+		for k := range l {
+			switch l[k] {
+			case '0':
+				cells[i].zeroLead[k] = zero
+			case 'O':
+				cells[i].zeroLead[k] = oh
+			}
+		}
+	}
+}
+
+// A run of round glyphs in a document number (a specimen's A0000000,
+// whose Os weigh what its zeros weigh in the check digit) is read as zeros
+// when the run is one glyph and that glyph is the band's 0: as tall as the
+// dates' zeros, or shaped like them where its print stands lower; an O
+// among them, or shapes that do not tell on the band, leave it a retake.
+func TestZeroRuns(t *testing.T) {
+	lines := zeroNumber(t)
 	run := []int{1, 2, 3, 4, 5, 6, 7}
 	passesSwapped(t, lines, 1, "AOOOOOOO"+lines[1][8:])
 	const zeroShape, ohShape = 1.0, -0.6
@@ -788,17 +811,7 @@ func TestZeroRuns(t *testing.T) {
 	for _, c := range cases {
 		cells := reading(lines, 0.9, nil)
 		measure(cells, lines)
-		for i, l := range lines {
-			cells[i].zeroLead = make([]float64, len(l))
-			for k := range l {
-				switch l[k] {
-				case '0':
-					cells[i].zeroLead[k] = c.zeroLeads
-				case 'O':
-					cells[i].zeroLead[k] = ohShape
-				}
-			}
-		}
+		shape(cells, lines, c.zeroLeads, ohShape)
 		for _, k := range run {
 			cells[1].height[k], cells[1].zeroLead[k] = c.h, c.lead
 		}
@@ -820,25 +833,11 @@ func TestZeroRuns(t *testing.T) {
 // (a D, a Q): it is open between O and 0 only, so the run it stands in
 // stays whole and settles.
 func TestRoundWhereTheMatcherIsSure(t *testing.T) {
-	f := docgen.RandomIdentity(rand.New(rand.NewPCG(16, 16)), mrz.TD3).Fields
-	f.DocumentNumber, f.OptionalData = "A0000000", ""
-	f.BirthDate, f.ExpiryDate = "660101", "300510"
-	composed, err := mrz.Compose(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(composed, "\n")
+	lines := zeroNumber(t)
 	cells := reading(lines, 0.9, nil)
 	measure(cells, lines)
 	// The run lower than the dates' zeros, shaped as they are (TestZeroRuns).
-	for i, l := range lines {
-		cells[i].zeroLead = make([]float64, len(l))
-		for k := range l {
-			if l[k] == '0' {
-				cells[i].zeroLead[k] = 1
-			}
-		}
-	}
+	shape(cells, lines, 1, 0)
 	for k := 1; k <= 7; k++ {
 		cells[1].height[k] = round0 - 0.6*(digitInk-capitalInk)
 	}
