@@ -76,8 +76,10 @@ func blobs(ink []bool, w, h int) ([]blob, []int32) {
 
 // orientation is the direction of the text rows, in degrees [0, 180): the
 // peak of the directions from each blob to its nearest blob of like size
-// (in a row of characters, the next character is the nearest).
-func orientation(bs []blob, w, h int) []float64 {
+// (in a row of characters, the next character is the nearest). The
+// first strong peaks are the usual ones; the rest are looked at only when
+// those find no zone (zonesIn).
+func orientation(bs []blob, w, h int) (peaks []float64, strong int) {
 	// A grid of cells a typical blob wide, for the neighbour search.
 	var sizes []int
 	for _, b := range bs {
@@ -86,7 +88,7 @@ func orientation(bs []blob, w, h int) []float64 {
 		}
 	}
 	if len(sizes) < 10 {
-		return nil
+		return nil, 0
 	}
 	cell := max(4, percentile(sizes, 0.75)*2)
 	gw, gh := w/cell+1, h/cell+1
@@ -125,27 +127,32 @@ func orientation(bs []blob, w, h int) []float64 {
 		a = math.Mod(a+360, 180)
 		hist[int(a*2)%bins]++
 	}
-	// Smooth over ±1.5° (circularly); up to four peaks at least 4° apart
-	// and a sixth as high as the highest: a page of text or wood grain
-	// beside the document may outnumber the MRZ's characters at an angle
-	// close to theirs.
+	// Smooth over ±1.5° (circularly); up to four strong peaks at least 4°
+	// apart and a sixth as high as the highest: a page of text or wood
+	// grain beside the document may outnumber the MRZ's characters at an
+	// angle close to theirs. Then two more a twelfth as high: pages
+	// printed with rows of dashes at several angles around a card
+	// outnumbered its rows by more than six to one (a row chains within a
+	// few degrees of the peak it is found at).
 	var smooth [bins]float64
 	for i := range bins {
 		for d := -3; d <= 3; d++ {
 			smooth[i] += hist[(i+d+bins)%bins] * (4 - math.Abs(float64(d)))
 		}
 	}
-	var peaks []float64
 	top := 0.0
-	for range 4 {
+	for len(peaks) < 6 {
 		best := 0
 		for i := range bins {
 			if smooth[i] > smooth[best] {
 				best = i
 			}
 		}
-		if smooth[best] <= 0 || smooth[best] < top/6 {
+		if smooth[best] <= 0 || smooth[best] < top/12 {
 			break
+		}
+		if len(peaks) == strong && strong < 4 && smooth[best] >= top/6 {
+			strong++
 		}
 		top = max(top, smooth[best])
 		peaks = append(peaks, float64(best)/2)
@@ -153,7 +160,7 @@ func orientation(bs []blob, w, h int) []float64 {
 			smooth[(best+d+bins)%bins] = 0
 		}
 	}
-	return peaks
+	return peaks, strong
 }
 
 // project sets each character-sized blob's position and extents in the
@@ -502,10 +509,15 @@ func charSized(bs []blob) int {
 }
 
 // zonesIn is every zone of fit 0.2 or more the blobs bs (labelled in
-// label, of an image w × h) form at each orientation their rows take.
+// label, of an image w × h) form at the strong orientations their rows
+// take, or, where those form none, at the weaker ones (orientation).
 func zonesIn(bs []blob, label []int32, w, h int) []zone {
 	var all []zone
-	for _, deg := range orientation(bs, w, h) {
+	peaks, strong := orientation(bs, w, h)
+	for j, deg := range peaks {
+		if j == strong && len(all) > 0 {
+			break
+		}
 		// The rows run at deg or, read from the other side, deg+180; one
 		// frame serves both (the matcher turns the band later).
 		project(bs, label, w, deg)

@@ -99,23 +99,7 @@ func assemble(ls []ocrLine, chars, n int) []ocrLine {
 // fixed-pitch cells say how many there are.
 func align(a, b string) []int {
 	n, m := len(a), len(b)
-	d := make([][]int, n+1)
-	for i := range d {
-		d[i] = make([]int, m+1)
-		d[i][0] = i
-	}
-	for j := range m + 1 {
-		d[0][j] = j
-	}
-	for i := 1; i <= n; i++ {
-		for j := 1; j <= m; j++ {
-			sub := d[i-1][j-1]
-			if a[i-1] != b[j-1] {
-				sub++
-			}
-			d[i][j] = min(sub, d[i-1][j]+1, d[i][j-1]+1)
-		}
-	}
+	d := editTable(a, b)
 	out := make([]int, n)
 	for i, j := n, m; i > 0; {
 		switch {
@@ -130,6 +114,60 @@ func align(a, b string) []int {
 		}
 	}
 	return out
+}
+
+// loose reports, for each character of a that align(a, b) pairs with
+// the same character of b (at), whether another least-edit alignment pairs
+// it with a different one: align chooses one of them, and the one it chose
+// may pair a character with its neighbour's reading, which confirms
+// nothing. A rendering that read a card's GQ5 as GQS5 had been aligned Q
+// with Q, the G invented — "confirming" the matcher's misread QQ, which no
+// check digit refutes — where pairing Q with G, the S invented, costs the
+// same.
+func loose(a, b string, at []int) []bool {
+	n, m := len(a), len(b)
+	cost := func(i, j int) int { return boolInt(a[i] != b[j]) }
+	d, r := editTable(a, b), editTable(reversed(a), reversed(b)) // r: of the suffixes
+	e := func(i, j int) int { return r[n-i][m-j] }
+	out := make([]bool, n)
+	for i := range n {
+		if at[i] < 0 || b[at[i]] != a[i] {
+			continue
+		}
+		for j := range m {
+			if b[j] != a[i] && d[i][j]+cost(i, j)+e(i+1, j+1) == d[n][m] {
+				out[i] = true
+				break
+			}
+		}
+	}
+	return out
+}
+
+// editTable is the least edits (changes, insertions, deletions) from each
+// prefix of a to each prefix of b: d[i][j] for a[:i] and b[:j].
+func editTable(a, b string) [][]int {
+	n, m := len(a), len(b)
+	d := make([][]int, n+1)
+	for i := range d {
+		d[i] = make([]int, m+1)
+		d[i][0] = i
+	}
+	for j := range m + 1 {
+		d[0][j] = j
+	}
+	for i := 1; i <= n; i++ {
+		for j := 1; j <= m; j++ {
+			d[i][j] = min(d[i-1][j-1]+boolInt(a[i-1] != b[j-1]), d[i-1][j]+1, d[i][j-1]+1)
+		}
+	}
+	return d
+}
+
+func reversed(s string) string {
+	b := []byte(s)
+	slices.Reverse(b)
+	return string(b)
 }
 
 func boolInt(b bool) int {
@@ -392,8 +430,8 @@ func choose(cells []cellRead, tess [][]ocrLine) (doc *mrz.Document, agreed float
 		lines[i] = []byte(c.text)
 		tall, gap := heights(c, refs[i])
 		open := func(k int, options []byte) slot {
-			round := len(options) == 2 && roundish(options[0]) && roundish(options[1])
-			sl := slot{line: i, pos: k, options: options, height: tall(k, round), gap: gap}
+			sl := slot{line: i, pos: k, options: options, gap: gap}
+			sl.height = tall(k, sl.round())
 			if k < len(c.height) {
 				sl.ink = c.height[k]
 			}
@@ -409,10 +447,13 @@ func choose(cells []cellRead, tess [][]ocrLine) (doc *mrz.Document, agreed float
 		}
 		// Each rendering's line i, aligned with the matcher's.
 		var aligned [][]int
+		var unsure [][]bool // a pairing another alignment makes otherwise (loose)
 		var texts []string
 		for _, r := range tess {
 			if r != nil && i < len(r) {
-				aligned = append(aligned, align(c.text, r[i].text))
+				at := align(c.text, r[i].text)
+				aligned = append(aligned, at)
+				unsure = append(unsure, loose(c.text, r[i].text, at))
 				texts = append(texts, r[i].text)
 			}
 		}
@@ -426,7 +467,7 @@ func choose(cells []cellRead, tess [][]ocrLine) (doc *mrz.Document, agreed float
 				}
 				ch := texts[j][at[k]]
 				if ch == c.text[k] {
-					confirmed = true
+					confirmed = confirmed || !unsure[j][k]
 				} else if !slices.Contains(opts, ch) {
 					opts = append(opts, ch)
 				}
@@ -468,7 +509,11 @@ func choose(cells []cellRead, tess [][]ocrLine) (doc *mrz.Document, agreed float
 				// agree, so that two O/0 swaps whose weights cancel in a
 				// check digit are found ambiguous rather than read.
 				slots = append(slots, open(k, []byte{'O', '0'}))
-			case (confirmed || matcherSure(c, k)) && mayStand(c.text[k], class):
+			case (confirmed || matcherSure(c, k) || c.text[k] == '<' && tall(k, false) == fillerHeight) && mayStand(c.text[k], class):
+				// A chevron the matcher reads that stands a filler's height
+				// is one, whatever Tesseract made of it (a blurred run of
+				// fillers reads as Cs and Ks, which no letter is as short as).
+				//
 				// Read alike, yet on Tesseract's word (the matcher not sure
 				// alone) and a letter standing a digit's height (or a digit
 				// a capital's) where either may stand: open with its
@@ -779,13 +824,15 @@ func byHeight(all []*mrz.Document, slots []slot) *mrz.Document {
 }
 
 // refutes reports whether the heights of the open glyphs tell reading d
-// from rival: every glyph is as tall as d's character there, and at every
-// character where the two differ the glyph is not as tall as rival's — or,
-// where every difference is a letter in one reading and a digit in the
-// other within one line, d has both among them (O O 0 against 0 0 O: swaps
-// whose weights cancel in a check digit), and each glyph d reads as a digit
+// from rival: every glyph but a round one (slot.round) is as tall as d's
+// character there, and at every character where the two differ the glyph
+// is as tall as d's and not as tall as rival's — or, where every
+// difference is a letter in one reading and a digit in the other within
+// one line, d has both among them (O O 0 against 0 0 O: swaps whose
+// weights cancel in a check digit), and each glyph d reads as a digit
 // stands taller than each it reads as a letter by half the line's
-// digit–capital difference: glyphs compared side by side. Where d has one
+// digit–capital difference, and where both are round is shaped no less
+// like the 0: glyphs compared side by side. Where d has one
 // kind only (00 against OO) there is no such comparison, and one glyph
 // measured tall beside one that says nothing is not enough: a phone
 // photo's II was read 11 so, the first I measured half-way to a digit's
@@ -795,12 +842,13 @@ func refutes(d, rival *mrz.Document, slots []slot) bool {
 	var differ []slot
 	alone := true // every difference refuted by its glyph's height alone
 	for _, sl := range slots {
-		if !sl.height.allows(at(d, sl)) {
+		a := at(d, sl)
+		if !sl.height.allows(a) && !sl.round() {
 			return false
 		}
-		if c := at(rival, sl); c != at(d, sl) {
+		if c := at(rival, sl); c != a {
 			differ = append(differ, sl)
-			alone = alone && !sl.height.allows(c)
+			alone = alone && sl.height.allows(a) && !sl.height.allows(c)
 		}
 	}
 	if alone {
@@ -825,12 +873,21 @@ func refutes(d, rival *mrz.Document, slots []slot) bool {
 	}
 	for _, x := range digits {
 		for _, y := range letters {
-			if x.ink-y.ink < x.gap/2 {
+			if x.ink-y.ink < x.gap/2 || x.round() && y.round() && x.lead < y.lead {
 				return false
 			}
 		}
 	}
 	return true
+}
+
+// round reports whether sl is a round glyph, O or 0. An O rises above
+// the capitals' cap line and sinks below their baseline, so its height
+// alone does not refute a reading (a passport's O measured a digit's
+// height where the digits stand 2 pixels above the capitals): beside a
+// 0 of its line, and shaped no more like one, it does (refutes).
+func (sl slot) round() bool {
+	return len(sl.options) == 2 && roundish(sl.options[0]) && roundish(sl.options[1])
 }
 
 func sameLines(a, b *mrz.Document, group []int) bool {
