@@ -96,52 +96,44 @@ func assemble(ls []ocrLine, chars, n int) []ocrLine {
 // align maps each character of a to the character of b it lines up with
 // in a least-edit alignment (-1 where b has none): Tesseract drops and
 // invents characters, above all in runs of fillers, and the matcher's
-// fixed-pitch cells say how many there are.
-func align(a, b string) []int {
+// fixed-pitch cells say how many there are. loose marks the characters
+// of a it pairs with the same character of b where another least-edit
+// alignment pairs them with a different one: align chooses one of them,
+// and the one it chose may pair a character with its neighbour's
+// reading, which confirms nothing. A rendering that read a card's GQ5 as
+// GQS5 had been aligned Q with Q, the G invented — "confirming" the
+// matcher's misread QQ, which no check digit refutes — where pairing Q
+// with G, the S invented, costs the same.
+func align(a, b string) (at []int, loose []bool) {
 	n, m := len(a), len(b)
 	d := editTable(a, b)
-	out := make([]int, n)
+	at = make([]int, n)
 	for i, j := n, m; i > 0; {
 		switch {
 		case j > 0 && d[i][j] == d[i-1][j-1]+boolInt(a[i-1] != b[j-1]):
-			out[i-1] = j - 1
+			at[i-1] = j - 1
 			i, j = i-1, j-1
 		case d[i][j] == d[i-1][j]+1:
-			out[i-1] = -1
+			at[i-1] = -1
 			i--
 		default:
 			j--
 		}
 	}
-	return out
-}
-
-// loose reports, for each character of a that align(a, b) pairs with
-// the same character of b (at), whether another least-edit alignment pairs
-// it with a different one: align chooses one of them, and the one it chose
-// may pair a character with its neighbour's reading, which confirms
-// nothing. A rendering that read a card's GQ5 as GQS5 had been aligned Q
-// with Q, the G invented — "confirming" the matcher's misread QQ, which no
-// check digit refutes — where pairing Q with G, the S invented, costs the
-// same.
-func loose(a, b string, at []int) []bool {
-	n, m := len(a), len(b)
-	cost := func(i, j int) int { return boolInt(a[i] != b[j]) }
-	d, r := editTable(a, b), editTable(reversed(a), reversed(b)) // r: of the suffixes
-	e := func(i, j int) int { return r[n-i][m-j] }
-	out := make([]bool, n)
+	r := editTable(reversed(a), reversed(b)) // of the suffixes
+	loose = make([]bool, n)
 	for i := range n {
 		if at[i] < 0 || b[at[i]] != a[i] {
 			continue
 		}
 		for j := range m {
-			if b[j] != a[i] && d[i][j]+cost(i, j)+e(i+1, j+1) == d[n][m] {
-				out[i] = true
+			if b[j] != a[i] && d[i][j]+boolInt(a[i] != b[j])+r[n-i-1][m-j-1] == d[n][m] {
+				loose[i] = true
 				break
 			}
 		}
 	}
-	return out
+	return at, loose
 }
 
 // editTable is the least edits (changes, insertions, deletions) from each
@@ -447,13 +439,13 @@ func choose(cells []cellRead, tess [][]ocrLine) (doc *mrz.Document, agreed float
 		}
 		// Each rendering's line i, aligned with the matcher's.
 		var aligned [][]int
-		var unsure [][]bool // a pairing another alignment makes otherwise (loose)
+		var unsure [][]bool // a pairing another alignment makes otherwise (align)
 		var texts []string
 		for _, r := range tess {
 			if r != nil && i < len(r) {
-				at := align(c.text, r[i].text)
+				at, loose := align(c.text, r[i].text)
 				aligned = append(aligned, at)
-				unsure = append(unsure, loose(c.text, r[i].text, at))
+				unsure = append(unsure, loose)
 				texts = append(texts, r[i].text)
 			}
 		}
