@@ -3,6 +3,7 @@ package mrzread
 import (
 	"image"
 	"math"
+	"slices"
 )
 
 // window is g's neighbourhood statistics: the mean and standard
@@ -102,4 +103,64 @@ func stretch(g *image.Gray) *image.Gray {
 		}
 	}
 	return out
+}
+
+// unruled clears from a band's ink the row runs no glyph makes, longer
+// than three pitches: rules and frames printed or drawn along the zone (a
+// scanning app's box, a page's edge), which would join a line's rows.
+func unruled(ink []bool, w, h int, pitch float64) []bool {
+	out := slices.Clone(ink)
+	for y := range h {
+		run := 0
+		for x := 0; x <= w; x++ {
+			if x < w && ink[y*w+x] {
+				run++
+				continue
+			}
+			if float64(run) > 3*pitch {
+				clear(out[y*w+x-run : y*w+x])
+			}
+			run = 0
+		}
+	}
+	return out
+}
+
+// uncrossed clears from a band's ink the columns that cross the gaps
+// between its text lines rs (a frame's side, a page's edge): no glyph
+// reaches into them, and such a column would stand as a glyph at the
+// line's end. A frame drawn in a photo breaks into dashes at the ink
+// threshold, so a column counts as crossing where it or its neighbours
+// within two pixels have ink in half of the gaps' rows.
+func uncrossed(ink []bool, w int, rs [][2]int) {
+	var gaps []int
+	for i := 1; i < len(rs); i++ {
+		for y := rs[i-1][1]; y < rs[i][0]; y++ {
+			gaps = append(gaps, y)
+		}
+	}
+	if len(gaps) < 4 {
+		return
+	}
+	h := len(ink) / w
+	crossing := make([]bool, w)
+	for x := range w {
+		n := 0
+		for _, y := range gaps {
+			for dx := max(0, x-2); dx <= min(w-1, x+2); dx++ {
+				if ink[y*w+dx] {
+					n++
+					break
+				}
+			}
+		}
+		crossing[x] = 2*n >= len(gaps)
+	}
+	for x, c := range crossing {
+		if c {
+			for y := range h {
+				ink[y*w+x] = false
+			}
+		}
+	}
 }

@@ -152,11 +152,12 @@ type cellRead struct {
 // tell which way up the band is.
 func matchLines(band *image.Gray, sets []*glyphSet, chars, n int, quick bool, k float64) ([]cellRead, bool) {
 	w, h := band.Rect.Dx(), band.Rect.Dy()
-	ink := dark(band, pitch, k)
+	ink := unruled(dark(band, pitch, k), w, h, pitch)
 	rs, ok := rows(ink, w, h, n)
 	if !ok {
 		return nil, false
 	}
+	uncrossed(ink, w, rs)
 	flat := level(band, pitch)
 	out := make([]cellRead, 0, n)
 	for _, r := range rs {
@@ -243,10 +244,11 @@ func matchCells(g *image.Gray, ink []bool, set *glyphSet, gr grid, chars, stride
 	return cr
 }
 
-// line is y = a + b·x.
-type line struct{ a, b float64 }
+// line is y = a + b·x + c·x²: a cap line or baseline, bowed where the
+// page is (a passport's page curves towards its spine).
+type line struct{ a, b, c float64 }
 
-func (l line) at(x float64) float64 { return l.a + l.b*x }
+func (l line) at(x float64) float64 { return l.a + l.b*x + l.c*x*x }
 
 // capLines fits the line's cap line and baseline through the tops and
 // bottoms of its glyphs' ink (capitals and digits are all of one height;
@@ -261,18 +263,7 @@ func capLines(ink []bool, w int, gr grid, centres []float64) (line, line, []floa
 	var xs, tops, bottoms, heights []float64
 	cellHeights := make([]float64, len(centres))
 	for k, c := range centres {
-		t, b := -1, -1
-		for y := ylo; y < yhi; y++ {
-			for x := max(0, int(c-0.35*gr.pitch)); x < min(w, int(c+0.35*gr.pitch)); x++ {
-				if ink[y*w+x] {
-					if t < 0 {
-						t = y
-					}
-					b = y + 1
-					break
-				}
-			}
-		}
+		t, b := glyphSpan(ink, w, ylo, yhi, gr, c)
 		if t >= 0 {
 			xs, tops, bottoms, heights = append(xs, c), append(tops, float64(t)), append(bottoms, float64(b)), append(heights, float64(b-t))
 			cellHeights[k] = float64(b - t)
@@ -294,10 +285,53 @@ func capLines(ink []bool, w int, gr grid, centres []float64) (line, line, []floa
 	if len(fx) < 3 {
 		return fallback()
 	}
+	if top, bottom, ok := bowed(xs, tops, bottoms, full); ok {
+		return top, bottom, cellHeights
+	}
 	return fitLine(fx, ft), fitLine(fx, fb), cellHeights
 }
 
-// fitLine is the least-squares line through (xs, ys).
+// glyphSpan is the rows [t, b) of the glyph in the cell centred on c,
+// looked for between rows ylo and yhi: the run of rows with ink (gaps of
+// a row or two closed) that overlaps the grid's row most, so that a rule
+// or a speck above or below the glyph is not taken for its top or bottom.
+// t is -1 where the cell has no ink.
+func glyphSpan(ink []bool, w, ylo, yhi int, gr grid, c float64) (t, b int) {
+	t, b = -1, -1
+	best := 0
+	x0, x1 := max(0, int(c-0.35*gr.pitch)), min(w, int(c+0.35*gr.pitch))
+	inkRuns(ylo, yhi, func(y int) bool { return slices.Contains(ink[y*w+x0:y*w+x1], true) }, func(start, end int) {
+		if o := min(end, gr.y1) - max(start, gr.y0); o > best || t < 0 {
+			t, b, best = start, end, o
+		}
+	})
+	return t, b
+}
+
+// inkRuns calls each with the runs [start, end) of i in [lo, hi) where on
+// holds, gaps of one or two closed: a glyph's strokes broken by the ink
+// threshold are one glyph.
+func inkRuns(lo, hi int, on func(i int) bool, each func(start, end int)) {
+	start, last := -1, -1
+	for i := lo; i < hi; i++ {
+		if !on(i) {
+			continue
+		}
+		if start >= 0 && i-last > 3 {
+			each(start, last+1)
+			start = -1
+		}
+		if start < 0 {
+			start = i
+		}
+		last = i
+	}
+	if start >= 0 {
+		each(start, last+1)
+	}
+}
+
+// fitLine is the least-squares straight line through (xs, ys).
 func fitLine(xs, ys []float64) line {
 	var n, sx, sy, sxx, sxy float64
 	for i := range xs {
@@ -312,6 +346,57 @@ func fitLine(xs, ys []float64) line {
 	return l
 }
 
+// bowed fits the cap line and baseline of a line whose glyphs (xs, their
+// ink's tops and bottoms) may stand on a curve: the glyphs' middles,
+// capitals' and fillers' alike (a filler stands a little higher), on a
+// parabola, and the capitals' height along the line on a straight line
+// (perspective). ok is false with fewer than bowPoints glyphs.
+func bowed(xs, tops, bottoms []float64, full float64) (top, bottom line, ok bool) {
+	var design [][]float64
+	var mids, cx, ch []float64
+	for i, x := range xs {
+		hi := bottoms[i] - tops[i]
+		if hi < 0.6*full || hi > 1.15*full {
+			continue
+		}
+		short := 0.0
+		if hi < 0.85*full {
+			short = 1
+		} else {
+			cx, ch = append(cx, x), append(ch, hi)
+		}
+		design, mids = append(design, []float64{1, x, x * x, short}), append(mids, (tops[i]+bottoms[i])/2)
+	}
+	if len(mids) < bowPoints || len(cx) < 3 {
+		return line{}, line{}, false
+	}
+	v, ok := leastSquares(design, mids)
+	if !ok {
+		return line{}, line{}, false
+	}
+	// Once more without the glyphs far off the curve (a speck joined to
+	// one, a stroke broken).
+	var kd [][]float64
+	var km []float64
+	for i, d := range design {
+		if math.Abs(d[0]*v[0]+d[1]*v[1]+d[2]*v[2]+d[3]*v[3]-mids[i]) <= 0.1*full {
+			kd, km = append(kd, d), append(km, mids[i])
+		}
+	}
+	if len(km) < bowPoints {
+		return line{}, line{}, false
+	}
+	if v, ok = leastSquares(kd, km); !ok {
+		return line{}, line{}, false
+	}
+	h := fitLine(cx, ch)
+	return line{a: v[0] - h.a/2, b: v[1] - h.b/2, c: v[2]}, line{a: v[0] + h.a/2, b: v[1] + h.b/2, c: v[2]}, true
+}
+
+// bowPoints is how many glyphs a line's cap line and baseline are fitted
+// through before they may bow.
+const bowPoints = 12
+
 // inkCentre is the middle of the glyph nearest x in a row of g's grid: of
 // the run of ink columns (gaps of a pixel or two closed) within a pitch
 // and a half around x whose middle is nearest x. The grid's boundaries lie
@@ -321,39 +406,23 @@ func fitLine(xs, ys []float64) line {
 func inkCentre(ink []bool, w int, gr grid, x float64) float64 {
 	lo, hi := max(0, int(x-0.75*gr.pitch)), min(w, int(x+0.75*gr.pitch)+1)
 	h := len(ink) / w
+	y0, y1 := max(0, gr.y0), min(h, gr.y1)
 	best, bestD := x, gr.pitch/2
-	start, last := -1, -1
-	flush := func() {
-		if start < 0 {
-			return
+	on := func(cx int) bool {
+		for y := y0; y < y1; y++ {
+			if ink[y*w+cx] {
+				return true
+			}
 		}
-		if width := float64(last - start + 1); width <= 1.05*gr.pitch {
-			if c := float64(start+last+1) / 2; math.Abs(c-x) < bestD {
+		return false
+	}
+	inkRuns(lo, hi, on, func(start, end int) {
+		if width := float64(end - start); width <= 1.05*gr.pitch {
+			if c := float64(start+end) / 2; math.Abs(c-x) < bestD {
 				best, bestD = c, math.Abs(c-x)
 			}
 		}
-		start = -1
-	}
-	for cx := lo; cx < hi; cx++ {
-		on := false
-		for y := max(0, gr.y0); y < min(h, gr.y1); y++ {
-			if ink[y*w+cx] {
-				on = true
-				break
-			}
-		}
-		switch {
-		case on && start >= 0 && cx-last > 3:
-			flush()
-			start, last = cx, cx
-		case on:
-			if start < 0 {
-				start = cx
-			}
-			last = cx
-		}
-	}
-	flush()
+	})
 	return best
 }
 
@@ -450,38 +519,62 @@ func (p projective) at(t float64) float64 { return (p.a*t + p.b) / (p.c*t + 1) }
 // fitProjective fits x = (a·t + b)/(c·t + 1) to the points by least
 // squares of a·t + b − c·t·x = x.
 func fitProjective(ts, xs []float64) (projective, bool) {
-	var m [3][4]float64 // normal equations, augmented
+	design := make([][]float64, len(ts))
 	for i, t := range ts {
-		row := [3]float64{t, 1, -t * xs[i]}
-		for r := range 3 {
-			for c := range 3 {
+		design[i] = []float64{t, 1, -t * xs[i]}
+	}
+	v, ok := leastSquares(design, xs)
+	if !ok {
+		return projective{}, false
+	}
+	return projective{a: v[0], b: v[1], c: v[2]}, true
+}
+
+// leastSquares solves design·v ≈ ys by least squares (the normal
+// equations, by Gaussian elimination with partial pivoting); ok is false
+// when they are singular.
+func leastSquares(design [][]float64, ys []float64) (v []float64, ok bool) {
+	if len(design) == 0 {
+		return nil, false
+	}
+	n := len(design[0])
+	m := make([][]float64, n) // normal equations, augmented
+	for r := range m {
+		m[r] = make([]float64, n+1)
+	}
+	for i, row := range design {
+		for r := range n {
+			for c := range n {
 				m[r][c] += row[r] * row[c]
 			}
-			m[r][3] += row[r] * xs[i]
+			m[r][n] += row[r] * ys[i]
 		}
 	}
-	// Gaussian elimination with partial pivoting.
-	for c := range 3 {
+	for c := range n {
 		p := c
-		for r := c + 1; r < 3; r++ {
+		for r := c + 1; r < n; r++ {
 			if math.Abs(m[r][c]) > math.Abs(m[p][c]) {
 				p = r
 			}
 		}
 		if math.Abs(m[p][c]) < 1e-9 {
-			return projective{}, false
+			return nil, false
 		}
 		m[c], m[p] = m[p], m[c]
-		for r := range 3 {
+		for r := range n {
 			if r != c {
 				f := m[r][c] / m[c][c]
-				for k := c; k < 4; k++ {
+				for k := c; k <= n; k++ {
 					m[r][k] -= f * m[c][k]
 				}
 			}
 		}
 	}
-	return projective{a: m[0][3] / m[0][0], b: m[1][3] / m[1][1], c: m[2][3] / m[2][2]}, true
+	v = make([]float64, n)
+	for r := range n {
+		v[r] = m[r][n] / m[r][r]
+	}
+	return v, true
 }
 
 // fineScale is how many times the matcher's size the band is drawn at to
@@ -535,11 +628,12 @@ func fineHeights(src *image.Gray, quad [4]pt, chars, n, scale int, upsideDown bo
 		band = rotate(band, 180)
 	}
 	w, h := band.Rect.Dx(), band.Rect.Dy()
-	ink := dark(band, scale*pitch, k)
+	ink := unruled(dark(band, scale*pitch, k), w, h, float64(scale*pitch))
 	rs, ok := rows(ink, w, h, n)
 	if !ok {
 		return nil
 	}
+	uncrossed(ink, w, rs)
 	out := make([][]float64, 0, n)
 	for _, r := range rs {
 		g := cells(ink, w, r[0], r[1], chars, float64(scale*pitch))

@@ -686,19 +686,7 @@ func TestBlurredBandIsNoRuler(t *testing.T) {
 // pixels; where that band's cells do not line up with the matcher's (here
 // its corners moved three characters along), the matcher's own are kept.
 func TestRefinedHeights(t *testing.T) {
-	b, _ := photo(t, 7, mrz.TD3, docgen.Camera{Megapixels: 4, Scale: 0.8, Light: 1, JPEGQuality: 92})
-	full := decoded(t, b)
-	g, f := docimage.ShrinkTo(full, workSide)
-	ph := shot{g, full, f}
-	sets, err := glyphs()
-	if err != nil {
-		t.Fatal(err)
-	}
-	found := find(g)
-	if len(found) == 0 {
-		t.Fatal("no band found")
-	}
-	band := straighten(ph, found[0], 1, sets)
+	band, ph, _, sets := straightBand(t, 7)
 	coarse, ok := matchLines(band.straight, sets, band.chars, band.n, false, inkK)
 	if !ok || band.sharpness < blurredBand {
 		t.Fatalf("band not read (sharpness %.2f)", band.sharpness)
