@@ -28,6 +28,14 @@ GOVULNCHECK_VERSION := v1.9.0
 AXE_VERSION := 4.14.1
 AXE_SHA256  := e6b0ce02b84d892e2e33e403485e7f3d6c29e2be6df65daf44d89ba564139745
 AXE         := $(GOBIN)/axe-core-$(AXE_VERSION)/axe.min.js
+# The face models (engines/face, docs/FACE.md) and the package they ship
+# in, @vladmandic/face-api: fetched from the npm registry once, the
+# tarball's checksum checked (each model file's again when it loads). Its
+# bundled TensorFlow.js is the reference the face tests compare with.
+FACE_API_VERSION := 1.7.15
+FACE_API_SHA256  := 0d77fffeef362ef9c0939cf6c567f3a2e8e177f114fa257a3270cbd2e509b031
+FACE_API_DIR     := $(GOBIN)/face-api-$(FACE_API_VERSION)
+FACE_API         := $(FACE_API_DIR)/model/face_recognition_model.bin
 # The vulnerability database govulncheck reads: a snapshot in the repository,
 # since these machines cannot reach vuln.go.dev (.ci/vulndb/README.md).
 VULNDB      ?= file://$(CURDIR)/.ci/vulndb/osv
@@ -47,7 +55,7 @@ export GOFLAGS := $(strip $(filter-out $(DWARF_OFF),$(GOFLAGS)) $(DWARF_OFF))
 # run with a spurious "context deadline exceeded" (go.dev/issue/75804).
 FUZZTIME    ?= 20000x
 
-.PHONY: run cluster chaos test integration-build packages static test-race test-integration test-quality deps tools postgres reader temporal temporal-server build unit lint vulncheck histories fuzz fuzz-parsers bench screenshots clean
+.PHONY: run cluster chaos test integration-build packages static test-race test-integration test-quality deps tools postgres reader temporal temporal-server build unit lint vulncheck histories fuzz fuzz-parsers bench screenshots clean face-models
 
 run: deps build
 	./bin/kycflow dev
@@ -98,7 +106,7 @@ integration-build:
 	@mkdir -p bin/test
 	$(RACE) $(GO) test -c -o bin/test/ $(INTEGRATION)
 
-test-race: packages integration-build
+test-race: packages integration-build $(FACE_API)
 	$(RACE) $(LOW) $(GO) test -count=1 -vet=$(VET) -timeout 12m -skip '$(QUALITY_GATES)' $$($(GO) list ./... | grep -v -e /cmd/kycflow$$ -e /api/e2e$$)
 
 test-integration: $(TSERVER) $(AXE) packages integration-build
@@ -156,7 +164,7 @@ fuzz-parsers:
 unit: postgres reader
 	$(GO) test -count=1 -skip '$(QUALITY_GATES)' $$($(GO) list ./... | grep -v -e /cmd/kycflow$$ -e /api/e2e$$)
 
-deps: postgres reader temporal
+deps: postgres reader temporal $(FACE_API)
 
 # PostgreSQL's server from Debian's packages, when missing.
 postgres:
@@ -193,6 +201,19 @@ $(AXE):
 	@tmp=$$(mktemp -d) && cd $$tmp && npm pack --silent axe-core@$(AXE_VERSION) >/dev/null && \
 		echo "$(AXE_SHA256)  axe-core-$(AXE_VERSION).tgz" | sha256sum -c --quiet - && tar xzf axe-core-$(AXE_VERSION).tgz && \
 		mkdir -p $(dir $(AXE)) && cp package/axe.min.js package/LICENSE $(dir $(AXE)) && rm -rf $$tmp
+
+# The face models (see FACE_API above), checked, with the package's licence
+# and the bundle the reference test runs.
+face-models: $(FACE_API)
+$(FACE_API):
+	@echo "fetching @vladmandic/face-api $(FACE_API_VERSION) (the face models) from the npm registry"
+	@tmp=$$(mktemp -d) && cd $$tmp && npm pack --silent @vladmandic/face-api@$(FACE_API_VERSION) >/dev/null && \
+		echo "$(FACE_API_SHA256)  vladmandic-face-api-$(FACE_API_VERSION).tgz" | sha256sum -c --quiet - && \
+		tar xzf vladmandic-face-api-$(FACE_API_VERSION).tgz && mkdir -p $(FACE_API_DIR)/model $(FACE_API_DIR)/dist && \
+		cp package/LICENSE $(FACE_API_DIR)/ && cp package/dist/face-api.esm.js $(FACE_API_DIR)/dist/face-api.esm.mjs && \
+		for m in tiny_face_detector face_landmark_68 face_recognition; do \
+			cp package/model/$${m}_model-weights_manifest.json package/model/$${m}_model.bin $(FACE_API_DIR)/model/ || exit 1; \
+		done && rm -rf $$tmp
 
 # The Temporal CLI (dev server + UI), built from the Go module proxy; the first build takes a few minutes.
 temporal: $(TEMPORAL)

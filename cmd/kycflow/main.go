@@ -85,6 +85,7 @@ var commands = []command{
 	{"watchlist generate", "", "a fictional list as FtM JSON lines, to import", watchlistGenerate},
 	{"idscan generate", "", "labelled photos of generated passports and ID cards, to upload or evaluate", idscanGenerate},
 	{"idscan eval", "", "document reader accuracy and speed on generated photos", idscanEval},
+	{"face eval", "", "face matcher error rates and speed on labelled face photos", faceEval},
 	{"bench", "", "load test against a running API", func(fs *flag.FlagSet) runFunc {
 		var o loadtest.Options
 		o.Flags(fs)

@@ -1,0 +1,95 @@
+// Package face finds faces in photos and tells whether two are of one
+// person: a detector, 68 landmarks and dlib's 128-number descriptor, run
+// in Go over weights the Makefile installs (models.go). It holds no
+// photo and writes nothing: what it returns is for the decision at hand,
+// and a descriptor is biometric data, never to be stored or logged.
+package face
+
+import (
+	"fmt"
+	"image"
+)
+
+// Engine holds the three models, loaded once; it is safe for concurrent
+// use.
+type Engine struct {
+	det *detector
+	lm  *landmarker
+	rec *recogniser
+}
+
+// Load reads the models from dir, each file's SHA-256 checked.
+func Load(dir string) (*Engine, error) {
+	var e Engine
+	for _, m := range []struct {
+		name  string
+		build func(*weights) error
+	}{
+		{detectorModel, func(w *weights) (err error) { e.det, err = newDetector(w); return }},
+		{landmarksModel, func(w *weights) (err error) { e.lm, err = newLandmarker(w); return }},
+		{recogniserModel, func(w *weights) (err error) { e.rec, err = newRecogniser(w); return }},
+	} {
+		w, err := loadWeights(dir, m.name)
+		if err != nil {
+			return nil, err
+		}
+		if err := m.build(w); err != nil {
+			return nil, fmt.Errorf("face model %s: %w", m.name, err)
+		}
+	}
+	return &e, nil
+}
+
+// Face is a face found in a photo: where, its landmarks, the box it was
+// described in (the landmarks' bounds, padded) and its descriptor.
+type Face struct {
+	Detection
+	Landmarks  [68]Point
+	Aligned    Box
+	Descriptor []float32
+}
+
+// DefaultMinScore is the detector's confidence below which a box is not a
+// face.
+const DefaultMinScore = 0.5
+
+// Faces finds the faces in im scoring at least minScore, strongest first,
+// each placed and described.
+func (e *Engine) Faces(im image.Image, minScore float64) []Face {
+	p := newPicture(im)
+	var faces []Face
+	for _, d := range e.det.detect(p, minScore) {
+		r := p.clip(d.Box)
+		if r.Dx() < 8 || r.Dy() < 8 {
+			continue
+		}
+		faces = append(faces, e.describe(p, d, r))
+	}
+	return faces
+}
+
+// Crop describes im taken as one face that fills it, as a document's
+// portrait cut out or a face photo cropped tight; no detector runs.
+func (e *Engine) Crop(im image.Image) Face {
+	p := newPicture(im)
+	whole := Box{W: float64(p.w), H: float64(p.h)}
+	return e.describe(p, Detection{Box: whole, Score: 1}, p.clip(whole))
+}
+
+// describe places the landmarks in r, then describes the face in their
+// bounds padded by a fifth, as the descriptor was trained on.
+func (e *Engine) describe(p *picture, d Detection, r image.Rectangle) Face {
+	f := Face{Detection: d, Landmarks: e.lm.place(p, r)}
+	minX, minY, maxX, maxY := f.Landmarks[0].X, f.Landmarks[0].Y, f.Landmarks[0].X, f.Landmarks[0].Y
+	for _, pt := range f.Landmarks {
+		minX, minY, maxX, maxY = min(minX, pt.X), min(minY, pt.Y), max(maxX, pt.X), max(maxY, pt.Y)
+	}
+	w, h := maxX-minX, maxY-minY
+	f.Aligned = Box{X: minX - w*0.1, Y: minY - h*0.1, W: w * 1.2, H: h * 1.2}
+	a := p.clip(f.Aligned)
+	if a.Dx() < 8 || a.Dy() < 8 {
+		a = r
+	}
+	f.Descriptor = e.rec.describe(p, a)
+	return f
+}
