@@ -76,13 +76,14 @@ chaos: postgres temporal $(TSERVER) build
 # store (against its own PostgreSQL), and the integration packages (the CLI
 # and the end-to-end suite, with the kycflow processes they start). Only the
 # quality gates run without it (single-threaded statistics over thousands
-# of generated names, or reads of generated document photos, 10x slower
-# instrumented; TestConcurrentSearch and TestConcurrentReads are their
-# race tests). One build mode for all
+# of generated names, reads of generated document photos, the face
+# networks beside their reference: 10x slower instrumented;
+# TestConcurrentSearch, TestConcurrentReads and selfie's TestDecideRetakes
+# are their race tests). One build mode for all
 # of it, and for staticcheck's reading of the packages: a cold run compiles
 # each dependency once, not once plain and once instrumented.
 INTEGRATION   := ./cmd/kycflow ./api/e2e
-QUALITY_GATES := ^(TestEvalReport|TestBlockingRecall|TestRealListQuality|TestSubsetOfListsQuality|TestNameStructureQuality|TestTitleAndCommonName|TestStructureExplained|TestTitleStandsOnTheFamilyName|TestListsBesideEachOther|TestLoadOrderChangesNothing|TestReaderQuality|TestReadsTurnedDocuments|TestRetakes|TestVisualZone)$$
+QUALITY_GATES := ^(TestEvalReport|TestBlockingRecall|TestRealListQuality|TestSubsetOfListsQuality|TestNameStructureQuality|TestTitleAndCommonName|TestStructureExplained|TestTitleStandsOnTheFamilyName|TestListsBesideEachOther|TestLoadOrderChangesNothing|TestReaderQuality|TestReadsTurnedDocuments|TestRetakes|TestVisualZone|TestAgainstFaceAPI)$$
 RACE          := GOFLAGS="$(GOFLAGS) -race"
 # All of go vet's analyzers, run by go test on each package it tests: a
 # separate go vet ./... would analyse every dependency a second time.
@@ -109,13 +110,13 @@ integration-build:
 test-race: packages integration-build $(FACE_API)
 	$(RACE) $(LOW) $(GO) test -count=1 -vet=$(VET) -timeout 12m -skip '$(QUALITY_GATES)' $$($(GO) list ./... | grep -v -e /cmd/kycflow$$ -e /api/e2e$$)
 
-test-integration: $(TSERVER) $(AXE) packages integration-build
+test-integration: $(TSERVER) $(AXE) $(FACE_API) packages integration-build
 	$(TSERVER_ENV) AXE_JS=$(AXE) $(RACE) $(GO) test -count=1 -vet=$(VET) -timeout 12m $(INTEGRATION)
 
 # The parsers' fuzz targets fuzz in make fuzz; their seed inputs run in
 # every make test.
 test-quality: packages
-	$(LOW) $(GO) test -count=1 -timeout 20m -run '$(QUALITY_GATES)' ./engines/sanctions ./engines/mrzeval ./engines/mrzread
+	$(LOW) $(GO) test -count=1 -timeout 20m -run '$(QUALITY_GATES)' ./engines/sanctions ./engines/mrzeval ./engines/mrzread ./engines/face
 
 # The Go tools make test needs, built side by side on a fresh machine (each
 # build leaves cores idle while it links or waits on a dependency).

@@ -10,15 +10,18 @@ import (
 	"github.com/kycflow/kycflow/check"
 	"github.com/kycflow/kycflow/documents"
 	"github.com/kycflow/kycflow/engines/docimage"
+	"github.com/kycflow/kycflow/engines/face"
 	"github.com/kycflow/kycflow/engines/mrzread"
 	"github.com/kycflow/kycflow/store"
 )
 
 // DocumentReader reads the photos of idscan uploads: the keys that open
-// them, and the reader.
+// them, the reader, and the face engine selfies are judged with (loaded
+// when first needed: most workers never read a selfie).
 type DocumentReader struct {
 	Keys   *documents.Keys
 	Reader mrzread.Reader
+	Faces  func() (*face.Engine, error)
 }
 
 // IDScanReadInput names the check whose next upload to read.
@@ -55,7 +58,7 @@ func (a *Activities) IDScanRead(ctx context.Context, in IDScanReadInput) (IDScan
 	}
 	att, rows, err := a.Store.NextDocument(ctx, in.Check)
 	if errors.Is(err, store.ErrNotFound) {
-		return IDScanReadResult{Outcome: "none"}, nil
+		return a.readSelfie(ctx, in.Check)
 	}
 	if err != nil {
 		return IDScanReadResult{}, wrap(err, "load upload")
@@ -115,6 +118,9 @@ func (a *Activities) IDScanRead(ctx context.Context, in IDScanReadInput) (IDScan
 	d.Checks.ImageQuality.Image = imageMeasures(read.Quality)
 	d.Source, d.Attempts = check.SourcePhoto, store.AttemptsData(attempts)
 	validated := d.Reason == nil
+	if validated && out.Outcome == check.AttemptRead && settings.Selfie != check.SelfieOff {
+		return out, a.awaitSelfie(ctx, in.Check, att.N, q, draft{Data: d, Identity: id})
+	}
 	// The check first: a retried activity finds it done; the upload's
 	// outcome then.
 	res, err := a.completeWith(ctx, in.Check, &validated, d, nil, id)

@@ -136,6 +136,7 @@ func New(cfg Config) *echo.Echo {
 	e.POST("/verify/:token/idin", pages, guard)
 	e.GET("/verify/:token/return", pages, guard)
 	e.POST("/verify/:token/document", pages, guard)
+	e.POST("/verify/:token/selfie", pages, guard)
 	e.GET("/verify/:token/status", pages, guard)
 	e.GET("/verify/assets/capture.js", pages)
 

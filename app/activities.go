@@ -1,7 +1,10 @@
 package app
 
 import (
+	"sync"
+
 	"fmt"
+	"github.com/kycflow/kycflow/engines/face"
 	"net/http"
 	"strings"
 
@@ -55,7 +58,7 @@ func (c Config) activities(s *store.Store) (*activities.Activities, error) {
 		return nil, err
 	}
 	if keys != nil {
-		a.Documents = &activities.DocumentReader{Keys: keys}
+		a.Documents = &activities.DocumentReader{Keys: keys, Faces: faceLoader(c.FaceModels)}
 	}
 	hooks, err := c.Webhooks()
 	if err != nil {
@@ -74,4 +77,13 @@ func (c Config) activities(s *store.Store) (*activities.Activities, error) {
 		a.VIESRequester = &vies.Requester{MemberStateCode: n.CountryCode, Number: n.Number}
 	}
 	return a, nil
+}
+
+// faceLoader loads the face models from dir once, when first asked: most
+// workers never read a selfie, and the models take 30 MB.
+func faceLoader(dir string) func() (*face.Engine, error) {
+	if dir == "" {
+		dir = face.DefaultDir()
+	}
+	return sync.OnceValues(func() (*face.Engine, error) { return face.Load(dir) })
 }

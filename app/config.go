@@ -100,6 +100,9 @@ type Config struct {
 	WebhookAllowHTTP bool
 	// Where `kycflow dev` serves its webhook catcher.
 	DevWebhookAddr string
+	// FaceModels is the face models' folder (FACE_MODELS): the worker
+	// loads them when it first reads a selfie.
+	FaceModels string
 	// ImageKeys seal idscan photos at rest (IMAGE_KEYS: ID:KEY pairs, the
 	// first sealing); empty: photo uploads are off.
 	ImageKeys string

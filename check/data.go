@@ -295,6 +295,9 @@ type IDScanData struct {
 	Checks IDScanChecks `json:"checks"`
 	// Attempts lists each photo upload's outcome (empty when typed).
 	Attempts []IDScanAttempt `json:"attempts"`
+	// SelfieAttempts lists each selfie attempt, when the tenant asks for
+	// a selfie.
+	SelfieAttempts []SelfieAttempt `json:"selfie_attempts,omitempty"`
 }
 
 // MRZCorrection is an OCR confusion corrected in an MRZ (engines/mrz's

@@ -32,6 +32,8 @@ type SubCheck struct {
 	// Fields are what the printed page said of each field compared with
 	// the MRZ (visual_zone only).
 	Fields *ZoneFields `json:"fields,omitempty"`
+	// Face is face_match's similarity and thresholds.
+	Face *FaceMeasures `json:"face,omitempty"`
 }
 
 // ZoneFields are a passport page's printed fields as compared with its
@@ -88,6 +90,11 @@ type IDScanChecks struct {
 	// with its MRZ; nil where the page was not read (typed MRZs, card
 	// backs, which print no name, pages not legible).
 	VisualZone *SubCheck `json:"visual_zone"`
+	// FaceDetected, Liveness and FaceMatch are the selfie's, when the
+	// tenant asks for one (check/selfie.go).
+	FaceDetected *SubCheck `json:"face_detected,omitempty"`
+	Liveness     *SubCheck `json:"liveness,omitempty"`
+	FaceMatch    *SubCheck `json:"face_match,omitempty"`
 }
 
 // Attempt statuses: an uploaded photo is being read, was read, or was sent
@@ -127,6 +134,9 @@ type IDScanWaiting struct {
 	Source       string          `json:"source"` // SourcePhoto
 	Attempts     []IDScanAttempt `json:"attempts"`
 	AttemptsLeft int             `json:"attempts_left"`
+	// SelfieAttempts are the selfie's, once the document is read and the
+	// tenant asks for one.
+	SelfieAttempts []SelfieAttempt `json:"selfie_attempts,omitempty"`
 }
 
 // DefaultMaxAttempts is how many photos a person may upload for one check

@@ -90,3 +90,19 @@ func (k *Keys) OpenMRZ(ref check.Ref, sub check.IDScanSubmission) (string, error
 	plain, err := k.Open(sub.KeyID, sub.Sealed, mrzContext(ref))
 	return string(plain), err
 }
+
+// draftContext binds a sealed draft result to its tenant and check.
+func draftContext(ref check.Ref) string {
+	return "idscan draft/" + ref.TenantID.String() + "/" + ref.CheckID.String()
+}
+
+// SealDraft seals the result a read document gives, kept until the
+// selfie completes the check.
+func (k *Keys) SealDraft(ref check.Ref, plain []byte) (keyID string, sealed []byte) {
+	return k.Seal(plain, draftContext(ref))
+}
+
+// OpenDraft opens what SealDraft sealed.
+func (k *Keys) OpenDraft(ref check.Ref, keyID string, sealed []byte) ([]byte, error) {
+	return k.Open(keyID, sealed, draftContext(ref))
+}

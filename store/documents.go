@@ -72,13 +72,21 @@ type IDScanSettings struct {
 	Retention time.Duration `db:"image_retention"`
 	// Documents are the documents accepted ("P", "ID", "P:NLD"); nil: all.
 	Documents pq.StringArray `db:"idscan_documents"`
+	// Selfie is whether a selfie follows the document (check.SelfieOff,
+	// SelfieOn, SelfieRequired).
+	Selfie string `db:"idscan_selfie"`
+	// FaceClear and FaceFail are the face match's thresholds, as
+	// similarities.
+	FaceClear float64 `db:"face_match_clear"`
+	FaceFail  float64 `db:"face_match_fail"`
 }
 
 // IDScanSettings reads the tenant's idscan settings.
 func (s *Store) IDScanSettings(ctx context.Context, tenantID uuid.UUID) (IDScanSettings, error) {
 	var v IDScanSettings
 	err := s.db.GetContext(ctx, &v, `SELECT idscan_typed, idscan_max_attempts,
-		(extract(epoch FROM image_retention) * 1e9)::bigint AS image_retention, idscan_documents FROM tenants WHERE id = $1`, tenantID)
+		(extract(epoch FROM image_retention) * 1e9)::bigint AS image_retention, idscan_documents,
+		idscan_selfie, face_match_clear::float8 AS face_match_clear, face_match_fail::float8 AS face_match_fail FROM tenants WHERE id = $1`, tenantID)
 	return v, classify(err)
 }
 
@@ -198,7 +206,15 @@ func showAttempts(ctx context.Context, tx *sqlx.Tx, ref check.Ref) (unread int, 
 	if err := tx.GetContext(ctx, &allowed, `SELECT idscan_max_attempts FROM tenants WHERE id = $1`, ref.TenantID); err != nil {
 		return 0, err
 	}
-	b, err := json.Marshal(check.IDScanWaiting{Source: check.SourcePhoto, Attempts: AttemptsData(as), AttemptsLeft: max(0, allowed-len(as))})
+	selfies, err := selfieAttempts(ctx, tx, ref)
+	if err != nil {
+		return 0, err
+	}
+	w := check.IDScanWaiting{Source: check.SourcePhoto, Attempts: AttemptsData(as), AttemptsLeft: max(0, allowed-len(as))}
+	if len(selfies) > 0 {
+		w.SelfieAttempts = SelfieData(selfies)
+	}
+	b, err := json.Marshal(w)
 	if err != nil {
 		return 0, err
 	}
@@ -207,16 +223,23 @@ func showAttempts(ctx context.Context, tx *sqlx.Tx, ref check.Ref) (unread int, 
 			unread++
 		}
 	}
+	for _, a := range selfies {
+		if a.Status == check.SelfieReading {
+			unread++
+		}
+	}
 	_, err = tx.ExecContext(ctx, `UPDATE checks SET data = $3, updated_at = $4 WHERE tenant_id = $1 AND id = $2 AND status = 'awaiting_input'`,
 		ref.TenantID, ref.CheckID, JSON(b), now())
 	return unread, err
 }
 
-// UnreadDocuments counts the check's uploads still `reading`.
+// UnreadDocuments counts the check's uploads still `reading`, selfies'
+// included.
 func (s *Store) UnreadDocuments(ctx context.Context, ref check.Ref) (int, error) {
 	var n int
 	err := s.inTenant(ctx, ref.TenantID, func(tx *sqlx.Tx) error {
-		return tx.GetContext(ctx, &n, `SELECT count(*) FROM document_attempts WHERE tenant_id = $1 AND check_id = $2 AND status = 'reading'`,
+		return tx.GetContext(ctx, &n, `SELECT (SELECT count(*) FROM document_attempts WHERE tenant_id = $1 AND check_id = $2 AND status = 'reading')
+			+ (SELECT count(*) FROM selfie_attempts WHERE tenant_id = $1 AND check_id = $2 AND status = 'reading')`,
 			ref.TenantID, ref.CheckID)
 	})
 	return n, err

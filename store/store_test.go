@@ -143,6 +143,13 @@ func TestRLSWithoutTenantSeesNothing(t *testing.T) {
 	if _, err := app.AddDocument(ctx, check.Ref{TenantID: tn.ID, CheckID: idscan[0].ID}, sealedImage); err != nil { // document_attempts, document_images
 		t.Fatal(err)
 	}
+	selfieRef := check.Ref{TenantID: tn.ID, CheckID: idscan[0].ID}
+	if err := worker.ReadForSelfie(ctx, selfieRef, 1, nil, "k1", []byte("sealed"), challenge); err != nil { // selfie_attempts
+		t.Fatal(err)
+	}
+	if _, err := app.AddSelfie(ctx, selfieRef, challenge.Nonce, sealedImage); err != nil { // selfie_frames
+		t.Fatal(err)
+	}
 	if err := app.DeleteCustomer(ctx, store.Principal{TenantID: tn.ID}, c.ID); err != nil { // audit_log
 		t.Fatal(err)
 	}

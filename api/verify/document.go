@@ -6,6 +6,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -23,6 +24,7 @@ const (
 	stateRetake   = "retake"         // the last photo could not be read: upload another
 	stateDone     = "done"           // a photo was read: the check has its result (not shown here)
 	stateNotRead  = "not_read"       // the last attempt was a retake too: the check ended image_unreadable
+	stateSelfie   = "selfie"         // the photo was read; the selfie is awaited or being checked (see selfie)
 )
 
 // photoStatus is what GET /verify/{token}/status answers.
@@ -34,6 +36,9 @@ type photoStatus struct {
 	Message     string  `json:"message"`
 	// TypedAllowed says whether POST /verify/{token}/mrz is accepted.
 	TypedAllowed bool `json:"typed_allowed"`
+	// Selfie is the selfie's state once the document is read, when the
+	// tenant asks for one.
+	Selfie *selfieStatus `json:"selfie,omitempty"`
 }
 
 // photoState reads a link's photo state; closed is the link's state when
@@ -65,6 +70,16 @@ func (h *Handler) photoState(r *http.Request, lv store.LinkView, t texts) (photo
 	case attempts[len(attempts)-1].Status == check.AttemptRetake:
 		last := attempts[len(attempts)-1]
 		ps.State, ps.Reason, ps.Message = stateRetake, last.Reason, t.retake(last.Reason)
+	case attempts[len(attempts)-1].Status == check.AttemptRead:
+		selfies, err := h.Store.SelfieAttempts(r.Context(), ref)
+		if err != nil {
+			return photoStatus{}, "", err
+		}
+		if ps.Selfie = selfieState(selfies, settings.MaxAttempts, t); ps.Selfie != nil {
+			ps.State, ps.Message = stateSelfie, ps.Selfie.Message
+		} else {
+			ps.State, ps.Message = stateReading, t.PhotoReading
+		}
 	default:
 		ps.State, ps.Message = stateReading, t.PhotoReading
 	}
@@ -133,17 +148,28 @@ const (
 // readImages reads the multipart body's image parts (one or two), each
 // within docimage.MaxBytes, and takes each in (documents.Take).
 func readImages(w http.ResponseWriter, r *http.Request) ([]documents.Image, *uploadError) {
+	images, _, bad := readParts(w, r, imageField, maxParts, maxUpload, nil, func(t texts) string { return t.UploadTooMany })
+	return images, bad
+}
+
+// readParts reads a multipart body: up to most parts named field (more
+// are refused with tooMany's words), each an image within
+// docimage.MaxBytes taken in (documents.Take), the body within limit; and
+// the short text fields named in values (their first 256 bytes). Other
+// parts are skipped.
+func readParts(w http.ResponseWriter, r *http.Request, field string, most int, limit int64, values []string, tooMany func(texts) string) ([]documents.Image, map[string]string, *uploadError) {
+	got := map[string]string{}
 	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != "multipart/form-data" {
-		return nil, &uploadError{http.StatusUnsupportedMediaType, func(t texts) string { return t.UploadMultipart }}
+		return nil, nil, &uploadError{http.StatusUnsupportedMediaType, func(t texts) string { return t.UploadMultipart }}
 	}
-	if r.ContentLength > maxUpload {
-		return nil, &uploadError{http.StatusRequestEntityTooLarge, func(t texts) string { return t.UploadTooLarge }}
+	if r.ContentLength > limit {
+		return nil, nil, &uploadError{http.StatusRequestEntityTooLarge, func(t texts) string { return t.UploadTooLarge }}
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, maxUpload)
+	r.Body = http.MaxBytesReader(w, r.Body, limit)
 	mr, err := r.MultipartReader()
 	if err != nil {
-		return nil, &uploadError{http.StatusBadRequest, func(t texts) string { return t.UploadBroken }}
+		return nil, nil, &uploadError{http.StatusBadRequest, func(t texts) string { return t.UploadBroken }}
 	}
 	var out []documents.Image
 	for {
@@ -154,46 +180,52 @@ func readImages(w http.ResponseWriter, r *http.Request) ([]documents.Image, *upl
 		if err != nil {
 			var mbe *http.MaxBytesError
 			if errors.As(err, &mbe) {
-				return nil, &uploadError{http.StatusRequestEntityTooLarge, func(t texts) string { return t.UploadTooLarge }}
+				return nil, nil, &uploadError{http.StatusRequestEntityTooLarge, func(t texts) string { return t.UploadTooLarge }}
 			}
-			return nil, &uploadError{http.StatusBadRequest, func(t texts) string { return t.UploadBroken }}
+			return nil, nil, &uploadError{http.StatusBadRequest, func(t texts) string { return t.UploadBroken }}
 		}
-		if part.FormName() != imageField {
+		if slices.Contains(values, part.FormName()) {
+			v, _ := io.ReadAll(io.LimitReader(part, 256))
+			part.Close()
+			got[part.FormName()] = strings.TrimSpace(string(v))
+			continue
+		}
+		if part.FormName() != field {
 			part.Close()
 			continue
 		}
-		if len(out) == maxParts {
-			return nil, &uploadError{http.StatusUnprocessableEntity, func(t texts) string { return t.UploadTooMany }}
+		if len(out) == most {
+			return nil, nil, &uploadError{http.StatusUnprocessableEntity, tooMany}
 		}
 		b, err := io.ReadAll(io.LimitReader(part, docimage.MaxBytes+1))
 		part.Close()
 		var mbe *http.MaxBytesError
 		switch {
 		case errors.As(err, &mbe), len(b) > docimage.MaxBytes:
-			return nil, &uploadError{http.StatusRequestEntityTooLarge, func(t texts) string { return t.UploadTooLarge }}
+			return nil, nil, &uploadError{http.StatusRequestEntityTooLarge, func(t texts) string { return t.UploadTooLarge }}
 		case err != nil:
-			return nil, &uploadError{http.StatusBadRequest, func(t texts) string { return t.UploadBroken }}
+			return nil, nil, &uploadError{http.StatusBadRequest, func(t texts) string { return t.UploadBroken }}
 		case len(b) == 0:
 			if part.FileName() == "" && len(out) == 0 {
 				continue // a form sent without choosing a file
 			}
-			return nil, &uploadError{http.StatusUnprocessableEntity, func(t texts) string { return t.UploadEmpty }}
+			return nil, nil, &uploadError{http.StatusUnprocessableEntity, func(t texts) string { return t.UploadEmpty }}
 		}
 		im, err := documents.Take(b)
 		switch {
 		case errors.Is(err, docimage.ErrFormat):
-			return nil, &uploadError{http.StatusUnsupportedMediaType, func(t texts) string { return t.UploadFormat }}
+			return nil, nil, &uploadError{http.StatusUnsupportedMediaType, func(t texts) string { return t.UploadFormat }}
 		case errors.Is(err, docimage.ErrPixels):
-			return nil, &uploadError{http.StatusUnprocessableEntity, func(t texts) string { return t.UploadPixels }}
+			return nil, nil, &uploadError{http.StatusUnprocessableEntity, func(t texts) string { return t.UploadPixels }}
 		case err != nil:
-			return nil, &uploadError{http.StatusUnprocessableEntity, func(t texts) string { return t.UploadDamaged }}
+			return nil, nil, &uploadError{http.StatusUnprocessableEntity, func(t texts) string { return t.UploadDamaged }}
 		}
 		out = append(out, im)
 	}
 	if len(out) == 0 {
-		return nil, &uploadError{http.StatusUnprocessableEntity, func(t texts) string { return t.UploadMissing }}
+		return nil, nil, &uploadError{http.StatusUnprocessableEntity, func(t texts) string { return t.UploadMissing }}
 	}
-	return out, nil
+	return out, got, nil
 }
 
 // wantsHTML: a browser's form post (the page without JavaScript) rather

@@ -32,6 +32,11 @@ type texts struct {
 	UploadOff, UploadMultipart, UploadTooLarge, UploadBroken   string
 	UploadTooMany, UploadEmpty, UploadFormat, UploadPixels     string
 	UploadDamaged, UploadMissing, UploadAttemptsUsed           string
+	// The selfie that follows the document, where the tenant asks for one.
+	SelfieAwaiting, SelfieReading, SelfieNoChallenge, SelfieWrongNonce string
+	SelfieTooMany                                                      string
+	// selfieRetakes phrases each selfie retake reason (check.Selfie…).
+	selfieRetakes map[string]string
 	// retakes phrases each retake reason (check.Retake…).
 	retakes                                  map[string]string
 	ChooseBank, ContinueToBank, IDINDoneBody string
@@ -69,7 +74,18 @@ var english = texts{
 	PhotoTips:  "Lay the document flat in good light, fill most of the photo with it, and avoid reflections on the code.",
 	PhotoLabel: "Photo of your document", PhotoSend: "Send photo", PhotoCamera: "Use the camera", PhotoTake: "Take photo", PhotoCancel: "Cancel",
 	PhotoAwaiting: "Waiting for a photo of the document.", PhotoReading: "Reading your photo…", PhotoReadingBody: "This takes a few seconds; the page updates by itself.",
-	PhotoDone:    "The photo was read; the result goes to the requester.",
+	PhotoDone:         "The photo was read; the result goes to the requester.",
+	SelfieAwaiting:    "The document was read. Now a selfie: look straight at the camera, then follow the steps shown.",
+	SelfieReading:     "Checking your selfie…",
+	SelfieNoChallenge: "No selfie is expected now: the document is not read yet, or the selfie is being checked.",
+	SelfieWrongNonce:  "These frames answer another challenge: ask the status for the current one.",
+	SelfieTooMany:     "Send at most 8 frames.",
+	selfieRetakes: map[string]string{
+		check.SelfieNoFace:   "Your face was not found in every frame: keep your whole face in the frame, and turn only as far as asked.",
+		check.SelfieTooSmall: "Come closer: your face should fill about a third of the frame.",
+		check.SelfieTooDark:  "Too dark: face a window or a lamp.",
+		check.SelfieTooFew:   "Take a frame looking straight at the camera, then one for each step.",
+	},
 	NotReadTitle: "Your document could not be read",
 	NotReadBody:  "None of the photos could be read with certainty, and this link takes no more. %s has been told that your document was not verified, and will tell you how to go on.",
 	RetakeTitle:  "Please take the photo again", AttemptOf: "Photo %d of at most %d.",
@@ -136,7 +152,18 @@ var dutch = texts{
 	PhotoTips:  "Leg het document plat in goed licht, laat het het grootste deel van de foto vullen en voorkom weerspiegelingen op de code.",
 	PhotoLabel: "Foto van uw document", PhotoSend: "Foto versturen", PhotoCamera: "Camera gebruiken", PhotoTake: "Foto maken", PhotoCancel: "Annuleren",
 	PhotoAwaiting: "Wacht op een foto van het document.", PhotoReading: "Uw foto wordt gelezen…", PhotoReadingBody: "Dit duurt enkele seconden; de pagina ververst vanzelf.",
-	PhotoDone:    "De foto is gelezen; de uitslag gaat naar de aanvrager.",
+	PhotoDone:         "De foto is gelezen; de uitslag gaat naar de aanvrager.",
+	SelfieAwaiting:    "Het document is gelezen. Nu een selfie: kijk recht in de camera en volg dan de getoonde stappen.",
+	SelfieReading:     "Uw selfie wordt gecontroleerd…",
+	SelfieNoChallenge: "Er wordt nu geen selfie verwacht: het document is nog niet gelezen, of de selfie wordt gecontroleerd.",
+	SelfieWrongNonce:  "Deze beelden horen bij een andere opdracht: vraag de status voor de huidige.",
+	SelfieTooMany:     "Stuur hoogstens 8 beelden.",
+	selfieRetakes: map[string]string{
+		check.SelfieNoFace:   "Uw gezicht is niet in elk beeld gevonden: houd uw hele gezicht in beeld en draai niet verder dan gevraagd.",
+		check.SelfieTooSmall: "Kom dichterbij: uw gezicht moet ongeveer een derde van het beeld vullen.",
+		check.SelfieTooDark:  "Te donker: ga voor een raam of een lamp zitten.",
+		check.SelfieTooFew:   "Maak een beeld terwijl u recht in de camera kijkt, en dan een per stap.",
+	},
 	NotReadTitle: "Uw document kon niet worden gelezen",
 	NotReadBody:  "Geen van de foto's kon met zekerheid worden gelezen, en deze link neemt er geen meer aan. %s weet dat uw document niet is bevestigd en laat u weten hoe het verder gaat.",
 	RetakeTitle:  "Maak de foto opnieuw", AttemptOf: "Foto %d van maximaal %d.",

@@ -71,6 +71,7 @@ func New(s *store.Store, log *slog.Logger, broker idin.Broker, publicURL string,
 	h.mux.HandleFunc("POST /verify/{token}/idin", h.startIDIN)
 	h.mux.HandleFunc("GET /verify/{token}/return", h.idinReturn)
 	h.mux.HandleFunc("POST /verify/{token}/document", h.upload)
+	h.mux.HandleFunc("POST /verify/{token}/selfie", h.selfieUpload)
 	h.mux.HandleFunc("GET /verify/{token}/status", h.status)
 	h.mux.HandleFunc("GET /verify/assets/capture.js", h.asset)
 	return h
@@ -92,7 +93,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	pageHeaders(w)
 	// An app's upload carries neither Origin nor Referer; a browser's
 	// always does, and must come from our pages.
-	app := strings.HasSuffix(r.URL.Path, "/mrz") ||
+	app := strings.HasSuffix(r.URL.Path, "/mrz") || strings.HasSuffix(r.URL.Path, "/selfie") ||
 		strings.HasSuffix(r.URL.Path, "/document") && r.Header.Get("Origin") == "" && r.Header.Get("Referer") == ""
 	if r.Method == http.MethodPost && !app && !h.sameOrigin(r) {
 		// A form post from another site (cross-site request forgery, or a
@@ -112,7 +113,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // it, after setting Retry-After): a page for people, JSON for the app endpoint.
 func (h *Handler) Busy(w http.ResponseWriter, r *http.Request) {
 	pageHeaders(w)
-	if strings.HasSuffix(r.URL.Path, "/mrz") || strings.HasSuffix(r.URL.Path, "/status") ||
+	if strings.HasSuffix(r.URL.Path, "/mrz") || strings.HasSuffix(r.URL.Path, "/status") || strings.HasSuffix(r.URL.Path, "/selfie") ||
 		strings.HasSuffix(r.URL.Path, "/document") && !wantsHTML(r) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusTooManyRequests)
@@ -321,6 +322,10 @@ func (h *Handler) idscanPage(w http.ResponseWriter, r *http.Request, status int,
 		return
 	case ps.State == stateNotRead:
 		h.message(w, r, http.StatusOK, lang, "!", v.T.NotReadTitle, v.T.NotReadBody, lv.TenantName)
+		return
+	case ps.State == stateSelfie:
+		// The page takes no selfie yet: the app that opened the link does.
+		h.message(w, r, http.StatusOK, lang, "✓", v.T.IDScanTitle, ps.Message, lv.TenantName)
 		return
 	}
 	token := r.PathValue("token")

@@ -6,6 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -13,6 +15,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/kycflow/kycflow/app"
+	"github.com/kycflow/kycflow/check"
 	"github.com/kycflow/kycflow/store"
 )
 
@@ -74,10 +77,17 @@ func tenantUpdate(fs *flag.FlagSet) runFunc {
 	attempts := fs.Int("idscan-attempts", 0, "photos a person may upload for one idscan check before it ends image_unreadable (the default: 5)")
 	retention := fs.String("image-retention", "", "how long document photos are kept after their check ends, e.g. 720h (the default: 30 days); 0: none after reading")
 	docs := fs.String("idscan-documents", "", "documents idscan accepts: document codes, optionally with an issuing state (P,ID,I:NLD), or all (the default)")
+	var sf selfieFlags
+	fs.StringVar(&sf.mode, "idscan-selfie", "", "off: no selfie (the default); on: a selfie after the document, matched to its portrait, liveness a signal; required: liveness must pass too")
+	fs.StringVar(&sf.clear, "face-match-clear", "", "the similarity (0-1) from which a selfie matches the portrait (the default: 0.5); with --face-match-fail")
+	fs.StringVar(&sf.fail, "face-match-fail", "", "the similarity (0-1) under which a selfie is another person (the default: 0.4); between the two a person decides")
 	return func(ctx context.Context, cfg app.Config, _ []string) error {
 		tid, err := uuid.Parse(*id)
-		if err != nil || (*linkTTL == 0 && *threshold == 0 && *hard == "" && *fourEyes == "" && *window == 0 && *lists == "" && *typed == "" && *attempts == 0 && *retention == "" && *docs == "") {
-			return fmt.Errorf("tenant update needs --tenant ID and --link-ttl DURATION, --aml-threshold SCORE, --aml-hard-conflict on|off, --aml-four-eyes on|off, --aml-review-window DURATION, --aml-lists NAMES|all, --idscan-typed on|off, --idscan-attempts N, --image-retention DURATION and/or --idscan-documents CODES|all")
+		if err != nil || (*linkTTL == 0 && *threshold == 0 && *hard == "" && *fourEyes == "" && *window == 0 && *lists == "" && *typed == "" && *attempts == 0 && *retention == "" && *docs == "" && sf == (selfieFlags{})) {
+			return fmt.Errorf("tenant update needs --tenant ID and --link-ttl DURATION, --aml-threshold SCORE, --aml-hard-conflict on|off, --aml-four-eyes on|off, --aml-review-window DURATION, --aml-lists NAMES|all, --idscan-typed on|off, --idscan-attempts N, --image-retention DURATION, --idscan-documents CODES|all, --idscan-selfie off|on|required and/or --face-match-clear and --face-match-fail SIMILARITY")
+		}
+		if err := sf.valid(); err != nil {
+			return err
 		}
 		if *hard != "" && *hard != "on" && *hard != "off" {
 			return fmt.Errorf("--aml-hard-conflict %q: want on or off", *hard)
@@ -152,6 +162,9 @@ func tenantUpdate(fs *flag.FlagSet) runFunc {
 				if err := say(s.SetAMLHardConflict(ctx, tid, *hard == "on"), "%s", what); err != nil {
 					return err
 				}
+			}
+			if err := sf.apply(ctx, s, tid, say); err != nil {
+				return err
 			}
 			return idscanUpdate(ctx, s, tid, say, *typed, *attempts, *retention, keep, *docs)
 		})
@@ -301,4 +314,37 @@ func fmtTime(t *time.Time) string {
 		return "-"
 	}
 	return t.Format("2006-01-02 15:04")
+}
+
+// selfieFlags are tenant update's selfie flags.
+type selfieFlags struct{ mode, clear, fail string }
+
+func (f selfieFlags) valid() error {
+	if f.mode != "" && !slices.Contains(check.SelfieSettings, f.mode) {
+		return fmt.Errorf("--idscan-selfie %q: want off, on or required", f.mode)
+	}
+	if (f.clear == "") != (f.fail == "") {
+		return errors.New("--face-match-clear and --face-match-fail go together")
+	}
+	return nil
+}
+
+func (f selfieFlags) apply(ctx context.Context, s *store.Store, tid uuid.UUID, say func(error, string, ...any) error) error {
+	if f.mode != "" {
+		what := map[string]string{check.SelfieOff: "idscan asks for no selfie",
+			check.SelfieOn:       "idscan asks for a selfie after the document, matched to its portrait (liveness a signal)",
+			check.SelfieRequired: "idscan asks for a selfie after the document, matched to its portrait, and requires liveness"}[f.mode]
+		if err := say(s.SetIDScanSelfie(ctx, tid, f.mode), "%s", what); err != nil {
+			return err
+		}
+	}
+	if f.clear != "" {
+		clear, err1 := strconv.ParseFloat(f.clear, 64)
+		fail, err2 := strconv.ParseFloat(f.fail, 64)
+		if err1 != nil || err2 != nil {
+			return fmt.Errorf("--face-match-clear %q, --face-match-fail %q: want numbers from 0 to 1", f.clear, f.fail)
+		}
+		return say(s.SetFaceThresholds(ctx, tid, clear, fail), "a selfie matches its portrait from similarity %.3f, is another person under %.3f", clear, fail)
+	}
+	return nil
 }

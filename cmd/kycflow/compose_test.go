@@ -363,6 +363,7 @@ func TestComposeOpenAPIParses(t *testing.T) {
 		"/verify/{token}/return":              {"get"},
 		"/verify/{token}/mrz":                 {"post"},
 		"/verify/{token}/document":            {"post"},
+		"/verify/{token}/selfie":              {"post"},
 		"/verify/{token}/status":              {"get"},
 		"/verify/assets/capture.js":           {"get"},
 		"/api/v1/checks/{id}/images":          {"get"},

@@ -47,6 +47,7 @@ func loadConfig() (app.Config, error) {
 		SandboxIDINAddr:    lookup("SANDBOX_IDIN_ADDR"),
 		WebhookKey:         lookup("WEBHOOK_SECRET_KEY"),
 		ImageKeys:          lookup("IMAGE_KEYS"),
+		FaceModels:         lookup("FACE_MODELS"),
 		StaffKey:           lookup("STAFF_KEY"),
 		WebhookAllowHTTP:   lookup("WEBHOOK_ALLOW_HTTP") == "1",
 		DevWebhookAddr:     lookup("DEV_WEBHOOK_ADDR"),
