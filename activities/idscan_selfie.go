@@ -3,7 +3,6 @@ package activities
 import (
 	"context"
 	"crypto/rand"
-	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -30,10 +29,9 @@ const challengeSteps = 2
 // newChallenge draws a challenge and its nonce from the system's random
 // source: a recording made for another attempt cannot answer it.
 func newChallenge() store.Challenge {
-	var seed [16]byte
+	var seed [32]byte
 	rand.Read(seed[:])
-	rng := mrand.New(mrand.NewPCG(binary.LittleEndian.Uint64(seed[:8]), binary.LittleEndian.Uint64(seed[8:])))
-	steps := selfie.NewChallenge(rng, challengeSteps)
+	steps := selfie.NewChallenge(mrand.New(mrand.NewChaCha8(seed)), challengeSteps)
 	out := store.Challenge{Steps: make([]string, len(steps))}
 	for i, s := range steps {
 		out.Steps[i] = string(s)
@@ -97,7 +95,7 @@ func (a *Activities) readSelfie(ctx context.Context, ref check.Ref) (IDScanReadR
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return IDScanReadResult{}, wrap(err, "load the document's images")
 	}
-	document := a.decodeImages(ref, docRows)
+	document := a.decodeImages(ref, docRows[:min(1, len(docRows))]) // the portrait is looked for on the first
 	frames := a.decodeImages(ref, rows)
 	steps := make([]selfie.Step, len(sa.Steps))
 	for i, s := range sa.Steps {
@@ -207,7 +205,7 @@ func judgeSelfie(d *check.IDScanData, res selfie.Result, setting string) bool {
 }
 
 func verdictSub(v selfie.Verdict) *check.SubCheck {
-	return sub(check.SubResult(v.Outcome), livenessReason(v.Reason))
+	return sub(check.SubResult(v.Outcome), word(livenessReasons, v.Reason, check.ReasonFaceMismatch))
 }
 
 // livenessReasons are the domain's words for the selfie's sub-check
@@ -222,13 +220,6 @@ var livenessReasons = map[selfie.Reason]string{
 	selfie.MatchReview:  check.ReasonFaceReview,
 }
 
-func livenessReason(r selfie.Reason) string {
-	if w, ok := livenessReasons[r]; ok {
-		return w
-	}
-	return check.ReasonFaceMismatch
-}
-
 // selfieRetakes are the domain's words for the selfie's retakes; any
 // other is a face not found.
 var selfieRetakes = map[selfie.Reason]string{
@@ -237,9 +228,12 @@ var selfieRetakes = map[selfie.Reason]string{
 	selfie.TooFew:   check.SelfieTooFew,
 }
 
-func selfieRetake(r selfie.Reason) string {
-	if w, ok := selfieRetakes[r]; ok {
+func selfieRetake(r selfie.Reason) string { return word(selfieRetakes, r, check.SelfieNoFace) }
+
+// word is r's word in words, else otherwise.
+func word(words map[selfie.Reason]string, r selfie.Reason, otherwise string) string {
+	if w, ok := words[r]; ok {
 		return w
 	}
-	return check.SelfieNoFace
+	return otherwise
 }

@@ -21,14 +21,6 @@ const (
 	SelfieRetake   = "retake"
 )
 
-// The liveness challenge's steps (left and right are the person's own).
-const (
-	StepTurnLeft  = "turn_left"
-	StepTurnRight = "turn_right"
-	StepLookUp    = "look_up"
-	StepBlink     = "blink"
-)
-
 // Selfie retake reasons, in words a person can act on.
 const (
 	SelfieNoFace   = "face_not_found"

@@ -210,11 +210,8 @@ func showAttempts(ctx context.Context, tx *sqlx.Tx, ref check.Ref) (unread int, 
 	if err != nil {
 		return 0, err
 	}
-	w := check.IDScanWaiting{Source: check.SourcePhoto, Attempts: AttemptsData(as), AttemptsLeft: max(0, allowed-len(as))}
-	if len(selfies) > 0 {
-		w.SelfieAttempts = SelfieData(selfies)
-	}
-	b, err := json.Marshal(w)
+	b, err := json.Marshal(check.IDScanWaiting{Source: check.SourcePhoto, Attempts: AttemptsData(as), AttemptsLeft: max(0, allowed-len(as)),
+		SelfieAttempts: SelfieData(selfies)}) // omitted while there are none
 	if err != nil {
 		return 0, err
 	}

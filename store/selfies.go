@@ -28,6 +28,9 @@ type SelfieAttempt struct {
 	Frames     int            `db:"frames"` // kept (erased frames are not counted)
 }
 
+// selfieCols are SelfieAttempt's columns but frames.
+const selfieCols = `n, steps, nonce, status, reason, created_at, uploaded_at, read_at`
+
 // Data is the attempt as data.selfie_attempts shows it (no nonce).
 func (a SelfieAttempt) Data() check.SelfieAttempt {
 	return check.SelfieAttempt{N: a.N, Steps: a.Steps, Status: a.Status, Reason: a.Reason, Frames: a.Frames, UploadedAt: a.UploadedAt, ReadAt: a.ReadAt}
@@ -154,7 +157,7 @@ func (s *Store) SelfieAttempts(ctx context.Context, ref check.Ref) ([]SelfieAtte
 
 func selfieAttempts(ctx context.Context, tx *sqlx.Tx, ref check.Ref) ([]SelfieAttempt, error) {
 	var out []SelfieAttempt
-	err := tx.SelectContext(ctx, &out, `SELECT a.n, a.steps, a.nonce, a.status, a.reason, a.created_at, a.uploaded_at, a.read_at,
+	err := tx.SelectContext(ctx, &out, `SELECT `+selfieCols+`,
 			(SELECT count(*) FROM selfie_frames f WHERE f.tenant_id = a.tenant_id AND f.check_id = a.check_id AND f.attempt = a.n) AS frames
 			FROM selfie_attempts a WHERE a.tenant_id = $1 AND a.check_id = $2 ORDER BY a.n`, ref.TenantID, ref.CheckID)
 	return out, err
@@ -178,7 +181,7 @@ func (s *Store) AddSelfie(ctx context.Context, ref check.Ref, nonce string, fram
 		if err != nil {
 			return err
 		}
-		err = tx.GetContext(ctx, &a, `SELECT n, steps, nonce, status, reason, created_at, uploaded_at, read_at, 0 AS frames FROM selfie_attempts
+		err = tx.GetContext(ctx, &a, `SELECT `+selfieCols+`, 0 AS frames FROM selfie_attempts
 			WHERE tenant_id = $1 AND check_id = $2 AND status = 'awaiting' ORDER BY n DESC LIMIT 1`, ids.TenantID, ids.CheckID)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
@@ -217,11 +220,12 @@ func (s *Store) NextSelfie(ctx context.Context, ref check.Ref) (SelfieAttempt, [
 	var a SelfieAttempt
 	var frames []DocumentImage
 	err := s.inTenant(ctx, ref.TenantID, func(tx *sqlx.Tx) error {
-		if err := tx.GetContext(ctx, &a, `SELECT n, steps, nonce, status, reason, created_at, uploaded_at, read_at, 0 AS frames FROM selfie_attempts
+		if err := tx.GetContext(ctx, &a, `SELECT `+selfieCols+`, 0 AS frames FROM selfie_attempts
 			WHERE tenant_id = $1 AND check_id = $2 AND status = 'reading' ORDER BY n LIMIT 1`, ref.TenantID, ref.CheckID); err != nil {
 			return err
 		}
-		return tx.SelectContext(ctx, &frames, `SELECT n, attempt, content_type, bytes, width, height, orientation, sha256, key_id, created_at, sealed
+		// A frame's row has an image's columns (its n within the attempt).
+		return tx.SelectContext(ctx, &frames, `SELECT `+imageMetaCols+`, sealed
 			FROM selfie_frames WHERE tenant_id = $1 AND check_id = $2 AND attempt = $3 ORDER BY n`, ref.TenantID, ref.CheckID, a.N)
 	})
 	a.Frames = len(frames)

@@ -9,7 +9,7 @@ import (
 	"github.com/kycflow/kycflow/store"
 )
 
-var challenge = store.Challenge{Steps: []string{check.StepTurnLeft, check.StepBlink}, Nonce: "0123456789abcdef0123456789abcdef"}
+var challenge = store.Challenge{Steps: []string{"turn_left", "blink"}, Nonce: "0123456789abcdef0123456789abcdef"}
 
 // TestSelfieAttempts walks a selfie through the store: a challenge drawn
 // when the document is read, frames that answer it (and none that answer
@@ -41,7 +41,7 @@ func TestSelfieAttempts(t *testing.T) {
 	if _, err := app.AddDocument(ctx, ref, sealedImage); err != nil {
 		t.Fatal(err)
 	}
-	other := store.Challenge{Steps: []string{check.StepLookUp, check.StepBlink}, Nonce: "00000000000000000000000000000000"}
+	other := store.Challenge{Steps: []string{"look_up", "blink"}, Nonce: "00000000000000000000000000000000"}
 	if err := worker.ReadForSelfie(ctx, ref, 2, nil, "k1", []byte("draft"), other); err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func TestSelfieAttempts(t *testing.T) {
 	if err != nil || sa.N != 1 || len(frames) != 2 || frames[0].Sealed == nil {
 		t.Fatalf("next selfie: %+v, %d frames, %v", sa, len(frames), err)
 	}
-	next := store.Challenge{Steps: []string{check.StepLookUp, check.StepTurnRight}, Nonce: "fedcba9876543210fedcba9876543210"}
+	next := store.Challenge{Steps: []string{"look_up", "turn_right"}, Nonce: "fedcba9876543210fedcba9876543210"}
 	reason := check.SelfieNoFace
 	if err := worker.FinishSelfie(ctx, ref, 1, check.SelfieRetake, &reason, &next, true); err != nil {
 		t.Fatal(err)
@@ -90,5 +90,40 @@ func TestSelfieAttempts(t *testing.T) {
 	}
 	if as, _ := worker.SelfieAttempts(ctx, ref); as[1].Status != check.SelfieDone || as[1].Frames != 0 {
 		t.Fatalf("after the outcome: %+v", as[1])
+	}
+}
+
+// Selfie frames are erased with the document's images once the check's
+// retention has passed, by the same housekeeping function.
+func TestSelfieFramesErasedPastRetention(t *testing.T) {
+	ctx := context.Background()
+	admin, app, worker := open(t, ownerDSN), open(t, appDSN), open(t, workerDSN)
+	tn := newTenant(t, admin, "selfie-erase.example")
+	ref := idscanLink(t, app, tn)
+	if _, err := app.AddDocument(ctx, ref, sealedImage); err != nil {
+		t.Fatal(err)
+	}
+	if err := worker.ReadForSelfie(ctx, ref, 1, nil, "k1", []byte("draft"), challenge); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := app.AddSelfie(ctx, ref, challenge.Nonce, append(sealedImage, sealedImage...)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.DB().Exec(`UPDATE checks SET status = 'completed', completed_at = now() - interval '29 days' WHERE id = $1`, ref.CheckID); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := worker.EraseDocumentImages(ctx); err != nil || n != 0 {
+		t.Fatalf("erased %d within the retention: %v", n, err)
+	}
+	if _, err := admin.DB().Exec(`UPDATE checks SET completed_at = now() - interval '30 days 1 second' WHERE id = $1`, ref.CheckID); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := worker.EraseDocumentImages(ctx); err != nil || n != 3 {
+		t.Fatalf("erased %d past the retention, want the image and two frames: %v", n, err)
+	}
+	var frames int
+	admin.DB().Get(&frames, `SELECT count(*) FROM selfie_frames WHERE check_id = $1`, ref.CheckID)
+	if as, _ := worker.SelfieAttempts(ctx, ref); frames != 0 || len(as) != 1 {
+		t.Errorf("after erasure: %d frames, attempts %+v", frames, as)
 	}
 }

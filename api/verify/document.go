@@ -101,7 +101,7 @@ func (h *Handler) status(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if closed != "" {
-		replyJSON(w, http.StatusGone, map[string]string{"message": "This verification link is " + string(closed) + ".", "state": string(closed)})
+		replyJSON(w, http.StatusGone, gone(closed))
 		return
 	}
 	replyJSON(w, http.StatusOK, ps)
@@ -122,6 +122,11 @@ func (h *Handler) idscanLinkJSON(w http.ResponseWriter, lv store.LinkView, err e
 		return true
 	}
 	return false
+}
+
+// gone is the 410 body of a link in state st (used, expired, revoked).
+func gone(st store.LinkState) map[string]string {
+	return map[string]string{"message": "This verification link is " + string(st) + ".", "state": string(st)}
 }
 
 func replyJSON(w http.ResponseWriter, status int, v any) {
@@ -267,7 +272,7 @@ func (h *Handler) upload(w http.ResponseWriter, r *http.Request) {
 			h.closed(w, r, lang, st, lv.TenantName)
 			return
 		}
-		replyJSON(w, http.StatusGone, map[string]string{"message": "This verification link is " + string(st) + ".", "state": string(st)})
+		replyJSON(w, http.StatusGone, gone(st))
 		return
 	}
 	if h.Images == nil {
@@ -296,7 +301,7 @@ func (h *Handler) upload(w http.ResponseWriter, r *http.Request) {
 			h.closed(w, r, lang, closed.State, lv.TenantName)
 			return
 		}
-		replyJSON(w, http.StatusGone, map[string]string{"message": "This verification link is " + string(closed.State) + ".", "state": string(closed.State)})
+		replyJSON(w, http.StatusGone, gone(closed.State))
 		return
 	default:
 		h.Log.Error("document upload", "error", err)

@@ -74,7 +74,7 @@ func (h *Handler) selfieUpload(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if st := lv.State(lv.Check.Status, time.Now()); st != store.LinkOpen {
-		replyJSON(w, http.StatusGone, map[string]string{"message": "This verification link is " + string(st) + ".", "state": string(st)})
+		replyJSON(w, http.StatusGone, gone(st))
 		return
 	}
 	if h.Images == nil {
@@ -106,7 +106,7 @@ func (h *Handler) selfieUpload(w http.ResponseWriter, r *http.Request) {
 		fail(http.StatusConflict, nonceField, func(t texts) string { return t.SelfieWrongNonce })
 		return
 	case errors.As(err, &closed):
-		replyJSON(w, http.StatusGone, map[string]string{"message": "This verification link is " + string(closed.State) + ".", "state": string(closed.State)})
+		replyJSON(w, http.StatusGone, gone(closed.State))
 		return
 	default:
 		h.Log.Error("selfie upload", "error", err)

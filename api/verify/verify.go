@@ -455,7 +455,7 @@ func (h *Handler) submitJSON(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if st := lv.State(lv.Check.Status, time.Now()); st != store.LinkOpen {
-		reply(http.StatusGone, map[string]string{"message": "This verification link is " + string(st) + ".", "state": string(st)})
+		reply(http.StatusGone, gone(st))
 		return
 	}
 	if lv.Type != check.IDScan {
@@ -506,7 +506,7 @@ func (h *Handler) submitJSON(w http.ResponseWriter, r *http.Request) {
 	case err == nil:
 		reply(http.StatusAccepted, map[string]string{"status": "submitted"})
 	case errors.As(err, &closed):
-		reply(http.StatusGone, map[string]string{"message": "This verification link is " + string(closed.State) + ".", "state": string(closed.State)})
+		reply(http.StatusGone, gone(closed.State))
 	default:
 		h.Log.Error("verification submission", "error", err)
 		reply(http.StatusServiceUnavailable, map[string]string{"message": "Service temporarily unavailable."})

@@ -8,6 +8,7 @@ package face
 import (
 	"fmt"
 	"image"
+	"slices"
 )
 
 // Engine holds the three models, loaded once; it is safe for concurrent
@@ -58,14 +59,39 @@ const DefaultMinScore = 0.5
 func (e *Engine) Faces(im image.Image, minScore float64) []Face {
 	p := newPicture(im)
 	var faces []Face
-	for _, d := range e.det.detect(p, minScore) {
-		r := p.clip(d.Box)
-		if r.Dx() < 8 || r.Dy() < 8 {
-			continue
-		}
-		faces = append(faces, e.describe(p, d, r))
+	for _, d := range e.found(p, minScore) {
+		faces = append(faces, e.describe(p, d, p.clip(d.Box)))
 	}
 	return faces
+}
+
+// Largest finds the faces in im scoring at least minScore and places and
+// describes the largest only (the person before a selfie camera, a
+// document's portrait); others are the rest, found but not described. ok
+// is false when none is found.
+func (e *Engine) Largest(im image.Image, minScore float64) (largest Face, others []Detection, ok bool) {
+	p := newPicture(im)
+	found := e.found(p, minScore)
+	if len(found) == 0 {
+		return Face{}, nil, false
+	}
+	big := 0
+	for i, d := range found {
+		if d.Box.Area() > found[big].Box.Area() {
+			big = i
+		}
+	}
+	others = append(slices.Clone(found[:big]), found[big+1:]...)
+	return e.describe(p, found[big], p.clip(found[big].Box)), others, true
+}
+
+// found is what the detector finds, less boxes too small to place
+// landmarks in.
+func (e *Engine) found(p *picture, minScore float64) []Detection {
+	return slices.DeleteFunc(e.det.detect(p, minScore), func(d Detection) bool {
+		r := p.clip(d.Box)
+		return r.Dx() < 8 || r.Dy() < 8
+	})
 }
 
 // Crop describes im taken as one face that fills it, as a document's

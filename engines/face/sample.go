@@ -34,14 +34,15 @@ type Box struct {
 	X, Y, W, H float64
 }
 
-func (b Box) area() float64 { return max(b.W, 0) * max(b.H, 0) }
+// Area is the box's area, 0 for an empty one.
+func (b Box) Area() float64 { return max(b.W, 0) * max(b.H, 0) }
 
 // iou is how much two boxes overlap: their intersection over their union.
 func iou(a, b Box) float64 {
 	x0, y0 := max(a.X, b.X), max(a.Y, b.Y)
 	x1, y1 := min(a.X+a.W, b.X+b.W), min(a.Y+a.H, b.Y+b.H)
 	in := max(x1-x0, 0) * max(y1-y0, 0)
-	if u := a.area() + b.area() - in; u > 0 {
+	if u := a.Area() + b.Area() - in; u > 0 {
 		return in / u
 	}
 	return 0

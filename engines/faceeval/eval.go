@@ -13,6 +13,7 @@ import (
 	_ "image/jpeg" // the folders hold JPEG and PNG photos
 	_ "image/png"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -162,18 +163,11 @@ func equalError(genuine, impostor []float64) (rate, threshold float64) {
 	best := 2.0
 	for _, t := range ts {
 		fnmr, fmr := Rates(genuine, impostor, t)
-		if gap := abs(fnmr - fmr); gap < best {
+		if gap := math.Abs(fnmr - fmr); gap < best {
 			best, rate, threshold = gap, (fnmr+fmr)/2, t
 		}
 	}
 	return rate, threshold
-}
-
-func abs(v float64) float64 {
-	if v < 0 {
-		return -v
-	}
-	return v
 }
 
 // Print writes the reports.

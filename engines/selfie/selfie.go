@@ -8,7 +8,6 @@ package selfie
 
 import (
 	"image"
-	"slices"
 
 	"github.com/kycflow/kycflow/engines/face"
 )
@@ -118,11 +117,10 @@ func Decide(e *face.Engine, document image.Image, frames []image.Image, steps []
 	seen := make([]seenFace, len(frames))
 	several := false
 	for i, im := range frames {
-		faces := e.Faces(im, face.DefaultMinScore)
-		if len(faces) == 0 {
+		main, others, ok := e.Largest(im, face.DefaultMinScore)
+		if !ok {
 			return Result{Retake: NoFace}
 		}
-		main := slices.MaxFunc(faces, func(a, b face.Face) int { return cmpArea(a.Box, b.Box) })
 		b := im.Bounds()
 		if main.Box.W < minFaceShare*float64(b.Dx()) {
 			return Result{Retake: TooSmall}
@@ -130,16 +128,14 @@ func Decide(e *face.Engine, document image.Image, frames []image.Image, steps []
 		if brightness(im, main.Aligned) < minBrightness {
 			return Result{Retake: TooDark}
 		}
-		s := seenFace{face: main, pose: main.Pose()}
-		for _, f := range faces {
-			if f.Box != main.Box && area(f.Box) >= otherFace*area(main.Box) {
-				several = true
-			}
+		for _, o := range others {
+			several = several || o.Box.Area() >= otherFace*main.Box.Area()
 		}
-		seen[i] = s
+		seen[i] = seenFace{face: main, pose: main.Pose()}
 	}
 	r := Result{FaceDetected: Verdict{Outcome: Clear}, Liveness: liveness(seen, steps, several)}
-	if portrait, ok := portraitOf(e, document); ok {
+	// The portrait: the largest face on the document.
+	if portrait, _, ok := e.Largest(document, minPortraitScore); ok {
 		m := match(seen[0].face, portrait, t)
 		r.Match = &m
 	} else {
@@ -195,15 +191,6 @@ func followed(seen []seenFace, steps []Step) bool {
 	return true
 }
 
-// portraitOf is the largest face the detector finds on the document.
-func portraitOf(e *face.Engine, document image.Image) (face.Face, bool) {
-	faces := e.Faces(document, minPortraitScore)
-	if len(faces) == 0 {
-		return face.Face{}, false
-	}
-	return slices.MaxFunc(faces, func(a, b face.Face) int { return cmpArea(a.Box, b.Box) }), true
-}
-
 // match compares the selfie's face with the portrait.
 func match(selfie, portrait face.Face, t Thresholds) Match {
 	sim := max(0, 1-face.Distance(selfie.Descriptor, portrait.Descriptor))
@@ -217,16 +204,4 @@ func match(selfie, portrait face.Face, t Thresholds) Match {
 		m.Outcome, m.Reason = Consider, MatchReview
 	}
 	return m
-}
-
-func area(b face.Box) float64 { return max(b.W, 0) * max(b.H, 0) }
-
-func cmpArea(a, b face.Box) int {
-	switch x, y := area(a), area(b); {
-	case x < y:
-		return -1
-	case x > y:
-		return 1
-	}
-	return 0
 }
