@@ -352,7 +352,7 @@ func TestBrowserPhotoJourney(t *testing.T) {
 	shoot(t, ctx, "idscan-photo-nl")
 	accessible(t, ctx, "the photo page")
 	do(t, ctx, chromedp.SetUploadFiles("#image", []string{files["glare"]}), chromedp.Click(`#photo-form button[type=submit]`))
-	eventually(t, 2*time.Minute, "the retake page", func() bool {
+	whileReading(t, "the retake page", func() bool {
 		s, err := tryText(ctx, "#photo-state")
 		return err == nil && strings.Contains(s, "Maak de foto opnieuw")
 	})
@@ -362,7 +362,7 @@ func TestBrowserPhotoJourney(t *testing.T) {
 	shoot(t, ctx, "idscan-retake-nl")
 	accessible(t, ctx, "the retake page")
 	do(t, ctx, chromedp.SetUploadFiles("#image", []string{files["good"]}), chromedp.Click(`#photo-form button[type=submit]`))
-	eventually(t, 2*time.Minute, "the thank-you page", func() bool {
+	whileReading(t, "the thank-you page", func() bool {
 		h, err := tryText(ctx, "h1")
 		return err == nil && h == "Dank u wel"
 	})
@@ -391,7 +391,7 @@ func TestBrowserPhotoJourney(t *testing.T) {
 	})
 	shoot(t, cam, "idscan-camera")
 	// Steady and sharp: the page takes the photo by itself.
-	eventually(t, 2*time.Minute, "the thank-you page", func() bool {
+	whileReading(t, "the thank-you page", func() bool {
 		h, err := tryText(cam, "h1")
 		return err == nil && h == "Thank you"
 	})
@@ -424,7 +424,7 @@ func TestBrowserPhotoEnds(t *testing.T) {
 		if n == 5 {
 			break
 		}
-		eventually(t, 2*time.Minute, fmt.Sprintf("retake %d", n), func() bool {
+		whileReading(t, fmt.Sprintf("retake %d", n), func() bool {
 			s, err := tryText(phone, "#photo-state")
 			return err == nil && strings.Contains(s, "Please take the photo again") && strings.Contains(s, fmt.Sprintf("Photo %d of at most 5", n))
 		})
@@ -432,7 +432,7 @@ func TestBrowserPhotoEnds(t *testing.T) {
 			t.Fatalf("retake %d says: %q", n, s)
 		}
 	}
-	eventually(t, 2*time.Minute, "the could-not-be-read page", func() bool {
+	whileReading(t, "the could-not-be-read page", func() bool {
 		h, err := tryText(phone, "h1")
 		return err == nil && h == "Your document could not be read"
 	})
@@ -466,7 +466,7 @@ func TestBrowserPhotoEnds(t *testing.T) {
 	if r := upload(t, path, good); r.status != http.StatusAccepted {
 		t.Fatalf("the phone's upload: %d %s", r.status, r.raw)
 	}
-	eventually(t, 2*time.Minute, "the computer's page says done", func() bool {
+	whileReading(t, "the computer's page says done", func() bool {
 		h, err := tryText(desk, "h1")
 		return err == nil && h == "Thank you"
 	})

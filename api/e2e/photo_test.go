@@ -94,7 +94,7 @@ func upload(t *testing.T, path string, images ...[]byte) response {
 func photoState(t *testing.T, path string, want ...string) map[string]any {
 	t.Helper()
 	var st map[string]any
-	eventually(t, 2*time.Minute, "photo state "+strings.Join(want, " or "), func() bool {
+	whileReading(t, "photo state "+strings.Join(want, " or "), func() bool {
 		r := requestWith(t, http.MethodGet, path+"/status", "anything.test", "", "", nil)
 		st = r.body
 		for _, w := range want {
@@ -105,6 +105,54 @@ func photoState(t *testing.T, path string, want ...string) map[string]any {
 		return false
 	})
 	return st
+}
+
+// readStall is how long the document reader may finish nothing before a
+// test waiting on a read fails: a photo read takes seconds under the race
+// detector, and a stall this long is a hang.
+const readStall = 2 * time.Minute
+
+// whileReading polls fn as eventually does, for as long as the document
+// reader moves. The suite reads one photo at a time (as one worker's
+// DOCUMENT_READERS=1 does), so on a loaded machine a test's photo waits
+// behind every other test's: a fixed window would measure the queue, not
+// the test. Progress is the worker's own Temporal metric, IDScanRead
+// executions finished.
+func whileReading(t *testing.T, what string, fn func() bool) {
+	t.Helper()
+	last, moved := documentReads(t), time.Now()
+	for wait := 10 * time.Millisecond; !fn(); wait = min(wait*3/2, 100*time.Millisecond) {
+		if n := documentReads(t); n != last {
+			last, moved = n, time.Now()
+		}
+		if time.Since(moved) > readStall {
+			t.Fatalf("no photo read for %s, and not yet: %s", readStall, what)
+		}
+		time.Sleep(wait)
+	}
+}
+
+// documentReads is how many IDScanRead executions the worker has finished.
+func documentReads(t *testing.T) uint64 {
+	t.Helper()
+	families, err := env.metrics.Registry().Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n uint64
+	for _, f := range families {
+		if !strings.HasPrefix(f.GetName(), "temporal_activity_execution_latency") {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "activity_type" && l.GetValue() == "IDScanRead" {
+					n += m.GetHistogram().GetSampleCount()
+				}
+			}
+		}
+	}
+	return n
 }
 
 // withMetadata adds metadata carrying marker where phones and tools put
@@ -378,7 +426,7 @@ func TestPhotoUploadRefusals(t *testing.T) {
 	if r := upload(t, path, frontSide(t, id)); r.status != http.StatusAccepted {
 		t.Fatalf("front side: %d %s", r.status, r.raw)
 	}
-	eventually(t, 2*time.Minute, "the retake", func() bool {
+	whileReading(t, "the retake", func() bool {
 		s := requestWith(t, http.MethodGet, path+"/status", "anything.test", "", "", nil).body
 		return s["state"] == "retake" && s["attempts"] == float64(1)
 	})
@@ -428,7 +476,7 @@ func TestPhotoAttemptsUsedAndTypedOff(t *testing.T) {
 			t.Fatalf("upload: %d %s", r.status, r.raw)
 		}
 	}
-	chk := waitStatusWithin(t, tn, cid, "completed", 2*time.Minute)
+	chk := waitRead(t, tn, cid, "completed")
 	d := obj(chk["data"])
 	if chk["validated"] != false || d["reason"] != "image_unreadable" || d["source"] != "photo" || obj(obj(d["checks"])["image_quality"])["result"] != "fail" {
 		t.Fatalf("check: %v", chk)
@@ -452,6 +500,18 @@ func waitStatusWithin(t *testing.T, tn tenant, id, status string, within time.Du
 	return chk
 }
 
+// waitRead waits for a check whose photo is being read to reach status,
+// while the reader moves.
+func waitRead(t *testing.T, tn tenant, id, status string) map[string]any {
+	t.Helper()
+	var chk map[string]any
+	whileReading(t, "idscan check "+status, func() bool {
+		chk = customerCheck(t, tn, id)
+		return chk["status"] == status
+	})
+	return chk
+}
+
 // A passport whose printed date of birth was altered while its MRZ was
 // left intact: the MRZ and the customer agree, so the check is validated,
 // and visual_zone says consider — the tampering signal a compliance
@@ -469,7 +529,7 @@ func TestPhotoOfATamperedPage(t *testing.T) {
 	if r := upload(t, path, b); r.status != http.StatusAccepted {
 		t.Fatalf("upload: %d %s", r.status, r.raw)
 	}
-	chk := waitStatusWithin(t, env.a, cid, "completed", 2*time.Minute)
+	chk := waitRead(t, env.a, cid, "completed")
 	d := obj(chk["data"])
 	vz := obj(obj(d["checks"])["visual_zone"])
 	if chk["validated"] != true || vz["result"] != "consider" || vz["reason"] != "visual_zone_mismatch" || obj(vz["fields"])["birth_date"] != "differs" {
