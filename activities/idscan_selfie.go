@@ -95,7 +95,7 @@ func (a *Activities) readSelfie(ctx context.Context, ref check.Ref) (IDScanReadR
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return IDScanReadResult{}, wrap(err, "load the document's images")
 	}
-	document := a.decodeImages(ref, docRows[:min(1, len(docRows))]) // the portrait is looked for on the first
+	documents := a.decodeImages(ref, docRows) // a card's front and back: the portrait is looked for on both
 	frames := a.decodeImages(ref, rows)
 	steps := make([]selfie.Step, len(sa.Steps))
 	for i, s := range sa.Steps {
@@ -104,14 +104,8 @@ func (a *Activities) readSelfie(ctx context.Context, ref check.Ref) (IDScanReadR
 	var res selfie.Result
 	if len(frames) != len(rows) || len(frames) == 0 {
 		res.Retake = selfie.NoFace // a frame that does not decode shows no face
-	} else {
-		var doc image.Image
-		if len(document) > 0 {
-			doc = document[0]
-		} else {
-			doc = image.NewGray(image.Rect(0, 0, 1, 1)) // erased: no portrait to find
-		}
-		res = selfie.Decide(engine, doc, frames, steps, selfie.Thresholds{Clear: settings.FaceClear, Fail: settings.FaceFail})
+	} else { // erased images leave no portrait to find
+		res = selfie.Decide(engine, documents, frames, steps, selfie.Thresholds{Clear: settings.FaceClear, Fail: settings.FaceFail})
 	}
 	out := IDScanReadResult{Attempt: sa.N, Outcome: check.AttemptRead}
 	erase := settings.Retention == 0

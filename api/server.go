@@ -18,6 +18,7 @@ import (
 	"github.com/kycflow/kycflow/api/verify"
 	"github.com/kycflow/kycflow/docs"
 	"github.com/kycflow/kycflow/documents"
+	"github.com/kycflow/kycflow/engines/face"
 	"github.com/kycflow/kycflow/metrics"
 	"github.com/kycflow/kycflow/ops"
 	"github.com/kycflow/kycflow/providers/idin"
@@ -53,6 +54,9 @@ type Config struct {
 	// Images seal idscan photos; nil: photo uploads answer 503 and the
 	// checks' images cannot be shown.
 	Images *documents.Keys
+	// Faces loads the face engine that guides the selfie's live view;
+	// nil: the person takes each frame by hand.
+	Faces func() (*face.Engine, error)
 	// Console serves /console/ (api/console); nil: not served.
 	Console http.Handler
 }
@@ -128,7 +132,7 @@ func New(cfg Config) *echo.Echo {
 
 	// The pages people open from verification links: the token is the only
 	// credential, so no tenant key and no Host-based tenant.
-	vh := verify.New(cfg.Store, s.log, cfg.IDIN, s.publicURL, cfg.Images)
+	vh := verify.New(cfg.Store, s.log, cfg.IDIN, s.publicURL, cfg.Images, cfg.Faces)
 	pages, guard := echo.WrapHandler(vh), s.guardPages(vh.Busy, http.StatusNotFound)
 	e.GET("/verify/:token", pages, guard)
 	e.POST("/verify/:token", pages, guard)
@@ -137,8 +141,10 @@ func New(cfg Config) *echo.Echo {
 	e.GET("/verify/:token/return", pages, guard)
 	e.POST("/verify/:token/document", pages, guard)
 	e.POST("/verify/:token/selfie", pages, guard)
+	e.POST("/verify/:token/selfie/look", pages, guard)
 	e.GET("/verify/:token/status", pages, guard)
 	e.GET("/verify/assets/capture.js", pages)
+	e.GET("/verify/assets/selfie.js", pages)
 
 	// The tenant's staff's console, on the tenant's own host (the tenant
 	// is the host's; the session is the credential).

@@ -96,7 +96,8 @@ func NewAPI(ctx context.Context, cfg Config, sh Shared) (_ *API, err error) {
 		return nil, fmt.Errorf("STAFF_KEY: %w", err)
 	}
 	conf := api.Config{Store: a.Store, Logger: log, Limits: cfg.Limits, PublicURL: cfg.PublicURL, IDIN: cfg.IDINBroker(), Webhooks: hooks,
-		Reviews: reviewer, Probes: a.Probes, Metrics: a.Metrics, Images: images, Console: con}
+		Reviews: reviewer, Probes: a.Probes, Metrics: a.Metrics, Images: images, Console: con,
+		Faces: faceLoader(cfg.FaceModels)}
 	if a.Lists != nil {
 		conf.Screener = a.Lists
 	}

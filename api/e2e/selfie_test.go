@@ -2,12 +2,10 @@ package e2e
 
 import (
 	"bytes"
-	"fmt"
 	"image"
 	"image/color"
 	"image/draw"
 	"image/jpeg"
-	"mime/multipart"
 	"net/http"
 	"regexp"
 	"testing"
@@ -23,24 +21,34 @@ import (
 // app does.
 func sendSelfie(t *testing.T, path, nonce string, frames ...[]byte) response {
 	t.Helper()
-	var body bytes.Buffer
-	mw := multipart.NewWriter(&body)
+	fields := map[string]string{}
 	if nonce != "" {
-		mw.WriteField("nonce", nonce)
+		fields["nonce"] = nonce
 	}
-	for i, f := range frames {
-		w, err := mw.CreateFormFile("frame", fmt.Sprintf("frame-%d.jpg", i))
-		if err != nil {
-			t.Fatal(err)
-		}
-		w.Write(f)
-	}
-	mw.Close()
-	r := requestWith(t, http.MethodPost, path+"/selfie", "anything.test", "", mw.FormDataContentType(), body.Bytes())
+	body, ct := selfieForm(t, fields, frames...)
+	r := requestWith(t, http.MethodPost, path+"/selfie", "anything.test", "", ct, body)
 	if r.status >= 500 {
 		t.Fatalf("selfie: %d %s", r.status, r.raw)
 	}
 	return r
+}
+
+// selfieTenant is a new tenant that requires a selfie and allows two
+// attempts.
+func selfieTenant(t *testing.T, name, host string) tenant {
+	t.Helper()
+	tn, err := newTenant(t.Context(), name, host+"-"+uuid.NewString()[:8]+".test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tid := uuid.MustParse(tn.id)
+	if err := env.admin.SetIDScanSelfie(t.Context(), tid, check.SelfieRequired); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.admin.SetIDScanMaxAttempts(t.Context(), tid, 2); err != nil {
+		t.Fatal(err)
+	}
+	return tn
 }
 
 // wall is a frame of a grey wall: no face in it.
@@ -65,17 +73,7 @@ var nonceForm = regexp.MustCompile(`^[0-9a-f]{32}$`)
 // selfie_unusable, the document's sub-checks kept beside the selfie's.
 func TestSelfieAfterTheDocument(t *testing.T) {
 	t.Parallel()
-	tn, err := newTenant(t.Context(), "Selfies", "selfies-"+uuid.NewString()[:8]+".test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tid := uuid.MustParse(tn.id)
-	if err := env.admin.SetIDScanSelfie(t.Context(), tid, check.SelfieRequired); err != nil {
-		t.Fatal(err)
-	}
-	if err := env.admin.SetIDScanMaxAttempts(t.Context(), tid, 2); err != nil {
-		t.Fatal(err)
-	}
+	tn := selfieTenant(t, "Selfies", "selfies")
 	photo, id := docPhoto(t, 311, mrz.TD3, sharp)
 	cid, path := photoCustomer(t, tn, id)
 	waitStatus(t, tn, cid, "awaiting_input")

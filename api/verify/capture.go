@@ -10,11 +10,31 @@ import (
 	qrcode "github.com/skip2/go-qrcode"
 )
 
-// The idscan page's own script (the live camera view and its hints),
-// served from the binary: no page loads anything from elsewhere.
-//
-//go:embed assets/capture.js
-var captureJS []byte
+// The idscan page's own scripts (the document's live camera view and its
+// hints; the selfie's), served from the binary: no page loads anything
+// from elsewhere.
+var (
+	//go:embed assets/capture.js
+	captureJS []byte
+	//go:embed assets/selfie.js
+	selfieJS []byte
+)
+
+// The scripts' URLs.
+const (
+	captureScript = "/verify/assets/capture.js"
+	selfieScript  = "/verify/assets/selfie.js"
+)
+
+// followKey is what the page's script compares the link's status by
+// (capture.js, key): when it changes, the page reloads.
+func followKey(ps photoStatus) string {
+	k := fmt.Sprintf("%s/%d", ps.State, ps.Attempts)
+	if ps.Selfie != nil {
+		k += fmt.Sprintf("/%s/%d", ps.Selfie.State, ps.Selfie.Attempts)
+	}
+	return k
+}
 
 // photoHeaders loosen pageHeaders for the idscan page: its own script,
 // posting the photo to its own origin, the camera's frames as blob images,
@@ -25,11 +45,13 @@ func photoHeaders(w http.ResponseWriter) {
 	w.Header().Set("Permissions-Policy", "camera=(self), microphone=(), geolocation=()")
 }
 
-// asset serves the page's script.
-func (h *Handler) asset(w http.ResponseWriter, _ *http.Request) {
-	w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
-	w.Header().Set("Cache-Control", "public, max-age=3600")
-	w.Write(captureJS)
+// asset serves one of the pages' scripts.
+func (h *Handler) asset(script []byte) http.HandlerFunc {
+	return func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
+		w.Header().Set("Cache-Control", "public, max-age=3600")
+		w.Write(script)
+	}
 }
 
 // qrSVG draws link as a QR code in SVG, for a person on a computer to

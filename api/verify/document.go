@@ -39,6 +39,10 @@ type photoStatus struct {
 	// Selfie is the selfie's state once the document is read, when the
 	// tenant asks for one.
 	Selfie *selfieStatus `json:"selfie,omitempty"`
+	// retention is how long the tenant keeps images after the check;
+	// selfieAsked whether a selfie follows the document.
+	retention   time.Duration
+	selfieAsked bool
 }
 
 // photoState reads a link's photo state; closed is the link's state when
@@ -53,7 +57,8 @@ func (h *Handler) photoState(r *http.Request, lv store.LinkView, t texts) (photo
 	if err != nil {
 		return photoStatus{}, "", err
 	}
-	ps := photoStatus{State: stateAwaiting, Attempts: len(attempts), MaxAttempts: settings.MaxAttempts, TypedAllowed: settings.Typed, Message: t.PhotoAwaiting}
+	ps := photoStatus{State: stateAwaiting, Attempts: len(attempts), MaxAttempts: settings.MaxAttempts, TypedAllowed: settings.Typed, Message: t.PhotoAwaiting,
+		retention: settings.Retention, selfieAsked: settings.Selfie != check.SelfieOff}
 	st := lv.State(lv.Check.Status, time.Now())
 	switch {
 	case lv.UsedAt == nil && len(attempts) > 0 && (lv.Check.Status == check.Completed || lv.Check.Status == check.Failed):
@@ -62,7 +67,13 @@ func (h *Handler) photoState(r *http.Request, lv store.LinkView, t texts) (photo
 		ps.State, ps.Message = stateDone, t.PhotoDone
 		if last := attempts[len(attempts)-1]; last.Status == check.AttemptRetake {
 			ps.State, ps.Reason, ps.Message = stateNotRead, last.Reason, sprintf(t.NotReadBody, lv.TenantName)
+			return ps, "", nil
 		}
+		selfies, err := h.Store.SelfieAttempts(r.Context(), ref)
+		if err != nil {
+			return photoStatus{}, "", err
+		}
+		ps.Selfie = selfieState(selfies, settings.MaxAttempts, t)
 		return ps, "", nil
 	case st != store.LinkOpen:
 		return ps, st, nil
@@ -211,8 +222,8 @@ func readParts(w http.ResponseWriter, r *http.Request, field string, most int, l
 		case err != nil:
 			return nil, nil, &uploadError{http.StatusBadRequest, func(t texts) string { return t.UploadBroken }}
 		case len(b) == 0:
-			if part.FileName() == "" && len(out) == 0 {
-				continue // a form sent without choosing a file
+			if part.FileName() == "" {
+				continue // a form's file input left empty
 			}
 			return nil, nil, &uploadError{http.StatusUnprocessableEntity, func(t texts) string { return t.UploadEmpty }}
 		}
@@ -247,71 +258,23 @@ func wantsHTML(r *http.Request) bool {
 // damaged, no image part), 409 (every attempt used, or not an idscan
 // link), 410 (closed), 404 (unknown), 503 (photos are off here).
 func (h *Handler) upload(w http.ResponseWriter, r *http.Request) {
-	html := wantsHTML(r)
-	lv, err := h.Store.LinkByToken(r.Context(), r.PathValue("token"))
-	if errors.Is(err, store.ErrNotFound) && html {
-		h.lookup(w, r)
-		return
-	}
-	lang := language(r, &lv.Customer)
-	t := h.newView(r, lang).T
-	page := html && err == nil && lv.Type == check.IDScan
-	// People read the page in their language; apps get English.
-	fail := func(status int, msg func(texts) string) {
-		if page {
-			h.photoForm(w, r, status, lang, lv, msg(t))
-			return
-		}
-		replyJSON(w, status, map[string]any{"message": msg(english), "errors": map[string][]string{imageField: {msg(english)}}})
-	}
-	if !h.idscanLinkJSON(w, lv, err) {
-		return
-	}
-	if st := lv.State(lv.Check.Status, time.Now()); st != store.LinkOpen {
-		if html {
-			h.closed(w, r, lang, st, lv.TenantName)
-			return
-		}
-		replyJSON(w, http.StatusGone, gone(st))
-		return
-	}
-	if h.Images == nil {
-		fail(http.StatusServiceUnavailable, func(t texts) string { return t.UploadOff })
+	c, ok := h.beginUpload(w, r, imageField)
+	if !ok {
 		return
 	}
 	images, bad := readImages(w, r)
 	if bad != nil {
-		fail(bad.status, bad.msg)
+		c.fail(bad.status, imageField, bad.msg)
 		return
 	}
-	ref := check.Ref{TenantID: lv.TenantID, CheckID: lv.CheckID}
 	rows := make([]store.DocumentImage, len(images))
 	for i, im := range images {
-		rows[i] = h.Images.SealImage(ref, im)
+		rows[i] = h.Images.SealImage(c.ref(), im)
 	}
-	att, err := h.Store.AddDocument(r.Context(), ref, rows)
-	var closed *store.LinkClosedError
-	switch {
-	case err == nil:
-	case errors.Is(err, store.ErrAttemptsUsed):
-		fail(http.StatusConflict, func(t texts) string { return t.UploadAttemptsUsed })
-		return
-	case errors.As(err, &closed):
-		if html {
-			h.closed(w, r, lang, closed.State, lv.TenantName)
-			return
-		}
-		replyJSON(w, http.StatusGone, gone(closed.State))
-		return
-	default:
-		h.Log.Error("document upload", "error", err)
-		fail(http.StatusServiceUnavailable, func(texts) string { return "Service temporarily unavailable; please try again in a minute." })
+	att, err := h.Store.AddDocument(r.Context(), c.ref(), rows)
+	if errors.Is(err, store.ErrAttemptsUsed) {
+		c.fail(http.StatusConflict, imageField, func(t texts) string { return t.UploadAttemptsUsed })
 		return
 	}
-	if html {
-		http.Redirect(w, r, "/verify/"+r.PathValue("token")+"?lang="+lang, http.StatusSeeOther)
-		return
-	}
-	replyJSON(w, http.StatusAccepted, map[string]any{"status": stateReading, "attempt": att.N,
-		"status_url": "/verify/" + r.PathValue("token") + "/status"})
+	c.stored(err, imageField, "document upload", stateReading, att.N)
 }

@@ -69,3 +69,31 @@ func TestEntranceCode(t *testing.T) {
 		t.Fatal("sameSecret")
 	}
 }
+
+// Which posts are an app's (no Origin, no Referer: taken as sent) and
+// which a browser's, refused from another site: the uploads and the look
+// may come from apps; the page's own forms never do.
+func TestPostsFromOtherSites(t *testing.T) {
+	h := New(nil, nil, nil, "https://kyc.example.com", nil, nil)
+	for _, tc := range []struct {
+		path, origin string
+	}{
+		{"/verify/x", ""},
+		{"/verify/x", "https://evil.example"},
+		{"/verify/x/idin", ""},
+		{"/verify/x/document", "https://evil.example"},
+		{"/verify/x/selfie", "https://evil.example"},
+		{"/verify/x/selfie/look", "https://evil.example"},
+		{"/verify/x/selfie", "null"},
+	} {
+		r := httptest.NewRequest("POST", tc.path, strings.NewReader(""))
+		if tc.origin != "" {
+			r.Header.Set("Origin", tc.origin)
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		if w.Code != 403 {
+			t.Errorf("POST %s from Origin %q: %d, want 403", tc.path, tc.origin, w.Code)
+		}
+	}
+}

@@ -2,8 +2,8 @@ package verify
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
-	"time"
 
 	"github.com/kycflow/kycflow/check"
 	"github.com/kycflow/kycflow/store"
@@ -14,6 +14,7 @@ import (
 const (
 	frameField     = "frame"
 	nonceField     = "nonce"
+	consentField   = "consent"
 	maxSelfieBytes = 24 << 20
 )
 
@@ -23,7 +24,7 @@ const (
 // the camera; the nonce to send with the frames), and how the last
 // attempt ended.
 type selfieStatus struct {
-	State       string   `json:"state"` // awaiting (frames wanted), reading
+	State       string   `json:"state"` // awaiting (frames wanted), reading; once the check ended done, or retake (the last attempt allowed)
 	Steps       []string `json:"steps"`
 	Nonce       string   `json:"nonce,omitempty"`
 	Attempts    int      `json:"attempts"`
@@ -54,6 +55,13 @@ func selfieState(as []store.SelfieAttempt, maxAttempts int, t texts) *selfieStat
 		}
 	case check.SelfieReading:
 		st.Message = t.SelfieReading
+	case check.SelfieRetake: // the last attempt allowed: the check ended
+		st.Reason, st.Message = last.Reason, t.SelfieNotUsedTitle
+		if last.Reason != nil {
+			st.Message = t.selfieRetakes[*last.Reason]
+		}
+	case check.SelfieDone:
+		st.Message = t.PhotoDone
 	}
 	return st
 }
@@ -64,55 +72,70 @@ func selfieState(as []store.SelfieAttempt, maxAttempts int, t texts) *selfieStat
 // challenge's nonce (a field named nonce). 202 and the status to poll;
 // refused: 409 when no selfie is awaited or the nonce is another
 // challenge's, 413, 415, 422 (too many frames, none, damaged), 410, 404,
-// 503 as document uploads are.
+// 503 as document uploads are. From the hosted page (a browser: Origin or
+// Referer, which the handler checks are ours) the person's consent is
+// required too (consent=yes); a form post without JavaScript is sent
+// back to the page, which shows the selfie being checked.
 func (h *Handler) selfieUpload(w http.ResponseWriter, r *http.Request) {
-	fail := func(status int, field string, msg func(texts) string) {
-		replyJSON(w, status, map[string]any{"message": msg(english), "errors": map[string][]string{field: {msg(english)}}})
-	}
-	lv, err := h.Store.LinkByToken(r.Context(), r.PathValue("token"))
-	if !h.idscanLinkJSON(w, lv, err) {
+	c, ok := h.beginUpload(w, r, frameField)
+	if !ok {
 		return
 	}
-	if st := lv.State(lv.Check.Status, time.Now()); st != store.LinkOpen {
-		replyJSON(w, http.StatusGone, gone(st))
+	frames, values, bad := readParts(w, r, frameField, store.MaxSelfieFrames, maxSelfieBytes, []string{nonceField, consentField}, func(t texts) string { return t.SelfieTooMany })
+	switch {
+	case bad != nil:
+		c.fail(bad.status, frameField, bad.msg)
+		return
+	case !fromApp(r) && values[consentField] != "yes":
+		c.fail(http.StatusUnprocessableEntity, consentField, func(t texts) string { return t.SelfieConsentNeeded })
+		return
+	case values[nonceField] == "":
+		c.fail(http.StatusUnprocessableEntity, nonceField, func(texts) string { return "The nonce field is required: the challenge's, from the status." })
 		return
 	}
-	if h.Images == nil {
-		fail(http.StatusServiceUnavailable, frameField, func(t texts) string { return t.UploadOff })
-		return
-	}
-	frames, values, bad := readParts(w, r, frameField, store.MaxSelfieFrames, maxSelfieBytes, []string{nonceField}, func(t texts) string { return t.SelfieTooMany })
-	if bad != nil {
-		fail(bad.status, frameField, bad.msg)
-		return
-	}
-	if values[nonceField] == "" {
-		fail(http.StatusUnprocessableEntity, nonceField, func(texts) string { return "The nonce field is required: the challenge's, from the status." })
-		return
-	}
-	ref := check.Ref{TenantID: lv.TenantID, CheckID: lv.CheckID}
 	rows := make([]store.DocumentImage, len(frames))
 	for i, im := range frames {
-		rows[i] = h.Images.SealImage(ref, im)
+		rows[i] = h.Images.SealImage(c.ref(), im)
 	}
-	att, err := h.Store.AddSelfie(r.Context(), ref, values[nonceField], rows)
-	var closed *store.LinkClosedError
+	att, err := h.Store.AddSelfie(r.Context(), c.ref(), values[nonceField], rows)
 	switch {
-	case err == nil:
 	case errors.Is(err, store.ErrNoChallenge):
-		fail(http.StatusConflict, nonceField, func(t texts) string { return t.SelfieNoChallenge })
-		return
+		c.fail(http.StatusConflict, nonceField, func(t texts) string { return t.SelfieNoChallenge })
 	case errors.Is(err, store.ErrWrongNonce):
-		fail(http.StatusConflict, nonceField, func(t texts) string { return t.SelfieWrongNonce })
-		return
-	case errors.As(err, &closed):
-		replyJSON(w, http.StatusGone, gone(closed.State))
-		return
+		c.fail(http.StatusConflict, nonceField, func(t texts) string { return t.SelfieWrongNonce })
 	default:
-		h.Log.Error("selfie upload", "error", err)
-		fail(http.StatusServiceUnavailable, frameField, func(texts) string { return "Service temporarily unavailable; please try again in a minute." })
-		return
+		c.stored(err, frameField, "selfie upload", check.SelfieReading, att.N)
 	}
-	replyJSON(w, http.StatusAccepted, map[string]any{"status": check.SelfieReading, "attempt": att.N,
-		"status_url": "/verify/" + r.PathValue("token") + "/status"})
+}
+
+// selfieStep is one frame the selfie's page asks for: the step's name
+// ("" for the first, looking straight) and what the person does.
+type selfieStep struct {
+	Name, Text, Label string
+}
+
+// selfieView fills the selfie's part of the idscan page: the consent's
+// words in the tenant's name, the frames to take, and the live view's
+// endpoints.
+func selfieView(v *view, ps photoStatus, tenant, token string) {
+	sf := ps.Selfie
+	v.Title, v.Intro = v.T.SelfieTitle, sprintf(v.T.SelfieIntro, tenant)
+	v.SelfieWhat, v.SelfieConsent = sprintf(v.T.SelfieWhat, tenant), sprintf(v.T.SelfieConsent, tenant)
+	v.SelfieKept = v.T.SelfieKeptNone
+	if ps.retention > 0 {
+		v.SelfieKept = fmt.Sprintf(v.T.SelfieKept, v.T.duration(ps.retention))
+	}
+	v.SelfieSteps = []selfieStep{{Text: v.T.SelfieStraight}}
+	for _, st := range sf.Steps {
+		v.SelfieSteps = append(v.SelfieSteps, selfieStep{Name: st, Text: v.T.selfieSteps[st]})
+	}
+	for i := range v.SelfieSteps {
+		v.SelfieSteps[i].Label = fmt.Sprintf(v.T.SelfieFrameLabel, i+1, v.SelfieSteps[i].Text)
+	}
+	v.SelfieAction, v.LookURL = "/verify/"+token+"/selfie?lang="+v.Lang, "/verify/"+token+"/selfie/look?lang="+v.Lang
+	if sf.Attempts > 1 {
+		v.AttemptText = fmt.Sprintf(v.T.SelfieAttemptOf, sf.Attempts, sf.MaxAttempts)
+	}
+	v.Refresh = sf.State == check.SelfieReading
+	v.Scripts = []string{captureScript, selfieScript}
 }

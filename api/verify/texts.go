@@ -2,6 +2,7 @@ package verify
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/kycflow/kycflow/check"
 	"github.com/kycflow/kycflow/engines/mrz"
@@ -25,6 +26,7 @@ type texts struct {
 	// The photo page.
 	PhotoHow, PhotoPassport, PhotoCard, PhotoTips              string
 	PhotoLabel, PhotoSend, PhotoCamera, PhotoTake, PhotoCancel string
+	PhotoFrontLabel, PhotoFrontHelp                            string
 	PhotoAwaiting, PhotoReading, PhotoReadingBody, PhotoDone   string
 	NotReadTitle, NotReadBody                                  string
 	RetakeTitle, AttemptOf, QRHint, TypeInstead, TypedOff      string
@@ -35,8 +37,20 @@ type texts struct {
 	// The selfie that follows the document, where the tenant asks for one.
 	SelfieAwaiting, SelfieReading, SelfieNoChallenge, SelfieWrongNonce string
 	SelfieTooMany                                                      string
+	// The selfie's page: consent first, then the steps, the live view.
+	SelfieTitle, SelfieIntro, SelfieWhyTitle, SelfieWhat               string
+	SelfieKept, SelfieKeptNone, SelfieConsent, SelfieConsentNeeded     string
+	SelfieStepsTitle, SelfieStraight, SelfieFrameLabel, SelfieStart    string
+	SelfieTake, SelfieSend, SelfieCameraDenied, SelfieRetakeTitle      string
+	SelfieAttemptOf, SelfieNotUsedTitle, SelfieNotUsedBody, SelfieDone string
+	SelfieSending, SelfieManual, Days, Hours                           string
+	LookOneFrame, LookOff, LookOK                                      string
 	// selfieRetakes phrases each selfie retake reason (check.Selfie…).
 	selfieRetakes map[string]string
+	// selfieSteps phrase each challenge step (selfie.Step) as an instruction.
+	selfieSteps map[string]string
+	// lookHints phrase the live view's hints (selfie.Look).
+	lookHints map[string]string
 	// retakes phrases each retake reason (check.Retake…).
 	retakes                                  map[string]string
 	ChooseBank, ContinueToBank, IDINDoneBody string
@@ -71,15 +85,52 @@ var english = texts{
 	Unreadable:       "This is not a machine-readable zone: type the 2 lines of 44 characters of a passport, 2 lines of 36, or the 3 lines of 30 of an identity card.",
 	PhotoHow:         "Take a photo of your document, or choose one you took. kycflow reads the code printed at the bottom: the two or three lines of capital letters, digits and < signs.",
 	PhotoPassport:    "Passport: the page with your photo.", PhotoCard: "Identity card: the back, with the three lines of code.",
-	PhotoTips:  "Lay the document flat in good light, fill most of the photo with it, and avoid reflections on the code.",
-	PhotoLabel: "Photo of your document", PhotoSend: "Send photo", PhotoCamera: "Use the camera", PhotoTake: "Take photo", PhotoCancel: "Cancel",
+	PhotoTips:       "Lay the document flat in good light, fill most of the photo with it, and avoid reflections on the code.",
+	PhotoFrontLabel: "Identity card? Add its front, with your photo",
+	PhotoFrontHelp:  "A selfie follows, compared with the photo on your document: on most identity cards it is on the front.",
+	PhotoLabel:      "Photo of your document", PhotoSend: "Send photo", PhotoCamera: "Use the camera", PhotoTake: "Take photo", PhotoCancel: "Cancel",
 	PhotoAwaiting: "Waiting for a photo of the document.", PhotoReading: "Reading your photo…", PhotoReadingBody: "This takes a few seconds; the page updates by itself.",
-	PhotoDone:         "The photo was read; the result goes to the requester.",
-	SelfieAwaiting:    "The document was read. Now a selfie: look straight at the camera, then follow the steps shown.",
-	SelfieReading:     "Checking your selfie…",
-	SelfieNoChallenge: "No selfie is expected now: the document is not read yet, or the selfie is being checked.",
-	SelfieWrongNonce:  "These frames answer another challenge: ask the status for the current one.",
-	SelfieTooMany:     "Send at most 8 frames.",
+	PhotoDone:           "The photo was read; the result goes to the requester.",
+	SelfieAwaiting:      "The document was read. Now a selfie: look straight at the camera, then follow the steps shown.",
+	SelfieReading:       "Checking your selfie…",
+	SelfieNoChallenge:   "No selfie is expected now: the document is not read yet, or the selfie is being checked.",
+	SelfieWrongNonce:    "These frames answer another challenge: ask the status for the current one.",
+	SelfieTooMany:       "Send at most 8 frames.",
+	SelfieTitle:         "Take a selfie",
+	SelfieIntro:         "Your document was read. %s also asks for a selfie, to make sure that the person holding the document is you.",
+	SelfieWhyTitle:      "What happens with your selfie",
+	SelfieWhat:          "Your face in the selfie is compared with the photo in your document, and a few frames taken while you follow the steps below show that a live person is in front of the camera. The comparison is made only for this check, for %s; the measurements of your face are not kept.",
+	SelfieKept:          "The selfie and its frames are kept, encrypted, for %s after the check ends, and then erased.",
+	SelfieKeptNone:      "The selfie and its frames are erased as soon as they are checked.",
+	SelfieConsent:       "I agree that %s compares my selfie with the photo in my document.",
+	SelfieConsentNeeded: "Tick the box to agree first: without your consent no selfie is taken.",
+	SelfieStepsTitle:    "What to do",
+	SelfieStraight:      "Look straight at the camera.",
+	SelfieFrameLabel:    "Photo %d: %s",
+	SelfieStart:         "Start the camera",
+	SelfieTake:          "Take this frame",
+	SelfieSend:          "Send selfie",
+	SelfieCameraDenied:  "The camera is not available; take a photo for each step below instead.",
+	SelfieRetakeTitle:   "Please take the selfie again",
+	SelfieAttemptOf:     "Selfie %d of at most %d.",
+	SelfieNotUsedTitle:  "Your selfie could not be used",
+	SelfieNotUsedBody:   "None of the selfies could be checked, and this link takes no more. %s has been told that your identity was not verified, and will tell you how to go on.",
+	SelfieDone:          "Done",
+	SelfieSending:       "Sending your selfie…",
+	SelfieManual:        "Follow each step, and take the frame with the button when you are ready.",
+	Days:                "%d days", Hours: "%d hours",
+	LookOneFrame: "Send one frame at a time.",
+	LookOff:      "Guidance is not available right now: follow each step and take the frame with the button.",
+	LookOK:       "Good: hold still.",
+	selfieSteps: map[string]string{
+		"turn_left": "Turn your head to your left.", "turn_right": "Turn your head to your right.",
+		"look_up": "Look up, keeping your face in the frame.", "blink": "Close your eyes for two seconds, then open them.",
+	},
+	lookHints: map[string]string{
+		"face_not_found": "We cannot see your face: look at the camera.", "face_too_small": "Come closer: your face should fill the oval.",
+		"face_too_dark": "Too dark: face a window or a lamp.", "face_off_centre": "Put your face in the middle of the frame.",
+		"several_faces": "Only you should be in the frame.",
+	},
 	selfieRetakes: map[string]string{
 		check.SelfieNoFace:   "Your face was not found in every frame: keep your whole face in the frame, and turn only as far as asked.",
 		check.SelfieTooSmall: "Come closer: your face should fill about a third of the frame.",
@@ -149,15 +200,52 @@ var dutch = texts{
 	Unreadable:       "Dit is geen machine-leesbare zone: typ de 2 regels van 44 tekens van een paspoort, 2 regels van 36, of de 3 regels van 30 van een identiteitskaart.",
 	PhotoHow:         "Maak een foto van uw document, of kies een foto die u al maakte. kycflow leest de code onderaan: de twee of drie regels met hoofdletters, cijfers en <-tekens.",
 	PhotoPassport:    "Paspoort: de pagina met uw foto.", PhotoCard: "Identiteitskaart: de achterkant, met de drie regels code.",
-	PhotoTips:  "Leg het document plat in goed licht, laat het het grootste deel van de foto vullen en voorkom weerspiegelingen op de code.",
-	PhotoLabel: "Foto van uw document", PhotoSend: "Foto versturen", PhotoCamera: "Camera gebruiken", PhotoTake: "Foto maken", PhotoCancel: "Annuleren",
+	PhotoTips:       "Leg het document plat in goed licht, laat het het grootste deel van de foto vullen en voorkom weerspiegelingen op de code.",
+	PhotoFrontLabel: "Identiteitskaart? Voeg de voorkant toe, met uw foto",
+	PhotoFrontHelp:  "Hierna volgt een selfie, die wordt vergeleken met de foto op uw document: op de meeste identiteitskaarten staat die op de voorkant.",
+	PhotoLabel:      "Foto van uw document", PhotoSend: "Foto versturen", PhotoCamera: "Camera gebruiken", PhotoTake: "Foto maken", PhotoCancel: "Annuleren",
 	PhotoAwaiting: "Wacht op een foto van het document.", PhotoReading: "Uw foto wordt gelezen…", PhotoReadingBody: "Dit duurt enkele seconden; de pagina ververst vanzelf.",
-	PhotoDone:         "De foto is gelezen; de uitslag gaat naar de aanvrager.",
-	SelfieAwaiting:    "Het document is gelezen. Nu een selfie: kijk recht in de camera en volg dan de getoonde stappen.",
-	SelfieReading:     "Uw selfie wordt gecontroleerd…",
-	SelfieNoChallenge: "Er wordt nu geen selfie verwacht: het document is nog niet gelezen, of de selfie wordt gecontroleerd.",
-	SelfieWrongNonce:  "Deze beelden horen bij een andere opdracht: vraag de status voor de huidige.",
-	SelfieTooMany:     "Stuur hoogstens 8 beelden.",
+	PhotoDone:           "De foto is gelezen; de uitslag gaat naar de aanvrager.",
+	SelfieAwaiting:      "Het document is gelezen. Nu een selfie: kijk recht in de camera en volg dan de getoonde stappen.",
+	SelfieReading:       "Uw selfie wordt gecontroleerd…",
+	SelfieNoChallenge:   "Er wordt nu geen selfie verwacht: het document is nog niet gelezen, of de selfie wordt gecontroleerd.",
+	SelfieWrongNonce:    "Deze beelden horen bij een andere opdracht: vraag de status voor de huidige.",
+	SelfieTooMany:       "Stuur hoogstens 8 beelden.",
+	SelfieTitle:         "Maak een selfie",
+	SelfieIntro:         "Uw document is gelezen. %s vraagt ook om een selfie, om zeker te weten dat u degene bent die het document heeft.",
+	SelfieWhyTitle:      "Wat er met uw selfie gebeurt",
+	SelfieWhat:          "Uw gezicht op de selfie wordt vergeleken met de foto in uw document, en een paar beelden terwijl u de stappen hieronder volgt laten zien dat er een levend persoon voor de camera staat. De vergelijking wordt alleen voor deze controle gemaakt, voor %s; de metingen van uw gezicht worden niet bewaard.",
+	SelfieKept:          "De selfie en de beelden worden versleuteld bewaard tot %s na het einde van de controle, en dan gewist.",
+	SelfieKeptNone:      "De selfie en de beelden worden gewist zodra ze zijn gecontroleerd.",
+	SelfieConsent:       "Ik ga ermee akkoord dat %s mijn selfie vergelijkt met de foto in mijn document.",
+	SelfieConsentNeeded: "Vink eerst het vakje aan: zonder uw toestemming wordt geen selfie gemaakt.",
+	SelfieStepsTitle:    "Wat u doet",
+	SelfieStraight:      "Kijk recht in de camera.",
+	SelfieFrameLabel:    "Foto %d: %s",
+	SelfieStart:         "Camera starten",
+	SelfieTake:          "Dit beeld nemen",
+	SelfieSend:          "Selfie versturen",
+	SelfieCameraDenied:  "De camera is niet beschikbaar; maak hieronder een foto voor elke stap.",
+	SelfieRetakeTitle:   "Maak de selfie opnieuw",
+	SelfieAttemptOf:     "Selfie %d van maximaal %d.",
+	SelfieNotUsedTitle:  "Uw selfie kon niet worden gebruikt",
+	SelfieNotUsedBody:   "Geen van de selfies kon worden gecontroleerd, en deze link neemt er geen meer aan. %s weet dat uw identiteit niet is bevestigd, en laat u weten hoe het verder gaat.",
+	SelfieDone:          "Klaar",
+	SelfieSending:       "Uw selfie wordt verstuurd…",
+	SelfieManual:        "Volg elke stap en neem het beeld met de knop wanneer u klaar bent.",
+	Days:                "%d dagen", Hours: "%d uur",
+	LookOneFrame: "Stuur één beeld tegelijk.",
+	LookOff:      "Aanwijzingen zijn nu niet beschikbaar: volg elke stap en neem het beeld met de knop.",
+	LookOK:       "Goed zo: stilhouden.",
+	selfieSteps: map[string]string{
+		"turn_left": "Draai uw hoofd naar links.", "turn_right": "Draai uw hoofd naar rechts.",
+		"look_up": "Kijk omhoog, met uw gezicht in beeld.", "blink": "Sluit uw ogen twee seconden en open ze dan weer.",
+	},
+	lookHints: map[string]string{
+		"face_not_found": "We zien uw gezicht niet: kijk naar de camera.", "face_too_small": "Kom dichterbij: uw gezicht moet het ovaal vullen.",
+		"face_too_dark": "Te donker: ga voor een raam of een lamp zitten.", "face_off_centre": "Zet uw gezicht in het midden van het beeld.",
+		"several_faces": "Alleen u hoort in beeld te zijn.",
+	},
 	selfieRetakes: map[string]string{
 		check.SelfieNoFace:   "Uw gezicht is niet in elk beeld gevonden: houd uw hele gezicht in beeld en draai niet verder dan gevraagd.",
 		check.SelfieTooSmall: "Kom dichterbij: uw gezicht moet ongeveer een derde van het beeld vullen.",
@@ -201,6 +289,14 @@ var dutch = texts{
 	invalidChar:  "Het veld %s bevat een teken dat er niet thuishoort (regel %d, positie %d).",
 	invalidDate:  "Het veld %s is geen geldige datum (regel %d, positie %d).",
 	invalidValue: "Het veld %s is niet geldig (regel %d, positie %d).",
+}
+
+// duration says a retention in days, or hours under two days.
+func (t texts) duration(d time.Duration) string {
+	if d >= 48*time.Hour {
+		return fmt.Sprintf(t.Days, int(d.Hours()/24))
+	}
+	return fmt.Sprintf(t.Hours, max(1, int(d.Hours())))
 }
 
 // retake phrases a retake's reason for a person.

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/kycflow/kycflow/engines/mrz"
+	"github.com/kycflow/kycflow/engines/selfie"
 )
 
 // Every problem reads as a sentence in both languages: no missing text, no
@@ -25,6 +26,18 @@ func TestProblemTexts(t *testing.T) {
 				if s == "" || strings.Contains(s, "%!") || !strings.Contains(s, "20") {
 					t.Errorf("%s %s %s: %q", tx.Language, f, k, s)
 				}
+			}
+		}
+		// Every step a challenge may ask, and every hint the live view
+		// gives, is said.
+		for _, st := range selfie.Steps {
+			if tx.selfieSteps[string(st)] == "" {
+				t.Errorf("%s: no instruction for %s", tx.Language, st)
+			}
+		}
+		for _, h := range []selfie.Reason{selfie.NoFace, selfie.TooSmall, selfie.TooDark, selfie.OffCentre, selfie.SeveralFaces} {
+			if tx.lookHints[string(h)] == "" {
+				t.Errorf("%s: no hint for %s", tx.Language, h)
 			}
 		}
 		// Every page text is set.

@@ -23,6 +23,7 @@ import (
 	"github.com/kycflow/kycflow/check"
 	"github.com/kycflow/kycflow/documents"
 	"github.com/kycflow/kycflow/engines/eu"
+	"github.com/kycflow/kycflow/engines/face"
 	"github.com/kycflow/kycflow/engines/mrz"
 	"github.com/kycflow/kycflow/providers/idin"
 	"github.com/kycflow/kycflow/store"
@@ -34,9 +35,14 @@ var files embed.FS
 // pages are the page templates: a link check type's own page, and "message".
 var pages = map[string]*template.Template{
 	string(check.IDScan): template.Must(template.ParseFS(files, "templates/layout.html", "templates/idscan.html")),
+	"selfie":             template.Must(template.ParseFS(files, "templates/layout.html", "templates/selfie.html")),
 	"message":            template.Must(template.ParseFS(files, "templates/layout.html", "templates/message.html")),
 	string(check.IDIN):   template.Must(template.ParseFS(files, "templates/layout.html", "templates/idin.html")),
 }
+
+// maxLooks is how many live-view frames are judged at once (each takes a
+// core for a tenth of a second); more wait for the next tick.
+const maxLooks = 2
 
 // maxMRZ bounds a submission: an MRZ is at most 90 characters plus line
 // breaks; anything much longer is not one.
@@ -55,7 +61,14 @@ type Handler struct {
 	PublicURL string
 	// Images seal uploaded photos; nil: photo uploads are off (503).
 	Images *documents.Keys
-	mux    *http.ServeMux
+	// Faces is the face engine the selfie's live view is guided with,
+	// loaded when first asked; nil: no guidance (the person takes each
+	// frame by hand).
+	Faces func() (*face.Engine, error)
+	mux   *http.ServeMux
+	// looks bounds the guidance's frames judged at once.
+	looks     chan struct{}
+	facesOnce sync.Once
 
 	issuerMu   sync.Mutex
 	issuerList []idin.Issuer
@@ -63,8 +76,9 @@ type Handler struct {
 }
 
 // New returns the verification pages' handler.
-func New(s *store.Store, log *slog.Logger, broker idin.Broker, publicURL string, images *documents.Keys) *Handler {
-	h := &Handler{Store: s, Log: log, IDIN: broker, PublicURL: strings.TrimSuffix(publicURL, "/"), Images: images, mux: http.NewServeMux()}
+func New(s *store.Store, log *slog.Logger, broker idin.Broker, publicURL string, images *documents.Keys, faces func() (*face.Engine, error)) *Handler {
+	h := &Handler{Store: s, Log: log, IDIN: broker, PublicURL: strings.TrimSuffix(publicURL, "/"), Images: images, Faces: faces,
+		mux: http.NewServeMux(), looks: make(chan struct{}, maxLooks)}
 	h.mux.HandleFunc("GET /verify/{token}", h.page)
 	h.mux.HandleFunc("POST /verify/{token}", h.submitForm)
 	h.mux.HandleFunc("POST /verify/{token}/mrz", h.submitJSON)
@@ -72,8 +86,10 @@ func New(s *store.Store, log *slog.Logger, broker idin.Broker, publicURL string,
 	h.mux.HandleFunc("GET /verify/{token}/return", h.idinReturn)
 	h.mux.HandleFunc("POST /verify/{token}/document", h.upload)
 	h.mux.HandleFunc("POST /verify/{token}/selfie", h.selfieUpload)
+	h.mux.HandleFunc("POST /verify/{token}/selfie/look", h.look)
 	h.mux.HandleFunc("GET /verify/{token}/status", h.status)
-	h.mux.HandleFunc("GET /verify/assets/capture.js", h.asset)
+	h.mux.HandleFunc("GET "+captureScript, h.asset(captureJS))
+	h.mux.HandleFunc("GET "+selfieScript, h.asset(selfieJS))
 	return h
 }
 
@@ -92,9 +108,10 @@ func pageHeaders(w http.ResponseWriter) {
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	pageHeaders(w)
 	// An app's upload carries neither Origin nor Referer; a browser's
-	// always does, and must come from our pages.
-	app := strings.HasSuffix(r.URL.Path, "/mrz") || strings.HasSuffix(r.URL.Path, "/selfie") ||
-		strings.HasSuffix(r.URL.Path, "/document") && r.Header.Get("Origin") == "" && r.Header.Get("Referer") == ""
+	// always does, and must come from our pages. (The typed MRZ's JSON
+	// cannot be sent across sites without a preflight.)
+	upload := strings.HasSuffix(r.URL.Path, "/document") || strings.HasSuffix(r.URL.Path, "/selfie") || strings.HasSuffix(r.URL.Path, "/look")
+	app := strings.HasSuffix(r.URL.Path, "/mrz") || upload && fromApp(r)
 	if r.Method == http.MethodPost && !app && !h.sameOrigin(r) {
 		// A form post from another site (cross-site request forgery, or a
 		// page that copied ours): refused before the token is looked up.
@@ -113,8 +130,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // it, after setting Retry-After): a page for people, JSON for the app endpoint.
 func (h *Handler) Busy(w http.ResponseWriter, r *http.Request) {
 	pageHeaders(w)
-	if strings.HasSuffix(r.URL.Path, "/mrz") || strings.HasSuffix(r.URL.Path, "/status") || strings.HasSuffix(r.URL.Path, "/selfie") ||
-		strings.HasSuffix(r.URL.Path, "/document") && !wantsHTML(r) {
+	if strings.HasSuffix(r.URL.Path, "/mrz") || strings.HasSuffix(r.URL.Path, "/status") || strings.HasSuffix(r.URL.Path, "/look") ||
+		(strings.HasSuffix(r.URL.Path, "/document") || strings.HasSuffix(r.URL.Path, "/selfie")) && !wantsHTML(r) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusTooManyRequests)
 		json.NewEncoder(w).Encode(map[string]string{"message": "Too many requests."})
@@ -126,6 +143,12 @@ func (h *Handler) Busy(w http.ResponseWriter, r *http.Request) {
 		t = dutch
 	}
 	h.message(w, r, http.StatusTooManyRequests, lang, "…", t.BusyTitle, t.BusyBody, "")
+}
+
+// fromApp: a request with neither Origin nor Referer, which no browser
+// sends with a POST.
+func fromApp(r *http.Request) bool {
+	return r.Header.Get("Origin") == "" && r.Header.Get("Referer") == ""
 }
 
 // sameOrigin reports whether a form post comes from a page of PublicURL's
@@ -173,7 +196,14 @@ type view struct {
 	AttemptText        string
 	Refresh            bool          // reload while the photo is read
 	QR                 template.HTML // the link as a QR code (SVG), for a desktop
-	Script             string        // the camera script's URL
+	Scripts            []string      // the page's scripts' URLs
+	SelfieNext         bool          // a selfie follows the document: a card's front is asked too
+	FollowKey          string        // the status as the page's script compares it (followKey)
+	// the selfie: consent, the frames to take, where to send them
+	Selfie                                *selfieStatus
+	SelfieWhat, SelfieKept, SelfieConsent string
+	SelfieSteps                           []selfieStep
+	SelfieAction, LookURL                 string
 	// message pages
 	Icon, Heading, Body string
 	// idin bank choice
@@ -317,27 +347,34 @@ func (h *Handler) idscanPage(w http.ResponseWriter, r *http.Request, status int,
 	case closed != "":
 		h.closed(w, r, lang, closed, lv.TenantName)
 		return
+	case ps.State == stateDone && ps.Selfie != nil && ps.Selfie.State == check.SelfieRetake:
+		h.message(w, r, http.StatusOK, lang, "!", v.T.SelfieNotUsedTitle, v.T.SelfieNotUsedBody, lv.TenantName)
+		return
 	case ps.State == stateDone:
 		h.message(w, r, http.StatusOK, lang, "✓", v.T.DoneTitle, v.T.DoneBody, lv.TenantName)
 		return
 	case ps.State == stateNotRead:
 		h.message(w, r, http.StatusOK, lang, "!", v.T.NotReadTitle, v.T.NotReadBody, lv.TenantName)
 		return
-	case ps.State == stateSelfie:
-		// The page takes no selfie yet: the app that opened the link does.
-		h.message(w, r, http.StatusOK, lang, "✓", v.T.IDScanTitle, ps.Message, lv.TenantName)
-		return
 	}
 	token := r.PathValue("token")
+	v.StatusURL, v.FollowKey = "/verify/"+token+"/status", followKey(ps)
+	v.QR = qrSVG(h.PublicURL + "/verify/" + token)
+	if ps.State == stateSelfie {
+		selfieView(&v, ps, lv.TenantName, token)
+		v.Selfie = ps.Selfie
+		with(&v)
+		photoHeaders(w)
+		h.render(w, status, "selfie", v)
+		return
+	}
 	v.Title, v.Intro = v.T.IDScanTitle, sprintf(v.T.IDScanIntro, lv.TenantName)
 	v.Action, v.UploadAction = "/verify/"+token+"?lang="+lang, "/verify/"+token+"/document?lang="+lang
-	v.StatusURL = "/verify/" + token + "/status"
-	v.Photo, v.Typed, v.Refresh = ps, ps.TypedAllowed, ps.State == stateReading
+	v.Photo, v.Typed, v.Refresh, v.SelfieNext = ps, ps.TypedAllowed, ps.State == stateReading, ps.selfieAsked
 	if ps.Attempts > 0 {
 		v.AttemptText = fmt.Sprintf(v.T.AttemptOf, ps.Attempts, ps.MaxAttempts)
 	}
-	v.QR = qrSVG(h.PublicURL + "/verify/" + token)
-	v.Script = "/verify/assets/capture.js"
+	v.Scripts = []string{captureScript}
 	with(&v)
 	photoHeaders(w)
 	h.render(w, status, string(check.IDScan), v)

@@ -86,6 +86,7 @@ var commands = []command{
 	{"idscan generate", "", "labelled photos of generated passports and ID cards, to upload or evaluate", idscanGenerate},
 	{"idscan eval", "", "document reader accuracy and speed on generated photos", idscanEval},
 	{"face eval", "", "face matcher error rates and speed on labelled face photos", faceEval},
+	{"face liveness", "", "the liveness rules on challenges answered by labelled photos of people in several poses, and on spoofs made from them", faceLiveness},
 	{"bench", "", "load test against a running API", func(fs *flag.FlagSet) runFunc {
 		var o loadtest.Options
 		o.Flags(fs)

@@ -96,7 +96,7 @@ var settings = []setting{
 	{"IMAGE_KEYS", "", "documents", serving, "keys sealing idscan photos and typed MRZs at rest: ID:KEY pairs (KEY 32 bytes, hex or base64), comma-separated, the first sealing; unset: photo uploads and typed MRZs are off (dev: a key kept in KYCFLOW_DATA_DIR)"},
 	{"DOCUMENT_READERS", "1", "documents", workSide, "photos of documents one worker reads at once (each takes a core for about a second)"},
 	{"KYCFLOW_OCRB_FONT", ocrb.DefaultPath, "documents", []string{"worker", "dev", "idscan"}, "the OCR-B font the document reader matches MRZ characters against (Debian package fonts-ocr-b)"},
-	{"FACE_MODELS", face.DefaultDir(), "documents", []string{"worker", "dev", "face"}, "the face models' folder (make face-models installs them there): the worker judges selfies with them"},
+	{"FACE_MODELS", face.DefaultDir(), "documents", []string{"api", "worker", "dev", "face"}, "the face models' folder (make face-models installs them there): the worker judges selfies with them, the api guides the selfie's live view"},
 	// dev and sandboxes
 	{"KYCFLOW_DATA_DIR", ".data", "dev", []string{"dev", "chaos", "staff"}, "where PostgreSQL and Temporal keep their data (and dev its keys, which staff create reads without STAFF_KEY)"},
 	{"DEV_PG_PORT", "55432", "dev", devOnly, "the local PostgreSQL's port"},

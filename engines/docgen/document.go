@@ -387,6 +387,10 @@ func (d *drawing) portrait(x0, y0, x1, y1 float64, ghost bool) {
 	p := d.l.ppm
 	r := image.Rect(int(x0*p), int(y0*p), int(x1*p), int(y1*p)).Intersect(d.img.Bounds())
 	w, h := float64(r.Dx()), float64(r.Dy())
+	if d.id.Portrait != nil && !ghost {
+		d.photo(r)
+		return
+	}
 	shade := 90 + d.r.Float64()*60
 	for y := r.Min.Y; y < r.Max.Y; y++ {
 		for x := r.Min.X; x < r.Max.X; x++ {
@@ -406,6 +410,24 @@ func (d *drawing) portrait(x0, y0, x1, y1 float64, ghost bool) {
 				continue
 			}
 			d.img.Pix[i], d.img.Pix[i+1], d.img.Pix[i+2], d.img.Pix[i+3] = uint8(c), uint8(c), uint8(c+6), 255
+		}
+	}
+}
+
+// photo prints the holder's portrait in grey into r, scaled to cover it
+// and centred (nearest pixel: the printing and the camera blur it after).
+func (d *drawing) photo(r image.Rectangle) {
+	src := d.id.Portrait
+	b := src.Bounds()
+	s := math.Min(float64(b.Dx())/float64(r.Dx()), float64(b.Dy())/float64(r.Dy())) // source pixels a page pixel
+	ox := float64(b.Min.X) + (float64(b.Dx())-s*float64(r.Dx()))/2
+	oy := float64(b.Min.Y) + (float64(b.Dy())-s*float64(r.Dy()))/2
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			sx, sy := int(ox+(float64(x-r.Min.X)+0.5)*s), int(oy+(float64(y-r.Min.Y)+0.5)*s)
+			c := color.GrayModel.Convert(src.At(sx, sy)).(color.Gray).Y
+			i := d.img.PixOffset(x, y)
+			d.img.Pix[i], d.img.Pix[i+1], d.img.Pix[i+2], d.img.Pix[i+3] = c, c, c, 255
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package docgen
 
 import (
+	"image"
 	"math/rand/v2"
 	"strings"
 	"time"
@@ -30,6 +31,10 @@ type Identity struct {
 	Tampered       string
 	PrintedSurname string
 	PrintedBirth   time.Time
+
+	// Portrait is the holder's photo the page prints in grey; nil: a
+	// silhouette.
+	Portrait image.Image
 }
 
 // The fields a tampered visual zone changes.

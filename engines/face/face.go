@@ -66,23 +66,61 @@ func (e *Engine) Faces(im image.Image, minScore float64) []Face {
 }
 
 // Largest finds the faces in im scoring at least minScore and places and
-// describes the largest only (the person before a selfie camera, a
-// document's portrait); others are the rest, found but not described. ok
-// is false when none is found.
+// describes the largest only (the person before a selfie camera); others
+// are the rest, found but not described. ok is false when none is found.
 func (e *Engine) Largest(im image.Image, minScore float64) (largest Face, others []Detection, ok bool) {
+	return e.one(im, minScore, widest, true)
+}
+
+// Strongest is Largest for the face the detector is surest of: a
+// document's portrait, where the page's print can pass for a larger face
+// at a lower score.
+func (e *Engine) Strongest(im image.Image, minScore float64) (strongest Face, others []Detection, ok bool) {
+	return e.one(im, minScore, surest, true)
+}
+
+// Placed is Largest without the descriptor: where the largest face is and
+// its landmarks, enough for its pose (a live view's guidance).
+func (e *Engine) Placed(im image.Image, minScore float64) (largest Face, others []Detection, ok bool) {
+	return e.one(im, minScore, widest, false)
+}
+
+// widest and surest choose one of the faces found.
+func widest(found []Detection) int {
+	best := 0
+	for i, d := range found {
+		if d.Box.Area() > found[best].Box.Area() {
+			best = i
+		}
+	}
+	return best
+}
+
+func surest(found []Detection) int {
+	best := 0
+	for i, d := range found {
+		if d.Score > found[best].Score {
+			best = i
+		}
+	}
+	return best
+}
+
+// one places (and when described, describes) the face choose picks of
+// those found in im.
+func (e *Engine) one(im image.Image, minScore float64, choose func([]Detection) int, described bool) (Face, []Detection, bool) {
 	p := newPicture(im)
 	found := e.found(p, minScore)
 	if len(found) == 0 {
 		return Face{}, nil, false
 	}
-	big := 0
-	for i, d := range found {
-		if d.Box.Area() > found[big].Box.Area() {
-			big = i
-		}
+	i := choose(found)
+	others := append(slices.Clone(found[:i]), found[i+1:]...)
+	r := p.clip(found[i].Box)
+	if !described {
+		return e.place(p, found[i], r), others, true
 	}
-	others = append(slices.Clone(found[:big]), found[big+1:]...)
-	return e.describe(p, found[big], p.clip(found[big].Box)), others, true
+	return e.describe(p, found[i], r), others, true
 }
 
 // found is what the detector finds, less boxes too small to place
@@ -102,9 +140,21 @@ func (e *Engine) Crop(im image.Image) Face {
 	return e.describe(p, Detection{Box: whole, Score: 1}, p.clip(whole))
 }
 
-// describe places the landmarks in r, then describes the face in their
-// bounds padded by a fifth, as the descriptor was trained on.
+// describe places the face (place) and describes it in its aligned box,
+// as the descriptor was trained on.
 func (e *Engine) describe(p *picture, d Detection, r image.Rectangle) Face {
+	f := e.place(p, d, r)
+	a := p.clip(f.Aligned)
+	if a.Dx() < 8 || a.Dy() < 8 {
+		a = r
+	}
+	f.Descriptor = e.rec.describe(p, a)
+	return f
+}
+
+// place places the landmarks in r, and the aligned box on their bounds
+// padded by a fifth.
+func (e *Engine) place(p *picture, d Detection, r image.Rectangle) Face {
 	f := Face{Detection: d, Landmarks: e.lm.place(p, r)}
 	minX, minY, maxX, maxY := f.Landmarks[0].X, f.Landmarks[0].Y, f.Landmarks[0].X, f.Landmarks[0].Y
 	for _, pt := range f.Landmarks {
@@ -112,10 +162,5 @@ func (e *Engine) describe(p *picture, d Detection, r image.Rectangle) Face {
 	}
 	w, h := maxX-minX, maxY-minY
 	f.Aligned = Box{X: minX - w*0.1, Y: minY - h*0.1, W: w * 1.2, H: h * 1.2}
-	a := p.clip(f.Aligned)
-	if a.Dx() < 8 || a.Dy() < 8 {
-		a = r
-	}
-	f.Descriptor = e.rec.describe(p, a)
 	return f
 }

@@ -227,3 +227,20 @@ func BenchmarkDescribe(b *testing.B) {
 		e.Crop(im)
 	}
 }
+
+// The selfie's face is the largest found; a document's portrait the one
+// the detector is surest of (a page's print can pass for a larger face at
+// a lower score: measured on a generated passport with a photo printed).
+func TestChoosingAFace(t *testing.T) {
+	found := []Detection{
+		{Box: Box{W: 200, H: 180}, Score: 0.76},
+		{Box: Box{W: 660, H: 590}, Score: 0.34},
+		{Box: Box{W: 80, H: 80}, Score: 0.55},
+	}
+	if got := widest(found); got != 1 {
+		t.Errorf("widest: %d, want 1", got)
+	}
+	if got := surest(found); got != 0 {
+		t.Errorf("surest: %d, want 0", got)
+	}
+}

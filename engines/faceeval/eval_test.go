@@ -1,6 +1,9 @@
 package faceeval
 
 import (
+	"bytes"
+	"image"
+	"image/color"
 	"math"
 	"testing"
 )
@@ -15,5 +18,20 @@ func TestRatesAndEqualError(t *testing.T) {
 	rate, at := equalError(genuine, impostor)
 	if math.Abs(rate-0.25) > 1e-9 || at < 0.55 || at > 0.70 {
 		t.Errorf("equal error %.3f at %.3f; want 0.25 between 0.55 and 0.70", rate, at)
+	}
+}
+
+// The slid spoof moves the picture as a hand would: no move leaves it as
+// it is; a shift carries a pixel by the shift.
+func TestAffine(t *testing.T) {
+	im := image.NewRGBA(image.Rect(0, 0, 40, 30))
+	im.Set(10, 12, color.RGBA{255, 0, 0, 255})
+	same := affine(im, 0, 0, 1, 0).(*image.RGBA)
+	if !bytes.Equal(same.Pix, im.Pix) {
+		t.Error("the identity moved the picture")
+	}
+	moved := affine(im, 5, -2, 1, 0)
+	if r, _, _, _ := moved.At(15, 10).RGBA(); r>>8 != 255 {
+		t.Error("a shift of (5, -2) did not carry (10, 12) to (15, 10)")
 	}
 }

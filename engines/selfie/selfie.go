@@ -109,8 +109,9 @@ const (
 
 // Decide judges a selfie attempt: the frames as the camera took them (not
 // mirrored), the first looking straight at it, and the challenge's steps;
-// document is the photo of the document whose portrait is compared.
-func Decide(e *face.Engine, document image.Image, frames []image.Image, steps []Step, t Thresholds) Result {
+// documents are the photos of the document (a card's back and front)
+// whose portrait is compared.
+func Decide(e *face.Engine, documents []image.Image, frames []image.Image, steps []Step, t Thresholds) Result {
 	if len(frames) < len(steps)+1 {
 		return Result{Retake: TooFew}
 	}
@@ -118,30 +119,48 @@ func Decide(e *face.Engine, document image.Image, frames []image.Image, steps []
 	several := false
 	for i, im := range frames {
 		main, others, ok := e.Largest(im, face.DefaultMinScore)
-		if !ok {
-			return Result{Retake: NoFace}
+		retake, more := inspect(im, main, others, ok)
+		if retake != "" {
+			return Result{Retake: retake}
 		}
-		b := im.Bounds()
-		if main.Box.W < minFaceShare*float64(b.Dx()) {
-			return Result{Retake: TooSmall}
-		}
-		if brightness(im, main.Aligned) < minBrightness {
-			return Result{Retake: TooDark}
-		}
-		for _, o := range others {
-			several = several || o.Box.Area() >= otherFace*main.Box.Area()
-		}
+		several = several || more
 		seen[i] = seenFace{face: main, pose: main.Pose()}
 	}
 	r := Result{FaceDetected: Verdict{Outcome: Clear}, Liveness: liveness(seen, steps, several)}
-	// The portrait: the largest face on the document.
-	if portrait, _, ok := e.Largest(document, minPortraitScore); ok {
-		m := match(seen[0].face, portrait, t)
+	// The portrait: the face the detector is surest of on any of the
+	// document's photos.
+	var portrait *face.Face
+	for _, d := range documents {
+		if p, _, ok := e.Strongest(d, minPortraitScore); ok && (portrait == nil || p.Score > portrait.Score) {
+			portrait = &p
+		}
+	}
+	if portrait != nil {
+		m := match(seen[0].face, *portrait, t)
 		r.Match = &m
 	} else {
 		r.FaceDetected = Verdict{Consider, NoPortrait}
 	}
 	return r
+}
+
+// inspect is what a frame's faces say before any decision: a retake (no
+// face, too small, too dark), or whether another face is large enough to
+// count. The live view's guidance (Look) and Decide judge frames by it
+// alike.
+func inspect(im image.Image, main face.Face, others []face.Detection, found bool) (retake Reason, several bool) {
+	switch {
+	case !found:
+		return NoFace, false
+	case main.Box.W < minFaceShare*float64(im.Bounds().Dx()):
+		return TooSmall, false
+	case brightness(im, main.Aligned) < minBrightness:
+		return TooDark, false
+	}
+	for _, o := range others {
+		several = several || o.Box.Area() >= otherFace*main.Box.Area()
+	}
+	return "", several
 }
 
 type seenFace struct {

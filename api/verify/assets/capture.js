@@ -3,13 +3,17 @@
 // as the form would send it. Without a camera, or when it is refused, the
 // page's file input stays as it is: no dead end.
 "use strict";
-// The page follows the link: when a photo arrives from elsewhere (the
-// phone that scanned this page's QR code) or the check ends, it reloads
-// to show that. Without JavaScript the page is as it was when loaded.
+// The page follows the link: when a photo or a selfie arrives from
+// elsewhere (the phone that scanned this page's QR code) or the check
+// ends, it reloads to show that. Without JavaScript the page is as it was
+// when loaded. The key is the status's, as the server wrote it in the page.
 (function () {
   var el = document.getElementById("follow");
   if (!el || !window.fetch) {
     return;
+  }
+  function key(st) {
+    return st.state + "/" + st.attempts + (st.selfie ? "/" + st.selfie.state + "/" + st.selfie.attempts : "");
   }
   var timer = setInterval(function () {
     fetch(el.dataset.status, { headers: { Accept: "application/json" }, credentials: "same-origin" })
@@ -20,7 +24,7 @@
         return resp.ok ? resp.json() : null;
       })
       .then(function (st) {
-        if (st && (st.state !== el.dataset.state || String(st.attempts) !== el.dataset.attempts)) {
+        if (st && key(st) !== el.dataset.key) {
           clearInterval(timer);
           window.location.reload();
         }
