@@ -109,9 +109,8 @@ func (h *Handler) look(w http.ResponseWriter, r *http.Request) {
 	if g.Found {
 		out.Pose = &lookPose{Yaw: g.Pose.Yaw, Pitch: g.Pose.Pitch, Eyes: g.Pose.Eyes}
 	}
-	step := selfie.Step(values["step"])
-	if refPose, ok := poseFrom(values); ok && g.Found && g.Hint == "" && step.Valid() {
-		out.Shown = step.Shown(refPose, g.Pose)
+	if refPose, ok := poseFrom(values); ok {
+		out.Shown = g.Shows(selfie.Step(values["step"]), refPose)
 	}
 	replyJSON(w, http.StatusOK, out)
 }

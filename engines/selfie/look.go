@@ -46,6 +46,13 @@ func Look(e *face.Engine, im image.Image) Glance {
 	return g
 }
 
+// Shows reports whether the frame shows the step against the first
+// frame's pose ref, as Decide will tell it: a face Decide takes (one off
+// centre too — a head turning moves its box) posed as the step asks.
+func (g Glance) Shows(s Step, ref face.Pose) bool {
+	return g.Found && (g.Hint == "" || g.Hint == OffCentre) && s.shown(ref, g.Pose)
+}
+
 // Shown reports whether a frame's pose, against the first frame's ref,
 // shows the step: as Decide tells it.
 func (s Step) Shown(ref, pose face.Pose) bool { return s.shown(ref, pose) }

@@ -164,3 +164,29 @@ func TestDecideRetakes(t *testing.T) {
 		t.Errorf("blank frames: %+v", r)
 	}
 }
+
+// The live view takes a step's frame when Decide would see the step in
+// it: a face off centre too (a turning head moves its box), not a frame
+// Decide sends back or one with no face.
+func TestGlanceShows(t *testing.T) {
+	ref := frame(head(0, 0, 1), person).pose
+	turned := frame(head(0.6, 0, 1), person).pose
+	for _, tc := range []struct {
+		g    Glance
+		want bool
+	}{
+		{Glance{Found: true, Pose: turned}, true},
+		{Glance{Found: true, Hint: OffCentre, Pose: turned}, true},
+		{Glance{Found: true, Hint: TooSmall, Pose: turned}, false},
+		{Glance{Found: true, Hint: SeveralFaces, Pose: turned}, false},
+		{Glance{Found: true, Pose: ref}, false},
+		{Glance{Pose: turned}, false},
+	} {
+		if got := tc.g.Shows(TurnLeft, ref); got != tc.want {
+			t.Errorf("%+v shows turn_left: %v, want %v", tc.g, got, tc.want)
+		}
+	}
+	if (Glance{Found: true, Pose: turned}).Shows("wave", ref) {
+		t.Error("a step that is none was shown")
+	}
+}
