@@ -85,25 +85,21 @@ func (e *Engine) Placed(im image.Image, minScore float64) (largest Face, others 
 	return e.one(im, minScore, widest, false)
 }
 
-// widest and surest choose one of the faces found.
+// widest and surest choose one of the faces found: the largest box, or
+// the highest score.
 func widest(found []Detection) int {
-	best := 0
-	for i, d := range found {
-		if d.Box.Area() > found[best].Box.Area() {
-			best = i
-		}
-	}
-	return best
+	return best(found, func(d Detection) float64 { return d.Box.Area() })
 }
+func surest(found []Detection) int { return best(found, func(d Detection) float64 { return d.Score }) }
 
-func surest(found []Detection) int {
-	best := 0
-	for i, d := range found {
-		if d.Score > found[best].Score {
-			best = i
+func best(found []Detection, by func(Detection) float64) int {
+	i := 0
+	for j, d := range found {
+		if by(d) > by(found[i]) {
+			i = j
 		}
 	}
-	return best
+	return i
 }
 
 // one places (and when described, describes) the face choose picks of

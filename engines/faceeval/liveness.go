@@ -137,7 +137,7 @@ func answer(first posed, own []posed, steps []selfie.Step) ([]image.Image, bool)
 	for _, st := range steps {
 		found := false
 		for _, p := range own {
-			if p.file != first.file && st.Shown(first.glance.Pose, p.glance.Pose) {
+			if p.file != first.file && p.glance.Shows(st, first.glance.Pose) {
 				frames, found = append(frames, p.im), true
 				break
 			}
@@ -173,7 +173,7 @@ func spoofFrames(kind Spoof, first posed, genuine []image.Image, other []posed, 
 		}
 		swap := other[0]
 		for _, p := range other {
-			if steps[len(steps)-1].Shown(first.glance.Pose, p.glance.Pose) {
+			if p.glance.Shows(steps[len(steps)-1], first.glance.Pose) {
 				swap = p
 				break
 			}

@@ -52,7 +52,3 @@ func Look(e *face.Engine, im image.Image) Glance {
 func (g Glance) Shows(s Step, ref face.Pose) bool {
 	return g.Found && (g.Hint == "" || g.Hint == OffCentre) && s.shown(ref, g.Pose)
 }
-
-// Shown reports whether a frame's pose, against the first frame's ref,
-// shows the step: as Decide tells it.
-func (s Step) Shown(ref, pose face.Pose) bool { return s.shown(ref, pose) }
