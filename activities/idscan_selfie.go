@@ -105,7 +105,10 @@ func (a *Activities) readSelfie(ctx context.Context, ref check.Ref) (IDScanReadR
 	if len(frames) != len(rows) || len(frames) == 0 {
 		res.Retake = selfie.NoFace // a frame that does not decode shows no face
 	} else { // erased images leave no portrait to find
-		res = selfie.Decide(engine, documents, frames, steps, selfie.Thresholds{Clear: settings.FaceClear, Fail: settings.FaceFail})
+		// Past its deadline the read stops, freeing its reader for the retry.
+		if res, err = selfie.Decide(ctx, engine, documents, frames, steps, selfie.Thresholds{Clear: settings.FaceClear, Fail: settings.FaceFail}); err != nil {
+			return IDScanReadResult{}, wrap(err, "judge the selfie")
+		}
 	}
 	out := IDScanReadResult{Attempt: sa.N, Outcome: check.AttemptRead}
 	erase := settings.Retention == 0

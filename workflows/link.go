@@ -58,10 +58,8 @@ func runLink(ctx workflow.Context, st *state) (activities.CheckResult, error) {
 					break
 				}
 			}
-			ropts := providerOptions(in.Retry)
-			ropts.TaskQueue, ropts.StartToCloseTimeout = DocumentsTaskQueue, 2*time.Minute
 			var read activities.IDScanReadResult
-			if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, ropts), a.IDScanRead,
+			if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, readOptions(in.Retry)), a.IDScanRead,
 				activities.IDScanReadInput{Check: in.Check}).Get(ctx, &read); err != nil {
 				return activities.CheckResult{}, err
 			}
@@ -82,6 +80,22 @@ func runLink(ctx workflow.Context, st *state) (activities.CheckResult, error) {
 		err = activities.NotConfigured("A provider", in.Check.Type)
 	}
 	return out, err
+}
+
+// readWindow is the least time a read may take from its upload, waiting
+// included: the documents queue runs a few reads at a time, so under a
+// burst of uploads a read waits its turn behind others' — a wait that a
+// short provider retry window must not turn into a failed check.
+const readWindow = time.Hour
+
+// readOptions are IDScanRead's: on the documents queue, two minutes a try
+// (a read runs seconds; past that it is stuck), retried as a provider call
+// is, within the provider window or readWindow, the longer.
+func readOptions(r ProviderRetry) workflow.ActivityOptions {
+	o := providerOptions(r)
+	o.TaskQueue, o.StartToCloseTimeout = DocumentsTaskQueue, 2*time.Minute
+	o.ScheduleToCloseTimeout = max(o.ScheduleToCloseTimeout, readWindow)
+	return o
 }
 
 // awaitSubmission waits for a submission — the verification-result

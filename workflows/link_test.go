@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"context"
+	"testing"
 	"time"
 
 	"github.com/stretchr/testify/mock"
@@ -135,4 +136,19 @@ func (s *checkSuite) TestLinkCancelledWhileWaiting() {
 	s.env.ExecuteWorkflow(CheckWorkflow, s.in)
 	s.Equal(check.Cancelled, s.result().Status)
 	s.Equal(check.Cancelled, s.statuses[len(s.statuses)-1])
+}
+
+// A read waits its turn on the documents queue: a provider window shorter
+// than readWindow (the suites' seconds) does not bound it, a longer one
+// (the default day) does; each try has two minutes.
+func TestReadOptions(t *testing.T) {
+	for _, tc := range []struct{ window, want time.Duration }{
+		{25 * time.Second, readWindow},
+		{DefaultRetryWindow, DefaultRetryWindow},
+	} {
+		o := readOptions(ProviderRetry{Window: tc.window})
+		if o.ScheduleToCloseTimeout != tc.want || o.StartToCloseTimeout != 2*time.Minute || o.TaskQueue != DocumentsTaskQueue || o.HeartbeatTimeout == 0 {
+			t.Errorf("window %s: %+v", tc.window, o)
+		}
+	}
 }

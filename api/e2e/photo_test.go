@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -13,11 +14,13 @@ import (
 	"math/rand/v2"
 	"mime/multipart"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
+	"go.temporal.io/api/workflowservice/v1"
 
 	"github.com/kycflow/kycflow/check"
 	"github.com/kycflow/kycflow/engines/docgen"
@@ -110,7 +113,7 @@ func photoState(t *testing.T, path string, want ...string) map[string]any {
 // readStall is how long the document reader may finish nothing before a
 // test waiting on a read fails: twice a read's own deadline (IDScanRead's
 // two minutes), so that only a reader slower than the service allows
-// fails. (Two minutes failed once beside the quality gates.)
+// fails.
 const readStall = 4 * time.Minute
 
 // whileReading polls fn as eventually does, for as long as the document
@@ -127,9 +130,42 @@ func whileReading(t *testing.T, what string, fn func() bool) {
 			last, moved = n, time.Now()
 		}
 		if time.Since(moved) > readStall {
-			t.Fatalf("no photo read for %s, and not yet: %s", readStall, what)
+			t.Fatalf("no photo read for %s, and not yet: %s\nreads pending at %s:\n%s", readStall, what, time.Now().Format(time.TimeOnly), pendingReads(t))
 		}
 		time.Sleep(wait)
+	}
+}
+
+// pendingReads describes every IDScanRead the server has scheduled and
+// not seen finish: what a stalled reader was doing.
+func pendingReads(t *testing.T) string {
+	t.Helper()
+	var b strings.Builder
+	var token []byte
+	for {
+		page, err := env.client.ListWorkflow(context.Background(), &workflowservice.ListWorkflowExecutionsRequest{Namespace: "default",
+			Query: "ExecutionStatus = 'Running'", NextPageToken: token})
+		if err != nil {
+			return "list workflows: " + err.Error()
+		}
+		for _, e := range page.Executions {
+			d, err := env.client.DescribeWorkflowExecution(context.Background(), e.Execution.WorkflowId, e.Execution.RunId)
+			if err != nil {
+				fmt.Fprintf(&b, "  %s: %v\n", e.Execution.WorkflowId, err)
+				continue
+			}
+			for _, a := range d.PendingActivities {
+				if a.ActivityType.GetName() != "IDScanRead" {
+					continue
+				}
+				fmt.Fprintf(&b, "  %s: %s attempt %d scheduled %s started %s heartbeat %s failure %q\n", e.Execution.WorkflowId, a.State,
+					a.Attempt, a.ScheduledTime.AsTime().Format(time.TimeOnly), a.LastStartedTime.AsTime().Format(time.TimeOnly),
+					a.LastHeartbeatTime.AsTime().Format(time.TimeOnly), a.LastFailure.GetMessage())
+			}
+		}
+		if token = page.NextPageToken; len(token) == 0 {
+			return b.String()
+		}
 	}
 }
 
@@ -503,11 +539,18 @@ func waitStatusWithin(t *testing.T, tn tenant, id, status string, within time.Du
 
 // waitRead waits for a check whose photo is being read to reach status,
 // while the reader moves.
+// ended are the statuses a check waiting on a read does not leave on its
+// own (failed waits for support's retry).
+var ended = []check.Status{check.Completed, check.Failed, check.Cancelled, check.Expired}
+
 func waitRead(t *testing.T, tn tenant, id, status string) map[string]any {
 	t.Helper()
 	var chk map[string]any
 	whileReading(t, "idscan check "+status, func() bool {
 		chk = customerCheck(t, tn, id)
+		if s, _ := chk["status"].(string); s != status && slices.Contains(ended, check.Status(s)) {
+			t.Fatalf("idscan check %s, not %s: %v", s, status, chk)
+		}
 		return chk["status"] == status
 	})
 	return chk

@@ -2,6 +2,7 @@ package faceeval
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"image"
 	"image/draw"
@@ -45,12 +46,35 @@ type LivenessReport struct {
 	Passed        map[Spoof][]string
 }
 
-// posed is a photo framed as a selfie camera frames a face, and what the
-// live view makes of it.
-type posed struct {
-	file, person string
-	im           image.Image
-	glance       selfie.Glance
+// Posed is a photo framed as a selfie camera frames a face (Image; Photo
+// as it was read), and what the live view makes of it.
+type Posed struct {
+	File, Person string
+	Image, Photo image.Image
+	Glance       selfie.Glance
+}
+
+// PosePeople frames each photo as a selfie camera would and keeps those
+// the live view would take, by person; people are in order.
+func PosePeople(e *face.Engine, dir string, photos []Photo) (people []string, byPerson map[string][]Posed, err error) {
+	byPerson = map[string][]Posed{}
+	for _, p := range photos {
+		im, err := decode(filepath.Join(dir, p.File))
+		if err != nil {
+			return nil, nil, err
+		}
+		f := framed(im)
+		g := selfie.Look(e, f)
+		if !g.Found || g.Hint != "" && g.Hint != selfie.OffCentre {
+			continue
+		}
+		if _, ok := byPerson[p.Person]; !ok {
+			people = append(people, p.Person)
+		}
+		byPerson[p.Person] = append(byPerson[p.Person], Posed{p.File, p.Person, f, im, g})
+	}
+	slices.Sort(people)
+	return people, byPerson, nil
 }
 
 // Liveness judges challenges answered by each person's photos (up to
@@ -58,24 +82,10 @@ type posed struct {
 // made from those first frames, with selfie.Decide as the worker does.
 func Liveness(e *face.Engine, dir string, photos []Photo, attempts int, rng *rand.Rand) (LivenessReport, error) {
 	r := LivenessReport{GenuineFails: map[selfie.Reason]int{}, Tried: map[Spoof]int{}, Failed: map[Spoof]int{}, Passed: map[Spoof][]string{}}
-	byPerson := map[string][]posed{}
-	var people []string
-	for _, p := range photos {
-		im, err := decode(filepath.Join(dir, p.File))
-		if err != nil {
-			return r, err
-		}
-		im = framed(im)
-		g := selfie.Look(e, im)
-		if !g.Found || g.Hint != "" && g.Hint != selfie.OffCentre {
-			continue
-		}
-		if _, ok := byPerson[p.Person]; !ok {
-			people = append(people, p.Person)
-		}
-		byPerson[p.Person] = append(byPerson[p.Person], posed{p.File, p.Person, im, g})
+	people, byPerson, err := PosePeople(e, dir, photos)
+	if err != nil {
+		return r, err
 	}
-	slices.Sort(people)
 	for pi, person := range people {
 		own := byPerson[person]
 		if len(own) < 3 {
@@ -92,7 +102,7 @@ func Liveness(e *face.Engine, dir string, photos []Photo, attempts int, rng *ran
 			ok := false
 			for range 10 {
 				steps = selfie.NewChallenge(rng, 2)
-				if frames, ok = answer(first, own, steps); ok {
+				if frames, ok = Answer(first, own, steps); ok {
 					break
 				}
 			}
@@ -101,7 +111,7 @@ func Liveness(e *face.Engine, dir string, photos []Photo, attempts int, rng *ran
 				continue
 			}
 			r.Genuine++
-			v := selfie.Decide(e, nil, frames, steps, selfie.DefaultThresholds)
+			v := decide(e, frames, steps)
 			switch {
 			case v.Retake != "":
 				r.GenuineFails[v.Retake]++
@@ -118,8 +128,8 @@ func Liveness(e *face.Engine, dir string, photos []Photo, attempts int, rng *ran
 					continue
 				}
 				r.Tried[kind]++
-				if v := selfie.Decide(e, nil, spoof, steps, selfie.DefaultThresholds); v.Retake == "" && v.Liveness.Outcome == selfie.Clear {
-					r.Passed[kind] = append(r.Passed[kind], first.file)
+				if v := decide(e, spoof, steps); v.Retake == "" && v.Liveness.Outcome == selfie.Clear {
+					r.Passed[kind] = append(r.Passed[kind], first.File)
 				} else {
 					r.Failed[kind]++
 				}
@@ -129,16 +139,16 @@ func Liveness(e *face.Engine, dir string, photos []Photo, attempts int, rng *ran
 	return r, nil
 }
 
-// answer picks, for each step in turn, another of the person's photos
+// Answer picks, for each step in turn, another of the person's photos
 // whose pose shows it against first's: frames a person following the
 // challenge would give. ok is false when some step is shown by none.
-func answer(first posed, own []posed, steps []selfie.Step) ([]image.Image, bool) {
-	frames := []image.Image{first.im}
+func Answer(first Posed, own []Posed, steps []selfie.Step) ([]image.Image, bool) {
+	frames := []image.Image{first.Image}
 	for _, st := range steps {
 		found := false
 		for _, p := range own {
-			if p.file != first.file && p.glance.Shows(st, first.glance.Pose) {
-				frames, found = append(frames, p.im), true
+			if p.File != first.File && p.Glance.Shows(st, first.Glance.Pose) {
+				frames, found = append(frames, p.Image), true
 				break
 			}
 		}
@@ -154,18 +164,18 @@ func answer(first posed, own []posed, steps []selfie.Step) ([]image.Image, bool)
 // frame; swapped, the genuine frames with the last replaced by another
 // person's photo, one that shows the last step where there is one. ok is
 // false when there is no other person.
-func spoofFrames(kind Spoof, first posed, genuine []image.Image, other []posed, steps []selfie.Step) ([]image.Image, bool) {
+func spoofFrames(kind Spoof, first Posed, genuine []image.Image, other []Posed, steps []selfie.Step) ([]image.Image, bool) {
 	n := len(steps) + 1
 	var out []image.Image
 	switch kind {
 	case Still:
 		for i := range n {
-			out = append(out, recompress(first.im, 90-10*i))
+			out = append(out, recompress(first.Image, 90-10*i))
 		}
 	case Slid:
 		for i := range n {
 			f := float64(i)
-			out = append(out, recompress(affine(first.im, 9*f, -6*f, 1+0.04*f, 0.05*f), 85))
+			out = append(out, recompress(affine(first.Image, 9*f, -6*f, 1+0.04*f, 0.05*f), 85))
 		}
 	case Swapped:
 		if len(other) == 0 {
@@ -173,12 +183,12 @@ func spoofFrames(kind Spoof, first posed, genuine []image.Image, other []posed, 
 		}
 		swap := other[0]
 		for _, p := range other {
-			if p.glance.Shows(steps[len(steps)-1], first.glance.Pose) {
+			if p.Glance.Shows(steps[len(steps)-1], first.Glance.Pose) {
 				swap = p
 				break
 			}
 		}
-		out = append(slices.Clone(genuine[:len(genuine)-1]), swap.im)
+		out = append(slices.Clone(genuine[:len(genuine)-1]), swap.Image)
 	}
 	return out, true
 }
@@ -213,6 +223,13 @@ func affine(im image.Image, dx, dy, s, a float64) image.Image {
 		}
 	}
 	return out
+}
+
+// decide is selfie.Decide without a document, at the service's
+// thresholds; an evaluation has no deadline, so it never ends early.
+func decide(e *face.Engine, frames []image.Image, steps []selfie.Step) selfie.Result {
+	r, _ := selfie.Decide(context.Background(), e, nil, frames, steps, selfie.DefaultThresholds)
+	return r
 }
 
 // PrintLiveness writes the report.

@@ -7,6 +7,7 @@
 package selfie
 
 import (
+	"context"
 	"image"
 
 	"github.com/kycflow/kycflow/engines/face"
@@ -110,18 +111,22 @@ const (
 // Decide judges a selfie attempt: the frames as the camera took them (not
 // mirrored), the first looking straight at it, and the challenge's steps;
 // documents are the photos of the document (a card's back and front)
-// whose portrait is compared.
-func Decide(e *face.Engine, documents []image.Image, frames []image.Image, steps []Step, t Thresholds) Result {
+// whose portrait is compared. Each image takes a detector's pass: ctx
+// ending stops it between two, with ctx's error.
+func Decide(ctx context.Context, e *face.Engine, documents []image.Image, frames []image.Image, steps []Step, t Thresholds) (Result, error) {
 	if len(frames) < len(steps)+1 {
-		return Result{Retake: TooFew}
+		return Result{Retake: TooFew}, nil
 	}
 	seen := make([]seenFace, len(frames))
 	several := false
 	for i, im := range frames {
+		if err := ctx.Err(); err != nil {
+			return Result{}, err
+		}
 		main, others, ok := e.Largest(im, face.DefaultMinScore)
 		retake, more := inspect(im, main, others, ok)
 		if retake != "" {
-			return Result{Retake: retake}
+			return Result{Retake: retake}, nil
 		}
 		several = several || more
 		seen[i] = seenFace{face: main, pose: main.Pose()}
@@ -131,6 +136,9 @@ func Decide(e *face.Engine, documents []image.Image, frames []image.Image, steps
 	// document's photos.
 	var portrait *face.Face
 	for _, d := range documents {
+		if err := ctx.Err(); err != nil {
+			return Result{}, err
+		}
 		if p, _, ok := e.Strongest(d, minPortraitScore); ok && (portrait == nil || p.Score > portrait.Score) {
 			portrait = &p
 		}
@@ -141,7 +149,7 @@ func Decide(e *face.Engine, documents []image.Image, frames []image.Image, steps
 	} else {
 		r.FaceDetected = Verdict{Consider, NoPortrait}
 	}
-	return r
+	return r, nil
 }
 
 // inspect is what a frame's faces say before any decision: a retake (no

@@ -157,10 +157,10 @@ func TestDecideRetakes(t *testing.T) {
 	}
 	blank := image.NewGray(image.Rect(0, 0, 640, 480))
 	steps := []Step{TurnLeft, Blink}
-	if r := Decide(e, nil, []image.Image{blank, blank}, steps, DefaultThresholds); r.Retake != TooFew {
+	if r, err := Decide(t.Context(), e, nil, []image.Image{blank, blank}, steps, DefaultThresholds); err != nil || r.Retake != TooFew {
 		t.Errorf("two frames for two steps: %+v", r)
 	}
-	if r := Decide(e, nil, []image.Image{blank, blank, blank}, steps, DefaultThresholds); r.Retake != NoFace {
+	if r, err := Decide(t.Context(), e, nil, []image.Image{blank, blank, blank}, steps, DefaultThresholds); err != nil || r.Retake != NoFace {
 		t.Errorf("blank frames: %+v", r)
 	}
 }
