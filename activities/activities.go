@@ -279,9 +279,12 @@ type CheckResult struct {
 	FourEyes bool `json:",omitempty"`
 }
 
-// wrap marks a vanished check as final (nothing to retry) and keeps other
-// errors retryable.
+// wrap names the step that failed (nil stays nil), marks a vanished check
+// as final (nothing to retry) and keeps other errors retryable.
 func wrap(err error, step string) error {
+	if err == nil {
+		return nil
+	}
 	if errors.Is(err, store.ErrNotFound) {
 		return temporal.NewNonRetryableApplicationError(step+": check or subject deleted", ErrTypeGone, nil)
 	}

@@ -131,6 +131,10 @@ func TestSelfieAfterTheDocument(t *testing.T) {
 	if r := sendSelfie(t, path, again["nonce"].(string), wall(t)); r.status != http.StatusGone {
 		t.Fatalf("a selfie after the end: %d %s", r.status, r.raw)
 	}
+	// Three reads (the document, two selfies), each done at its first try.
+	if n := attempts(t, chk["id"].(string), "IDScanRead"); n != 3 {
+		t.Fatalf("IDScanRead attempts: %d, want 3", n)
+	}
 	// Tally reports each second; whileReading sees progress only if the
 	// reader's metric counts these reads.
 	eventually(t, 10*time.Second, "the reads counted", func() bool { return documentReads(t) >= 3 })
