@@ -81,6 +81,11 @@ func Run(ctx context.Context, o Options) error {
 		return b.screen(ctx, *batch, *n, *entities, *seed)
 	case "upload-fairness":
 		return b.uploadFairness(ctx, o.Uploads, *dur)
+	case "selfie-fairness":
+		if o.Dirs == "" {
+			return errors.New("selfie-fairness needs --dir, a labelled faces folder")
+		}
+		return b.selfieFairness(ctx, o.Dirs, o.FaceModels, o.Uploads, *dur)
 	case "upload-set":
 		if o.Dirs == "" {
 			return errors.New("upload-set needs --dir")
@@ -108,8 +113,9 @@ type Options struct {
 	// screen-compare: the real lists' files, and a watchman server.
 	OFAC, UN, Watchman string
 	WatchmanMin        float64
-	// upload-set: photo sets' directories, comma-separated.
-	Dirs string
+	// upload-set: photo sets' directories, comma-separated; selfie-fairness:
+	// a labelled faces folder, and the face models.
+	Dirs, FaceModels string
 }
 
 // Flags declares o's fields on fs, with their defaults.
@@ -117,12 +123,12 @@ func (o *Options) Flags(fs *flag.FlagSet) {
 	fs.StringVar(&o.URL, "url", "http://127.0.0.1:8080", "API base URL")
 	fs.StringVar(&o.Key, "key", os.Getenv("KYCFLOW_API_KEY"), "API key (default: KYCFLOW_API_KEY)")
 	fs.StringVar(&o.Host, "host", "", "Host header: the tenant's hostname, when not the URL's")
-	fs.StringVar(&o.Mode, "mode", "create", "create, floor, e2e, list, create-webhook, webhook-latency, webhook-drain, screen, screen-compare, screen-fairness, upload-fairness or upload-set")
+	fs.StringVar(&o.Mode, "mode", "create", "create, floor, e2e, list, create-webhook, webhook-latency, webhook-drain, screen, screen-compare, screen-fairness, upload-fairness, selfie-fairness or upload-set")
 	fs.StringVar(&o.OtherKey, "other-key", "", "screen-fairness: the API key of the tenant whose creates are measured")
 	fs.StringVar(&o.OtherHost, "other-host", "", "screen-fairness: that tenant's Host header, when not the URL's")
 	fs.StringVar(&o.DSN, "dsn", os.Getenv("DATABASE_URL"), "floor: PostgreSQL URL of a role that may create a table (default: DATABASE_URL)")
 	fs.IntVar(&o.Concurrency, "concurrency", 16, "requests in flight")
-	fs.DurationVar(&o.Duration, "duration", 10*time.Second, "how long to run (create, e2e, screen-fairness, upload-fairness)")
+	fs.DurationVar(&o.Duration, "duration", 10*time.Second, "how long to run (create, e2e, screen-fairness, upload-fairness, selfie-fairness)")
 	fs.IntVar(&o.Deep, "deep", 0, "list: pages to walk before measuring (0: first page)")
 	fs.IntVar(&o.N, "n", 500, "list, webhook-latency, screen: requests to measure")
 	fs.StringVar(&o.Check, "check", string(check.IBAN), "create, e2e: the check each business gets: iban, coc or vat")
@@ -137,8 +143,9 @@ func (o *Options) Flags(fs *flag.FlagSet) {
 	fs.StringVar(&o.UN, "un", "", "screen-compare: the UN consolidated list's XML file, imported as --format un-xml")
 	fs.StringVar(&o.Watchman, "watchman", "", "screen-compare: a moov-io/watchman server holding the same OFAC snapshot, e.g. http://127.0.0.1:8084")
 	fs.Float64Var(&o.WatchmanMin, "watchman-min", 0.65, "screen-compare: watchman's minimum match")
-	fs.IntVar(&o.Uploads, "uploads", 20, "upload-fairness: document photos kept in flight")
-	fs.StringVar(&o.Dirs, "dir", "", "upload-set: directories kycflow idscan generate wrote, comma-separated")
+	fs.IntVar(&o.Uploads, "uploads", 20, "upload-fairness, selfie-fairness: document photos or selfies kept in flight")
+	fs.StringVar(&o.Dirs, "dir", "", "upload-set: directories kycflow idscan generate wrote, comma-separated; selfie-fairness: a folder of labelled faces (labels.tsv)")
+	fs.StringVar(&o.FaceModels, "models", os.Getenv("FACE_MODELS"), "selfie-fairness: the face models' directory (default: FACE_MODELS, else make face-models' place)")
 }
 
 type bencher struct {

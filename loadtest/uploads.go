@@ -33,17 +33,34 @@ func (b *bencher) uploadFairness(ctx context.Context, uploads int, dur time.Dura
 	if err != nil {
 		return err
 	}
+	return b.fairness(ctx, "photos", uploads, dur, func(ctx context.Context, i int, poll time.Duration) (outcome, error) {
+		took, state, err := b.uploadOnce(ctx, photos[i%len(photos)], poll)
+		return outcome{took, state}, err
+	})
+}
+
+// outcome is an upload's time to its outcome, and the state it ended in.
+type outcome struct {
+	took  time.Duration
+	state string
+}
+
+// fairness measures op (the i-th upload of what, polling every poll)
+// twelve times one after another, nothing else running; then the iban
+// check end to end at concurrency 1, idle and while n ops are kept in
+// flight, with those ops' times.
+func (b *bencher) fairness(ctx context.Context, what string, n int, dur time.Duration, op func(ctx context.Context, i int, poll time.Duration) (outcome, error)) error {
 	b.poll = 5 * time.Millisecond
-	// A read's own time first: one photo at a time, nothing else running.
 	var alone []time.Duration
+	states := map[string]int{}
 	for i := range 12 {
-		took, _, err := b.uploadOnce(ctx, photos[i%len(photos)], 100*time.Millisecond)
+		o, err := op(ctx, i, 100*time.Millisecond)
 		if err != nil {
 			return err
 		}
-		alone = append(alone, took)
+		alone, states[o.state] = append(alone, o.took), states[o.state]+1
 	}
-	fmt.Printf("photos one at a time, nothing else running: upload to outcome %s\n", spread(alone))
+	fmt.Printf("%s one at a time, nothing else running: upload to outcome %s (%v)\n", what, spread(alone), states)
 	fmt.Println("idle:")
 	if _, err := b.measure(ctx, 1, dur, "iban check end to end", b.endToEnd); err != nil {
 		return err
@@ -51,21 +68,20 @@ func (b *bencher) uploadFairness(ctx context.Context, uploads int, dur time.Dura
 	loadCtx, stop := context.WithCancel(ctx)
 	var mu sync.Mutex
 	var outcomes []time.Duration
-	states := map[string]int{}
+	states = map[string]int{}
 	var failed error
 	var wg sync.WaitGroup
-	for g := range uploads {
+	for g := range n {
 		wg.Go(func() {
-			for i := g; loadCtx.Err() == nil; i += uploads {
-				took, state, err := b.uploadOnce(loadCtx, photos[i%len(photos)], time.Duration(uploads)*100*time.Millisecond)
+			for i := g; loadCtx.Err() == nil; i += n {
+				o, err := op(loadCtx, 100+i, time.Duration(n)*100*time.Millisecond)
 				mu.Lock()
 				switch {
 				case loadCtx.Err() != nil:
 				case err != nil:
 					failed = cmp.Or(failed, err)
 				default:
-					outcomes = append(outcomes, took)
-					states[state]++
+					outcomes, states[o.state] = append(outcomes, o.took), states[o.state]+1
 				}
 				mu.Unlock()
 				if err != nil {
@@ -75,8 +91,8 @@ func (b *bencher) uploadFairness(ctx context.Context, uploads int, dur time.Dura
 		})
 	}
 	time.Sleep(5 * time.Second) // the uploads in flight, the readers busy
-	fmt.Printf("with %d photo uploads in flight:\n", uploads)
-	_, err = b.measure(ctx, 1, dur, "iban check end to end", b.endToEnd)
+	fmt.Printf("with %d %s in flight:\n", n, what)
+	_, err := b.measure(ctx, 1, dur, "iban check end to end", b.endToEnd)
 	stop()
 	wg.Wait()
 	if err != nil {
@@ -85,8 +101,7 @@ func (b *bencher) uploadFairness(ctx context.Context, uploads int, dur time.Dura
 	if failed != nil {
 		return failed
 	}
-	fmt.Printf("photos: %d read or sent back (%v) in %.0fs; upload to outcome %s\n",
-		len(outcomes), states, dur.Seconds()+5, spread(outcomes))
+	fmt.Printf("%s: %d decided (%v) in %.0fs; upload to outcome %s\n", what, len(outcomes), states, dur.Seconds()+5, spread(outcomes))
 	return nil
 }
 
@@ -136,14 +151,24 @@ func (b *bencher) uploadOnce(ctx context.Context, photo []byte, poll time.Durati
 	return took, st.State, err
 }
 
-// linkState is what GET /verify/{token}/status says of a link's photo.
+// linkState is what GET /verify/{token}/status says of a link's photo
+// (and, the photo read, of its selfie).
 type linkState struct {
 	State  string `json:"state"`
 	Reason string `json:"reason"`
+	Selfie *struct {
+		State    string   `json:"state"`
+		Steps    []string `json:"steps"`
+		Nonce    string   `json:"nonce"`
+		Attempts int      `json:"attempts"`
+		Reason   *string  `json:"reason"`
+	} `json:"selfie"`
+	path string // the link's: /verify/{token}
 }
 
 // uploadOnceAs is uploadOnce for the customer body creates; it also
-// answers the customer's id.
+// answers the customer's id. A read photo whose tenant asks for a selfie
+// ends in state "selfie".
 func (b *bencher) uploadOnceAs(ctx context.Context, customer map[string]any, photo []byte, poll time.Duration) (time.Duration, linkState, string, error) {
 	var created struct {
 		ID   string            `json:"id"`
@@ -199,7 +224,8 @@ func (b *bencher) uploadOnceAs(ctx context.Context, customer map[string]any, pho
 			return 0, linkState{}, "", err
 		case resp.StatusCode == http.StatusTooManyRequests:
 			return 0, linkState{}, "", errors.New("status: 429 (raise VERIFY_RATE_LIMIT for this run)")
-		case st.State == "done" || st.State == "retake":
+		case st.State == "done" || st.State == "retake" || st.State == "selfie":
+			st.path = u.Path
 			return time.Since(start), st, created.ID, nil
 		}
 	}
