@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/google/uuid"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
@@ -193,6 +194,36 @@ func (a *Activities) loadOpen(ctx context.Context, ref check.Ref) (cs store.Chec
 // recorded is the outcome of a check that was already finished.
 func recorded(cs store.CheckWithSubject) CheckResult {
 	return CheckResult{Status: cs.Check.Status, Validated: cs.Check.Validated}
+}
+
+// inReview is recorded for a step that may put its check in review:
+// retried after it did, the result has the review's terms as the first
+// try answered them, so that the workflow waits for the decisions.
+func (a *Activities) inReview(ctx context.Context, cs store.CheckWithSubject) (CheckResult, error) {
+	res := recorded(cs)
+	if cs.Check.Status != check.AwaitingReview {
+		return res, nil
+	}
+	alerting := []string{check.FaceMatchEntity}
+	if cs.Check.Type == check.AML {
+		var d check.AMLData
+		if err := json.Unmarshal(cs.Check.Data, &d); err != nil {
+			return CheckResult{}, fmt.Errorf("read aml data: %w", err)
+		}
+		alerting = d.Alerting()
+	}
+	return a.reviewTerms(ctx, cs.Check.TenantID, res, alerting)
+}
+
+// reviewTerms adds to res, a check now awaiting review, what is to be
+// decided and how: the tenant's review window and four eyes.
+func (a *Activities) reviewTerms(ctx context.Context, tenantID uuid.UUID, res CheckResult, alerting []string) (CheckResult, error) {
+	set, err := a.Store.AMLSettings(ctx, tenantID)
+	if err != nil {
+		return CheckResult{}, wrap(err, "load review settings")
+	}
+	res.Alerting, res.ReviewWindow, res.FourEyes = alerting, set.ReviewWindow, set.FourEyes
+	return res, nil
 }
 
 // SetStatusInput asks for a status change of a check.

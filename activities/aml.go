@@ -29,8 +29,11 @@ type AMLInput struct {
 // local activity (the index is in this process).
 func (a *Activities) AMLScreen(ctx context.Context, in AMLInput) (CheckResult, error) {
 	cs, done, err := a.loadOpen(ctx, in.Check)
-	if err != nil || done {
+	if err != nil {
 		return recorded(cs), err
+	}
+	if done {
+		return a.inReview(ctx, cs)
 	}
 	set, err := a.Store.AMLSettings(ctx, in.Check.TenantID)
 	if err != nil {

@@ -50,8 +50,12 @@ type IDScanReadResult struct {
 // documents task queue, whose workers bound how many reads run at once.
 func (a *Activities) IDScanRead(ctx context.Context, in IDScanReadInput) (IDScanReadResult, error) {
 	cs, done, err := a.loadOpen(ctx, in.Check)
-	if err != nil || done {
-		return IDScanReadResult{CheckResult: recorded(cs), Done: done}, err
+	if err != nil {
+		return IDScanReadResult{}, err
+	}
+	if done { // decided, or put in review, by an earlier try
+		res, err := a.inReview(ctx, cs)
+		return IDScanReadResult{CheckResult: res, Done: true}, err
 	}
 	if a.Documents == nil || a.Documents.Keys == nil {
 		return IDScanReadResult{}, NotConfigured("IMAGE_KEYS", check.IDScan)

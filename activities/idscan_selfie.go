@@ -139,12 +139,42 @@ func (a *Activities) readSelfie(ctx context.Context, ref check.Ref) (IDScanReadR
 		}
 	}
 	d.Attempts, d.SelfieAttempts = store.AttemptsData(attempts), store.SelfieData(selfies)
+	if d.Reason != nil && *d.Reason == check.ReasonFaceReview {
+		cr, err := a.awaitFaceReview(ctx, ref, d, dr.Identity)
+		if err != nil {
+			return IDScanReadResult{}, err
+		}
+		out.CheckResult, out.Done = cr, true
+		return out, wrap(a.Store.FinishSelfie(ctx, ref, sa.N, status, reason, nil, erase), "record the selfie's outcome")
+	}
 	cr, err := a.completeWith(ctx, ref, &validated, d, nil, dr.Identity)
 	if err != nil {
 		return IDScanReadResult{}, err
 	}
 	out.CheckResult, out.Done = cr, true
 	return out, wrap(a.Store.FinishSelfie(ctx, ref, sa.N, status, reason, nil, erase), "record the selfie's outcome")
+}
+
+// awaitFaceReview puts a check whose face match a person decides (between
+// the tenant's thresholds, or no portrait found) in review: the document's
+// result and the selfie's sub-checks kept, the document's data written on
+// the customer as a completed check writes it; the workflow then waits for
+// the decision under the tenant's review window and four eyes.
+func (a *Activities) awaitFaceReview(ctx context.Context, ref check.Ref, d check.IDScanData, id *store.Identity) (CheckResult, error) {
+	b, err := json.Marshal(d)
+	if err != nil {
+		return CheckResult{}, err
+	}
+	applied, status, err := a.update(ctx, ref, store.CheckUpdate{Status: check.AwaitingReview, From: []check.Status{check.Running, check.AwaitingInput},
+		Data: b, Identity: id})
+	if err != nil {
+		return CheckResult{}, wrap(err, "put the face match in review")
+	}
+	res := CheckResult{Applied: applied, Status: status}
+	if status != check.AwaitingReview {
+		return res, nil // cancelled meanwhile
+	}
+	return a.reviewTerms(ctx, ref.TenantID, res, []string{check.FaceMatchEntity})
 }
 
 // decodeImages opens and decodes rows, upright; those that do not open or
@@ -195,7 +225,7 @@ func judgeSelfie(d *check.IDScanData, res selfie.Result, setting string) bool {
 		fail(check.ReasonFaceMismatch)
 	case res.Match == nil || res.Match.Outcome != selfie.Clear:
 		// Between the thresholds, or no portrait to compare: a person
-		// decides (until the review is built, the check is not validated).
+		// decides (awaitFaceReview).
 		fail(check.ReasonFaceReview)
 	}
 	return d.Reason == nil

@@ -18,8 +18,8 @@ func TestRemember(t *testing.T) {
 	moved := q
 	moved.Nationality = ptr("nl")
 	past := func(entity, hash string, dec check.Decision, query check.AMLQuery) store.AMLReview {
-		return store.AMLReview{CheckID: uuid.New(), EntityID: entity, EntityHash: hash, QueryHash: query.Hash(), Decision: dec,
-			Reviewer: "A. Officer", Note: ptr("Not the listed person."), DecidedAt: time.Now()}
+		return store.AMLReview{CheckID: uuid.New(), EntityID: entity, EntityHash: hash, QueryHash: query.Hash(),
+			Decided: store.Decided{Decision: dec, Reviewer: "A. Officer", Note: ptr("Not the listed person."), DecidedAt: time.Now()}}
 	}
 	hits := func() []check.AMLHit {
 		return []check.AMLHit{

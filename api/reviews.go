@@ -25,7 +25,8 @@ type Reviewer interface {
 // worker may be down): past it the caller is told to try again.
 const reviewTimeout = 15 * time.Second
 
-// reviewCheck records decisions on an aml check's alerting hits.
+// reviewCheck records decisions on an aml check's alerting hits, or on
+// an idscan check's face match.
 func (s *Server) reviewCheck(c echo.Context) error {
 	id, err := pathID(c)
 	if err != nil {
@@ -46,8 +47,14 @@ func (s *Server) reviewCheck(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if chk.Type != check.AML || chk.Status != check.AwaitingReview {
-		return newError(http.StatusConflict, "Only an aml check awaiting review can be reviewed; this check is "+string(chk.Type)+", "+string(chk.Status)+".")
+	if chk.Type != check.AML && chk.Type != check.IDScan || chk.Status != check.AwaitingReview {
+		return newError(http.StatusConflict, "Only an aml or idscan check awaiting review can be reviewed; this check is "+string(chk.Type)+", "+string(chk.Status)+".")
+	}
+	for _, p := range req.Problems(chk.Type) { // its decisions are this check's kind
+		fe.add(p.Field, p.Message)
+	}
+	if !fe.empty() {
+		return validationError(&fe)
 	}
 	if s.reviews == nil {
 		return errUnavailable
@@ -105,7 +112,7 @@ func readReview(body *object, fe *fieldErrors) check.ReviewRequest {
 	if fe.has("decisions") {
 		return req
 	}
-	for _, p := range req.Problems() {
+	for _, p := range req.Problems("") {
 		if !fe.hasWithin(p.Field) {
 			fe.add(p.Field, p.Message)
 		}
@@ -133,6 +140,21 @@ func toReview(now time.Time) func(store.Check) reviewJSON {
 		r := reviewJSON{CheckID: c.ID, AwaitingSince: Time(c.UpdatedAt)}
 		if c.CustomerID != nil {
 			r.CustomerID = *c.CustomerID
+		}
+		if c.Type == check.IDScan { // its face match, the one thing to decide
+			var d check.IDScanData
+			if json.Unmarshal(c.Data, &d) == nil && d.Checks.FaceMatch != nil {
+				fm := d.Checks.FaceMatch
+				r.AlertingHits = 1
+				if fm.Review != nil && fm.Review.Pending {
+					r.PendingHits = 1
+				}
+				if fm.Face != nil {
+					r.TopScore = fm.Face.Similarity
+				}
+			}
+			r.AgeSeconds = int64(now.Sub(time.Time(r.AwaitingSince)).Seconds())
+			return r
 		}
 		var d check.AMLData
 		if json.Unmarshal(c.Data, &d) == nil {

@@ -34,6 +34,9 @@ type SubCheck struct {
 	Fields *ZoneFields `json:"fields,omitempty"`
 	// Face is face_match's similarity and thresholds.
 	Face *FaceMeasures `json:"face,omitempty"`
+	// Review is the decision on a face_match between the thresholds (four
+	// eyes: pending until a second reviewer approves it).
+	Review *HitReview `json:"review,omitempty"`
 }
 
 // ZoneFields are a passport page's printed fields as compared with its

@@ -19,11 +19,22 @@ import (
 // Decision is an officer's verdict on one hit.
 type Decision string
 
-// The decisions.
+// The decisions on an aml hit.
 const (
 	FalsePositive Decision = "false_positive" // not the listed entity; remembered, so it does not alert again
 	TrueMatch     Decision = "true_match"     // the listed entity; the check ends validated false
 )
+
+// The decisions on an idscan check's face match (its entity is
+// FaceMatchEntity): the selfie shows the document's holder, or not.
+const (
+	SamePerson      Decision = "same_person"      // the check ends validated, as the document's result says
+	DifferentPerson Decision = "different_person" // the check ends validated false, face_mismatch
+)
+
+// FaceMatchEntity is what a decision on an idscan check's face match
+// names in place of an aml hit's entity: the sub-check decided.
+const FaceMatchEntity = "face_match"
 
 // Review limits.
 const (
@@ -199,9 +210,19 @@ func fieldProblem(field, rest string) ReviewProblem {
 
 // Problems checks the review's own rules (not the check's state): a
 // reviewer, one to MaxDecisions decisions each naming an entity once, a
-// known decision, and a note of MinNoteLength characters for a false
-// positive.
-func (r ReviewRequest) Problems() ReviewProblems {
+// decision of a check of type t ("": of any check, for a review read
+// before its check is), and a note of MinNoteLength characters for a
+// decision that clears (a false positive, the same person).
+func (r ReviewRequest) Problems(t Type) ReviewProblems {
+	kinds := append(DecisionsOf(AML), DecisionsOf(IDScan)...)
+	if t != "" {
+		kinds = DecisionsOf(t)
+	}
+	words := make([]string, len(kinds))
+	for i, k := range kinds {
+		words[i] = string(k)
+	}
+	want := strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
 	var ps ReviewProblems
 	switch n := utf8.RuneCountInString(ReviewerName(r.Reviewer)); {
 	case n == 0:
@@ -225,18 +246,19 @@ func (r ReviewRequest) Problems() ReviewProblems {
 			ps = append(ps, fieldProblem(at+"entity_id", "names an entity decided earlier in this review."))
 		}
 		seen[d.EntityID] = true
-		switch d.Decision {
-		case FalsePositive, TrueMatch:
-		case "":
+		switch {
+		case d.Decision == "":
 			ps = append(ps, fieldProblem(at+"decision", "is required."))
-		default:
-			ps = append(ps, fieldProblem(at+"decision", "must be false_positive or true_match."))
+		case !slices.Contains(kinds, d.Decision):
+			ps = append(ps, fieldProblem(at+"decision", "must be "+want+"."))
 		}
 		switch n := utf8.RuneCountInString(d.Note); {
 		case n > MaxNoteLength:
 			ps = append(ps, fieldProblem(at+"note", "must not be greater than "+strconv.Itoa(MaxNoteLength)+" characters."))
 		case d.Decision == FalsePositive && (blank(d.Note) || n < MinNoteLength):
 			ps = append(ps, fieldProblem(at+"note", "must be at least "+strconv.Itoa(MinNoteLength)+" characters for a false positive: say why it is not the listed entity."))
+		case d.Decision == SamePerson && (blank(d.Note) || n < MinNoteLength):
+			ps = append(ps, fieldProblem(at+"note", "must be at least "+strconv.Itoa(MinNoteLength)+" characters for the same person: say why the selfie shows the document's holder."))
 		}
 	}
 	return ps
@@ -270,10 +292,18 @@ func (r ReviewRequest) Update(submission uuid.UUID, by Reviewer) ReviewUpdate {
 	return u
 }
 
+// DecisionsOf are the decisions a review of a check of type t makes.
+func DecisionsOf(t Type) []Decision {
+	if t == IDScan {
+		return []Decision{SamePerson, DifferentPerson}
+	}
+	return []Decision{FalsePositive, TrueMatch}
+}
+
 // Problems checks the update's own rules: a submission and a reviewer
 // (unless legacy, a review of before they were by id), and one to
-// MaxDecisions known decisions each naming an entity once.
-func (u ReviewUpdate) Problems(legacy bool) ReviewProblems {
+// MaxDecisions decisions of a check of type t, each naming an entity once.
+func (u ReviewUpdate) Problems(t Type, legacy bool) ReviewProblems {
 	var ps ReviewProblems
 	if !legacy && (u.Submission == uuid.Nil || !u.By.Known()) {
 		ps = append(ps, ReviewProblem{Field: "reviewer", Message: "A review names its submission and its reviewer."})
@@ -283,7 +313,7 @@ func (u ReviewUpdate) Problems(legacy bool) ReviewProblems {
 	}
 	seen := map[string]bool{}
 	for i, d := range u.Decisions {
-		if blank(d.EntityID) || seen[d.EntityID] || d.Decision != FalsePositive && d.Decision != TrueMatch {
+		if blank(d.EntityID) || seen[d.EntityID] || !slices.Contains(DecisionsOf(t), d.Decision) {
 			ps = append(ps, fieldProblem("decisions."+strconv.Itoa(i), "is not a decision on an entity named once."))
 		}
 		seen[d.EntityID] = true

@@ -37,7 +37,7 @@ var Unfinished = []Status{Queued, Running, AwaitingInput, AwaitingReview, Failed
 var moves = map[Status][]Status{
 	Queued:         {Running, Cancelled},
 	Running:        {AwaitingInput, AwaitingReview, Completed, Failed, Cancelled},
-	AwaitingInput:  {Completed, Failed, Expired, Cancelled},
+	AwaitingInput:  {AwaitingReview, Completed, Failed, Expired, Cancelled}, // review: a selfie's face match between the thresholds
 	AwaitingReview: {Completed, Expired, Cancelled},
 	Failed:         {Queued, Running, Cancelled},
 }

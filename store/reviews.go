@@ -20,12 +20,18 @@ import (
 
 // AMLReview is one recorded decision on a hit.
 type AMLReview struct {
-	TenantID     uuid.UUID      `db:"tenant_id"`
-	CustomerID   uuid.UUID      `db:"customer_id"`
-	CheckID      uuid.UUID      `db:"check_id"`
-	EntityID     string         `db:"entity_id"`
-	EntityHash   string         `db:"entity_hash"`
-	QueryHash    string         `db:"query_hash"`
+	TenantID   uuid.UUID `db:"tenant_id"`
+	CustomerID uuid.UUID `db:"customer_id"`
+	CheckID    uuid.UUID `db:"check_id"`
+	EntityID   string    `db:"entity_id"`
+	EntityHash string    `db:"entity_hash"`
+	QueryHash  string    `db:"query_hash"`
+	Decided
+}
+
+// Decided is a decision in force as its audit row keeps it (aml_reviews,
+// face_reviews): who decided and when, and under four eyes who approved.
+type Decided struct {
 	Decision     check.Decision `db:"decision"`
 	Reviewer     string         `db:"reviewer"`
 	Note         *string        `db:"note"`
@@ -35,6 +41,20 @@ type AMLReview struct {
 	ApprovalNote *string        `db:"approval_note"`
 	By           *Reviewer      `db:"reviewer_by"`
 	ApprovedVia  *Reviewer      `db:"approved_via"`
+}
+
+// inForce is the audit row of r, a decision in force recorded at: decided
+// then, or — approved then, under four eyes — when it was proposed.
+func inForce(r *check.HitReview, at time.Time) (Decided, error) {
+	d := Decided{Decision: r.Decision, Reviewer: r.Reviewer, Note: r.Note, DecidedAt: at, By: (*Reviewer)(r.By)}
+	if r.ApprovedBy != nil {
+		proposed, err := time.Parse(time.RFC3339Nano, r.DecidedAt)
+		if err != nil {
+			return d, fmt.Errorf("read the pending decision's time: %w", err)
+		}
+		d.DecidedAt, d.ApprovedBy, d.ApprovedAt, d.ApprovalNote, d.ApprovedVia = proposed, r.ApprovedBy, &at, r.ApprovalNote, (*Reviewer)(r.ApprovedVia)
+	}
+	return d, nil
 }
 
 // Reviewer is a check.Reviewer as a jsonb column keeps it.
@@ -180,7 +200,8 @@ type ReviewOutcome struct {
 }
 
 // RecordReview records a review's decisions on an aml check awaiting
-// review, in one transaction: each decided hit's review in the check's
+// review (an idscan check's face match: recordFaceReview), in one
+// transaction: each decided hit's review in the check's
 // data, an aml_reviews row per decision in force (the audit trail and the
 // memory of false positives; its trigger writes the check.reviewed event)
 // and, once every alerting hit is decided, the check completed: validated
@@ -221,6 +242,9 @@ func (s *Store) RecordReview(ctx context.Context, ref check.Ref, u check.ReviewU
 			out.Rejected = why
 			return nil
 		}
+		if c.Type == check.IDScan {
+			return recordFaceReview(ctx, tx, c, sub, u, notes, at, fourEyes, &out)
+		}
 		by := sub.By()
 		var d check.AMLData
 		if err := json.Unmarshal(c.Data, &d); err != nil {
@@ -236,36 +260,27 @@ func (s *Store) RecordReview(ctx context.Context, ref check.Ref, u check.ReviewU
 					continue
 				}
 				fresh := &check.HitReview{Decision: dec.Decision, Reviewer: sub.Reviewer, Note: note, DecidedAt: stamp, CheckID: c.ID.String(), By: &by}
-				switch {
-				case fourEyes && h.Review != nil && decidersOwn(h.Review, by, sub.Reviewer):
-					continue // the decider's own: never an approval
-				case fourEyes && (h.Review == nil || h.Review.Decision != dec.Decision):
-					fresh.Pending = true
-					h.Review = fresh
+				switch applyDecision(&h.Review, fresh, fourEyes) {
+				case decisionIgnored:
+					continue
+				case decisionPending:
 					out.Applied = true
 					continue
-				case fourEyes: // another reviewer's same decision: approved
-					h.Review.Pending, h.Review.ApprovedBy, h.Review.ApprovedAt, h.Review.ApprovalNote, h.Review.ApprovedVia = false, &sub.Reviewer, &stamp, note, &by
+				case decisionApproved:
 					if !slices.Contains(out.Approved, h.EntityID) {
 						out.Approved = append(out.Approved, h.EntityID)
 					}
-				default:
-					h.Review = fresh
 				}
 				out.Applied = true
 				if slices.ContainsFunc(rows, func(r AMLReview) bool { return r.EntityID == h.EntityID }) {
 					continue // listed twice (two lists share the id): one decision
 				}
-				row := AMLReview{TenantID: ref.TenantID, CustomerID: *c.CustomerID, CheckID: c.ID, EntityID: h.EntityID, EntityHash: h.EntityHash, QueryHash: d.Query.Hash(),
-					Decision: h.Review.Decision, Reviewer: h.Review.Reviewer, Note: h.Review.Note, DecidedAt: at, By: (*Reviewer)(h.Review.By)}
-				if h.Review.ApprovedBy != nil {
-					decided, err := time.Parse(time.RFC3339Nano, h.Review.DecidedAt)
-					if err != nil {
-						return fmt.Errorf("read the pending decision's time: %w", err)
-					}
-					row.DecidedAt, row.ApprovedBy, row.ApprovedAt, row.ApprovalNote, row.ApprovedVia = decided, h.Review.ApprovedBy, &at, note, (*Reviewer)(&by)
+				decided, err := inForce(h.Review, at)
+				if err != nil {
+					return err
 				}
-				rows = append(rows, row)
+				rows = append(rows, AMLReview{TenantID: ref.TenantID, CustomerID: *c.CustomerID, CheckID: c.ID, EntityID: h.EntityID,
+					EntityHash: h.EntityHash, QueryHash: d.Query.Hash(), Decided: decided})
 			}
 		}
 		if !out.Applied {
@@ -317,6 +332,37 @@ func (s *Store) RecordReview(ctx context.Context, ref check.Ref, u check.ReviewU
 		s.wakeRelay() // the events' deliveries
 	}
 	return out, err
+}
+
+// What a decision did to the review of a hit (or a face match).
+type decisionStep int
+
+const (
+	decisionIgnored  decisionStep = iota // the decider's own, again: never an approval
+	decisionPending                      // awaits another reviewer's approval (four eyes)
+	decisionApproved                     // another reviewer's same decision: in force, naming both
+	decisionInForce                      // one reviewer decides (no four eyes)
+)
+
+// applyDecision applies fresh, a reviewer's decision, to *cur, the
+// review so far (nil: none). Under four eyes a decision is first pending;
+// another reviewer's same decision approves it, a different one replaces
+// it as the one pending, and the decider's own repeat changes nothing.
+func applyDecision(cur **check.HitReview, fresh *check.HitReview, fourEyes bool) decisionStep {
+	r := *cur
+	switch {
+	case !fourEyes:
+		*cur = fresh
+		return decisionInForce
+	case r != nil && decidersOwn(r, *fresh.By, fresh.Reviewer):
+		return decisionIgnored
+	case r == nil || r.Decision != fresh.Decision:
+		fresh.Pending = true
+		*cur = fresh
+		return decisionPending
+	}
+	r.Pending, r.ApprovedBy, r.ApprovedAt, r.ApprovalNote, r.ApprovedVia = false, &fresh.Reviewer, &fresh.DecidedAt, fresh.Note, fresh.By
+	return decisionApproved
 }
 
 // matches reports whether the submission is the review u claims — by

@@ -158,6 +158,11 @@ func TestRLSWithoutTenantSeesNothing(t *testing.T) {
 		{EntityID: "ofac-1", Decision: check.FalsePositive}}}), time.Now(), false); err != nil { // aml_reviews, review_submissions, reviewer_names
 		t.Fatal(err)
 	}
+	face := awaitingFace(t, app, worker, tn.ID)
+	if _, err := worker.RecordReview(ctx, face, submitted(t, app, viaKey(tn.ID), face, check.ReviewRequest{Reviewer: "R", Decisions: []check.ReviewDecision{
+		{EntityID: check.FaceMatchEntity, Decision: check.SamePerson}}}), time.Now(), false); err != nil { // face_reviews
+		t.Fatal(err)
+	}
 	first := deliveries(t, app, tn.ID, ep.ID)[0].Ref()
 	if c, err := worker.ClaimDelivery(ctx, first, time.Minute); err != nil || c.State != store.Claimed {
 		t.Fatalf("claim: %+v %v", c, err)

@@ -138,7 +138,11 @@ func runProvider(ctx workflow.Context, st *state) (activities.CheckResult, error
 		}
 		return out, err
 	case check.IDScan, check.IDIN:
-		return runLink(ctx, st)
+		out, err := runLink(ctx, st)
+		if err == nil && out.Status == check.AwaitingReview && len(out.Alerting) > 0 { // a selfie's face match for a person to decide
+			return awaitReview(ctx, st, out)
+		}
+		return out, err
 	case check.IBAN:
 		err := workflow.ExecuteLocalActivity(lctx, a.IBANCheck, activities.IBANInput{Check: in.Check}).Get(ctx, &out)
 		return out, err

@@ -116,7 +116,7 @@ func awaitReview(ctx workflow.Context, st *state, screened activities.CheckResul
 
 // problems are why a review cannot be applied now.
 func (r *review) problems(req check.ReviewUpdate) check.ReviewProblems {
-	if ps := req.Problems(r.legacy); len(ps) > 0 {
+	if ps := req.Problems(r.st.in.Check.Type, r.legacy); len(ps) > 0 {
 		return ps
 	}
 	return req.Against(!r.closed && r.result == nil, r.alerting, r.decided, r.proposed)

@@ -279,3 +279,33 @@ func (s *checkSuite) TestReviewByNameBeforeIDs() {
 	s.True(problemsOf(self).Conflict(), "the decider's name respelled: %v", self)
 	s.NoError(approve)
 }
+
+// An idscan check whose selfie's face match a person decides: the read
+// leaves it awaiting review, and the workflow waits for the decision on
+// face_match as for an aml hit's — an aml decision on it is rejected, a
+// face decision completes the check.
+func (s *checkSuite) TestFaceMatchReviewed() {
+	s.storeAccepts()
+	s.linkIssued(7 * 24 * time.Hour)
+	s.env.OnActivity(a.IDScanRead, mock.Anything, mock.Anything).Return(activities.IDScanReadResult{Done: true, Attempt: 1, Outcome: check.AttemptRead,
+		CheckResult: activities.CheckResult{Applied: true, Status: check.AwaitingReview, Alerting: []string{check.FaceMatchEntity}, ReviewWindow: 24 * time.Hour}}, nil).Once()
+	var recorded []check.HitDecision
+	s.env.OnActivity(a.RecordReview, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.ReviewInput) (activities.ReviewResult, error) {
+		recorded = append(recorded, in.Review.Decisions...)
+		return activities.ReviewResult{Applied: true, Status: check.Completed, Validated: &yes}, nil
+	})
+	s.env.RegisterDelayedCallback(func() { s.env.SignalWorkflow(SignalDocument, VerificationResult{ID: "outbox-1"}) }, time.Minute)
+	aml, face := errors.New("unset"), errors.New("unset")
+	ada := byKey("k1", "A. Officer")
+	s.review(time.Hour, upd(ada, check.HitDecision{EntityID: check.FaceMatchEntity, Decision: check.FalsePositive}), &aml)
+	s.review(2*time.Hour, upd(ada, check.HitDecision{EntityID: check.FaceMatchEntity, Decision: check.SamePerson}), &face)
+	s.env.ExecuteWorkflow(CheckWorkflow, s.in)
+
+	r := s.result()
+	s.Equal(check.Completed, r.Status)
+	s.Equal(true, *r.Validated)
+	s.Equal([]check.Status{check.Running, check.AwaitingInput, check.AwaitingReview, check.Completed}, s.statuses)
+	s.Require().Len(problemsOf(aml), 1, "an aml decision on a face match: %v", aml)
+	s.NoError(face)
+	s.Equal([]check.HitDecision{{EntityID: check.FaceMatchEntity, Decision: check.SamePerson}}, recorded)
+}

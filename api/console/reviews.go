@@ -367,7 +367,7 @@ func (h *Handler) decide(w http.ResponseWriter, r *http.Request, rq *request) {
 	var problems []string
 	if len([]rune(dec.Note)) < check.MinNoteLength {
 		problems = append(problems, W["noteRequired"])
-	} else if ps := req.Problems(); len(ps) > 0 {
+	} else if ps := req.Problems(check.AML); len(ps) > 0 {
 		problems = append(problems, W["decisionBad"])
 	}
 	status := http.StatusUnprocessableEntity

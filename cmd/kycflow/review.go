@@ -23,13 +23,13 @@ import (
 // the name its holder claims).
 func checkReview(fs *flag.FlagSet) runFunc {
 	reviewer := fs.String("reviewer", "", "who decides (required)")
-	entity := fs.String("entity", "", "the listed entity's id, as the hit shows it")
-	decision := fs.String("decision", "", "false_positive or true_match")
-	note := fs.String("note", "", "why (required for a false positive, 10 characters or more)")
+	entity := fs.String("entity", "", "the listed entity's id, as the hit shows it (an aml check), or face_match (an idscan check's selfie)")
+	decision := fs.String("decision", "", "false_positive or true_match (an aml hit); same_person or different_person (a face match)")
+	note := fs.String("note", "", "why (required for a false positive or the same person, 10 characters or more)")
 	return func(ctx context.Context, cfg app.Config, args []string) error {
 		req := check.ReviewRequest{Reviewer: strings.TrimSpace(*reviewer), Decisions: []check.ReviewDecision{
 			{EntityID: strings.TrimSpace(*entity), Decision: check.Decision(*decision), Note: strings.TrimSpace(*note)}}}
-		if ps := req.Problems(); len(ps) > 0 {
+		if ps := req.Problems(""); len(ps) > 0 {
 			return cliProblems(ps)
 		}
 		return withAdmin(ctx, cfg, func(s *store.Store) error {
@@ -41,8 +41,11 @@ func checkReview(fs *flag.FlagSet) runFunc {
 			if err != nil {
 				return fmt.Errorf("check %s: %w", id, err)
 			}
-			if chk.Type != check.AML || chk.Status != check.AwaitingReview {
-				return fmt.Errorf("check %s is %s, %s: only an aml check awaiting review can be reviewed", id, chk.Type, chk.Status)
+			if chk.Type != check.AML && chk.Type != check.IDScan || chk.Status != check.AwaitingReview {
+				return fmt.Errorf("check %s is %s, %s: only an aml or idscan check awaiting review can be reviewed", id, chk.Type, chk.Status)
+			}
+			if ps := req.Problems(chk.Type); len(ps) > 0 {
+				return cliProblems(ps)
 			}
 			if cfg.APIKey == "" {
 				return errors.New("check review needs KYCFLOW_API_KEY: the tenant's API key the review is by (four eyes tells reviewers apart by their keys)")
