@@ -6,6 +6,7 @@ package faceeval
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"image"
 	"image/color"
@@ -24,7 +25,8 @@ import (
 )
 
 // LabelsFile names each photo's person: a tab-separated file with a header,
-// the photo's file name first and the person second.
+// the photo's file name first and the person second. A folder without one
+// holds a folder per person (as the ORL faces do: s1/1.pgm …).
 const LabelsFile = "labels.tsv"
 
 // Photo is one labelled photo.
@@ -32,9 +34,12 @@ type Photo struct {
 	File, Person string
 }
 
-// ReadLabels reads dir's labels.
+// ReadLabels reads dir's labels, or its folders'.
 func ReadLabels(dir string) ([]Photo, error) {
 	f, err := os.Open(filepath.Join(dir, LabelsFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return byFolder(dir)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -51,6 +56,34 @@ func ReadLabels(dir string) ([]Photo, error) {
 	return photos, s.Err()
 }
 
+// byFolder labels each image in a folder of dir by that folder's name.
+func byFolder(dir string) ([]Photo, error) {
+	people, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var photos []Photo
+	for _, p := range people {
+		if !p.IsDir() {
+			continue
+		}
+		files, err := os.ReadDir(filepath.Join(dir, p.Name()))
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range files {
+			switch strings.ToLower(filepath.Ext(f.Name())) {
+			case ".pgm", ".png", ".jpg", ".jpeg":
+				photos = append(photos, Photo{File: filepath.Join(p.Name(), f.Name()), Person: p.Name()})
+			}
+		}
+	}
+	if len(photos) == 0 {
+		return nil, fmt.Errorf("%s: no %s and no folder of photos", dir, LabelsFile)
+	}
+	return photos, nil
+}
+
 // Mode is how a photo's face is found: by the detector in the photo as it
 // is; by the detector in the photo centred on a grey canvas twice its size
 // (a tight crop framed as a selfie frames a face); or the photo taken as
@@ -61,6 +94,9 @@ const (
 	Detected Mode = "detected"
 	Framed   Mode = "framed"
 	Cropped  Mode = "cropped"
+	// Printed is a document's printed portrait against a selfie's face
+	// (printed.go).
+	Printed Mode = "printed"
 )
 
 // Report is one mode's figures.
@@ -99,21 +135,26 @@ func Evaluate(e *face.Engine, dir string, photos []Photo) ([]Report, error) {
 		}
 		for i := range photos {
 			for j := i + 1; j < len(photos); j++ {
-				if descs[i] == nil || descs[j] == nil {
-					continue
-				}
-				d := face.Distance(descs[i], descs[j])
-				if photos[i].Person == photos[j].Person {
-					r.Genuine = append(r.Genuine, d)
-				} else {
-					r.Impostor = append(r.Impostor, d)
-				}
+				r.pair(photos[i].Person == photos[j].Person, descs[i], descs[j])
 			}
 		}
 		r.EER, r.EERThreshold = equalError(r.Genuine, r.Impostor)
 		reports = append(reports, r)
 	}
 	return reports, nil
+}
+
+// pair scores two faces' descriptors (nil: not found, no pair) as one
+// person's, a genuine pair, or two people's.
+func (r *Report) pair(same bool, a, b []float32) {
+	if a == nil || b == nil {
+		return
+	}
+	if d := face.Distance(a, b); same {
+		r.Genuine = append(r.Genuine, d)
+	} else {
+		r.Impostor = append(r.Impostor, d)
+	}
 }
 
 // framed is im centred on a mid-grey canvas of twice its sides.

@@ -139,7 +139,7 @@ func Decide(ctx context.Context, e *face.Engine, documents []image.Image, frames
 		if err := ctx.Err(); err != nil {
 			return Result{}, err
 		}
-		if p, _, ok := e.Strongest(d, minPortraitScore); ok && (portrait == nil || p.Score > portrait.Score) {
+		if p, ok := Portrait(e, d); ok && (portrait == nil || p.Score > portrait.Score) {
 			portrait = &p
 		}
 	}
@@ -150,6 +150,13 @@ func Decide(ctx context.Context, e *face.Engine, documents []image.Image, frames
 		r.FaceDetected = Verdict{Consider, NoPortrait}
 	}
 	return r, nil
+}
+
+// Portrait is the face on a photo of a document that Decide compares a
+// selfie with: the one the detector is surest of.
+func Portrait(e *face.Engine, document image.Image) (face.Face, bool) {
+	p, _, ok := e.Strongest(document, minPortraitScore)
+	return p, ok
 }
 
 // inspect is what a frame's faces say before any decision: a retake (no
