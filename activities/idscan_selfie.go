@@ -139,15 +139,12 @@ func (a *Activities) readSelfie(ctx context.Context, ref check.Ref) (IDScanReadR
 		}
 	}
 	d.Attempts, d.SelfieAttempts = store.AttemptsData(attempts), store.SelfieData(selfies)
+	var cr CheckResult
 	if d.Reason != nil && *d.Reason == check.ReasonFaceReview {
-		cr, err := a.awaitFaceReview(ctx, ref, d, dr.Identity)
-		if err != nil {
-			return IDScanReadResult{}, err
-		}
-		out.CheckResult, out.Done = cr, true
-		return out, wrap(a.Store.FinishSelfie(ctx, ref, sa.N, status, reason, nil, erase), "record the selfie's outcome")
+		cr, err = a.awaitFaceReview(ctx, ref, d, dr.Identity)
+	} else {
+		cr, err = a.completeWith(ctx, ref, &validated, d, nil, dr.Identity)
 	}
-	cr, err := a.completeWith(ctx, ref, &validated, d, nil, dr.Identity)
 	if err != nil {
 		return IDScanReadResult{}, err
 	}

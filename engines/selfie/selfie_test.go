@@ -144,9 +144,9 @@ func TestMatchThresholds(t *testing.T) {
 	}
 }
 
-// TestDecideRetakes: frames the engine finds no face in are sent back,
-// as are too few frames for the challenge.
-func TestDecideRetakes(t *testing.T) {
+// engine is the face engine on the installed models.
+func engine(t *testing.T) *face.Engine {
+	t.Helper()
 	dir := os.Getenv("FACE_MODELS")
 	if dir == "" {
 		dir = face.DefaultDir()
@@ -155,6 +155,13 @@ func TestDecideRetakes(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v (make face-models installs them)", err)
 	}
+	return e
+}
+
+// TestDecideRetakes: frames the engine finds no face in are sent back,
+// as are too few frames for the challenge.
+func TestDecideRetakes(t *testing.T) {
+	e := engine(t)
 	blank := image.NewGray(image.Rect(0, 0, 640, 480))
 	steps := []Step{TurnLeft, Blink}
 	if r, err := Decide(t.Context(), e, nil, []image.Image{blank, blank}, steps, DefaultThresholds); err != nil || r.Retake != TooFew {
