@@ -214,6 +214,8 @@ func judgeSelfie(d *check.IDScanData, res selfie.Result, setting string) bool {
 	if res.Match != nil {
 		d.Checks.FaceMatch = verdictSub(res.Match.Verdict)
 		d.Checks.FaceMatch.Face = &check.FaceMeasures{Similarity: round3(res.Match.Similarity), Clear: res.Match.Clear, Fail: res.Match.Fail}
+	} else { // no portrait to compare: the match is a reviewer's to make
+		d.Checks.FaceMatch = sub(check.Consider, check.ReasonPortraitNotFound)
 	}
 	switch {
 	case res.Liveness.Outcome == selfie.Fail && setting == check.SelfieRequired:

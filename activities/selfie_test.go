@@ -44,6 +44,10 @@ func TestJudgeSelfie(t *testing.T) {
 			if c.res.Match != nil && (d.Checks.FaceMatch == nil || d.Checks.FaceMatch.Face == nil || d.Checks.FaceMatch.Face.Similarity != 0.45) {
 				t.Errorf("face_match %+v", d.Checks.FaceMatch)
 			}
+			// Without a portrait the match is still there, for a reviewer.
+			if c.res.Match == nil && (d.Checks.FaceMatch == nil || d.Checks.FaceMatch.Result != check.Consider || *d.Checks.FaceMatch.Reason != check.ReasonPortraitNotFound) {
+				t.Errorf("face_match without a portrait %+v", d.Checks.FaceMatch)
+			}
 		})
 	}
 }
