@@ -259,7 +259,7 @@ histories: packages $(TSERVER) $(AXE)
 # Screenshots of the verification pages (desktop and phone width), taken by
 # the browser test in real Chromium.
 screenshots: packages $(TSERVER) $(AXE)
-	KYCFLOW_SCREENSHOTS=$(CURDIR)/docs/screenshots $(TSERVER_ENV) AXE_JS=$(AXE) $(GO) test -count=1 -run '^(TestBrowser(Photo)?Journey|TestConsole(FourEyes)?InBrowser)$$' ./api/e2e
+	KYCFLOW_SCREENSHOTS=$(CURDIR)/docs/screenshots $(TSERVER_ENV) AXE_JS=$(AXE) $(GO) test -count=1 -run '^(TestBrowser(Photo)?Journey|TestConsole(FourEyes)?InBrowser|TestSelfieFaceReview)$$' ./api/e2e
 
 clean:
 	rm -rf bin .data

@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"time"
@@ -141,24 +140,7 @@ func toReview(now time.Time) func(store.Check) reviewJSON {
 		if c.CustomerID != nil {
 			r.CustomerID = *c.CustomerID
 		}
-		if c.Type == check.IDScan { // its face match, the one thing to decide
-			var d check.IDScanData
-			if json.Unmarshal(c.Data, &d) == nil && d.Checks.FaceMatch != nil {
-				fm := d.Checks.FaceMatch
-				r.AlertingHits = 1
-				if fm.Review != nil && fm.Review.Pending {
-					r.PendingHits = 1
-				}
-				if fm.Face != nil {
-					r.TopScore = fm.Face.Similarity
-				}
-			}
-			r.AgeSeconds = int64(now.Sub(time.Time(r.AwaitingSince)).Seconds())
-			return r
-		}
-		var d check.AMLData
-		if json.Unmarshal(c.Data, &d) == nil {
-			st := d.ReviewState()
+		if st, err := check.ReviewStateOf(c.Type, c.Data); err == nil {
 			if !st.Since.IsZero() {
 				r.AwaitingSince = Time(st.Since)
 			}

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"encoding/json"
 	"slices"
 	"strconv"
 	"strings"
@@ -378,6 +379,38 @@ func (d AMLData) ReviewState() ReviewState {
 		r.TopScore = max(r.TopScore, h.Score)
 	}
 	return r
+}
+
+// ReviewState of an idscan check in review: its face match, the one thing
+// to decide, scored by its similarity (Since is left to the check's last
+// change).
+func (d IDScanData) ReviewState() ReviewState {
+	var r ReviewState
+	if fm := d.Checks.FaceMatch; fm != nil {
+		r.Alerting = 1
+		switch {
+		case fm.Review.Final():
+			r.Decided = 1
+		case fm.Review != nil:
+			r.Pending = 1
+		}
+		if fm.Face != nil {
+			r.TopScore = fm.Face.Similarity
+		}
+	}
+	return r
+}
+
+// ReviewStateOf is the review state of a check of type t with data.
+func ReviewStateOf(t Type, data []byte) (ReviewState, error) {
+	if t == IDScan {
+		var d IDScanData
+		err := json.Unmarshal(data, &d)
+		return d.ReviewState(), err
+	}
+	var d AMLData
+	err := json.Unmarshal(data, &d)
+	return d.ReviewState(), err
 }
 
 // ReviewOutcome is what a review did once recorded: the check afterwards,

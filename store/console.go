@@ -139,9 +139,8 @@ type InboxItem struct {
 	Assignee   *string    `db:"assignee"`
 }
 
-// ReviewInbox is the console's review inbox: the tenant's aml checks
-// awaiting review, oldest first, filtered. (An idscan check's face match
-// in review is decided through the API until the console shows selfies.)
+// ReviewInbox is the console's review inbox: the tenant's checks awaiting
+// review (aml hits, idscan face matches), oldest first, filtered.
 func (s *Store) ReviewInbox(ctx context.Context, tenantID uuid.UUID, q InboxQuery) (Page[InboxItem], error) {
 	var p Page[InboxItem]
 	args := []any{tenantID, check.AwaitingReview}
@@ -174,7 +173,7 @@ func (s *Store) ReviewInbox(ctx context.Context, tenantID uuid.UUID, q InboxQuer
 		return tx.SelectContext(ctx, &p.Items, `SELECT `+prefixed("c", checkCols)+`, a.staff_id AS assignee_id, s.email AS assignee
 			FROM checks c LEFT JOIN review_assignments a ON a.check_id = c.id
 			LEFT JOIN staff s ON s.tenant_id = a.tenant_id AND s.id = a.staff_id
-			WHERE c.tenant_id = $1 AND c.status = $2 AND c.type = 'aml'`+where+fmt.Sprintf(` ORDER BY c.id LIMIT %d`, q.Limit+1), args...)
+			WHERE c.tenant_id = $1 AND c.status = $2`+where+fmt.Sprintf(` ORDER BY c.id LIMIT %d`, q.Limit+1), args...)
 	})
 	if len(p.Items) > q.Limit {
 		p.Items, p.HasNext = p.Items[:q.Limit], true

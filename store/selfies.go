@@ -272,3 +272,19 @@ func (s *Store) FinishSelfie(ctx context.Context, ref check.Ref, n int, status s
 		return err
 	})
 }
+
+// SelfieFrame reads frame n of selfie attempt a of a check of the
+// principal's tenant, sealed, and records in the audit log who viewed
+// it. ErrNotFound when the check is not the tenant's or the frame is not
+// kept.
+func (s *Store) SelfieFrame(ctx context.Context, p Principal, checkID uuid.UUID, a, n int) (DocumentImage, error) {
+	var im DocumentImage
+	err := s.inTenant(ctx, p.TenantID, func(tx *sqlx.Tx) error {
+		if err := tx.GetContext(ctx, &im, `SELECT `+imageMetaCols+`, sealed FROM selfie_frames
+			WHERE tenant_id = $1 AND check_id = $2 AND attempt = $3 AND n = $4`, p.TenantID, checkID, a, n); err != nil {
+			return err
+		}
+		return audit(ctx, tx, p, "image.viewed", "check", checkID, map[string]int{"selfie": a, "frame": n})
+	})
+	return im, err
+}

@@ -396,6 +396,11 @@ func (h *Handler) photo(w http.ResponseWriter, r *http.Request, rq *request) {
 	if h.failed(w, rq, err) {
 		return
 	}
+	h.sendImage(w, rq, id, row)
+}
+
+// sendImage opens a stored image of check id and sends its bytes.
+func (h *Handler) sendImage(w http.ResponseWriter, rq *request, id uuid.UUID, row store.DocumentImage) {
 	im, err := h.cfg.Images.OpenImage(check.Ref{TenantID: rq.tenant, CheckID: id}, row)
 	if err != nil {
 		h.fail(w, rq, err)
@@ -404,4 +409,27 @@ func (h *Handler) photo(w http.ResponseWriter, r *http.Request, rq *request) {
 	w.Header().Set("Content-Type", row.ContentType)
 	w.Header().Set("Content-Disposition", "inline")
 	w.Write(im.Bytes)
+}
+
+// selfieFrame sends one frame of a selfie attempt; every view is an
+// audit row, as a document photo's is.
+func (h *Handler) selfieFrame(w http.ResponseWriter, r *http.Request, rq *request) {
+	id, n, ok := h.imageRef(w, r, rq)
+	if !ok {
+		return
+	}
+	a, err := strconv.Atoi(r.PathValue("a"))
+	if err != nil || a < 1 || a > 1000 {
+		h.notFound(w, rq)
+		return
+	}
+	if h.cfg.Images == nil {
+		h.message(w, http.StatusServiceUnavailable, rq.lang, words[rq.lang]["imageTitle"], words[rq.lang]["imagesOff"])
+		return
+	}
+	row, err := h.store.SelfieFrame(r.Context(), actor(rq), id, a, n)
+	if h.failed(w, rq, err) {
+		return
+	}
+	h.sendImage(w, rq, id, row)
 }

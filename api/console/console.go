@@ -36,7 +36,7 @@ var stylesheet []byte
 var pages = map[string]*template.Template{}
 
 func init() {
-	for _, p := range []string{"signin", "invite", "home", "message", "reviews", "review", "case", "image", "support", "deliveries", "staff"} {
+	for _, p := range []string{"signin", "invite", "home", "message", "reviews", "review", "facereview", "case", "image", "support", "deliveries", "staff"} {
 		pages[p] = template.Must(template.New(p).Funcs(funcs).Option("missingkey=error").ParseFS(files, "templates/layout.html", "templates/"+p+".html"))
 	}
 }
@@ -118,6 +118,7 @@ func New(cfg Config) (*Handler, error) {
 	h.mux.HandleFunc("POST /console/businesses/{id}/checks", h.authed(h.queue(check.Business)))
 	h.mux.HandleFunc("GET /console/checks/{id}/images/{n}", h.authed(h.imagePage))
 	h.mux.HandleFunc("GET /console/checks/{id}/images/{n}/photo", h.authed(h.photo))
+	h.mux.HandleFunc("GET /console/checks/{id}/selfies/{a}/{n}/photo", h.authed(h.selfieFrame))
 	h.mux.HandleFunc("POST /console/checks/retry", h.authed(h.retry))
 	h.mux.HandleFunc("GET /console/support", h.authed(h.support))
 	h.mux.HandleFunc("GET /console/support/webhooks/{id}", h.authed(h.deliveries))

@@ -83,12 +83,11 @@ func (h *Handler) reviews(w http.ResponseWriter, r *http.Request, rq *request) {
 	t, now := texts[rq.lang], time.Now()
 	rows := make([]inboxRow, 0, len(page.Items))
 	for _, c := range page.Items {
-		var d check.AMLData
-		if err := json.Unmarshal(c.Data, &d); err != nil {
+		st, err := check.ReviewStateOf(c.Type, c.Data)
+		if err != nil {
 			h.fail(w, rq, err)
 			return
 		}
-		st := d.ReviewState()
 		since := c.UpdatedAt
 		if !st.Since.IsZero() {
 			since = st.Since
@@ -220,7 +219,7 @@ func (h *Handler) reviewPage(w http.ResponseWriter, r *http.Request, rq *request
 	if !ok {
 		return
 	}
-	data, status, err := h.reviewData(r.Context(), rq, id)
+	page, data, err := h.reviewView(r.Context(), rq, id)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		h.notFound(w, rq)
@@ -229,10 +228,22 @@ func (h *Handler) reviewPage(w http.ResponseWriter, r *http.Request, rq *request
 		h.fail(w, rq, err)
 		return
 	}
-	data.Notice = notice(rq, r)
-	v := h.page(rq, words[rq.lang]["reviewTitle"])
-	v.Data = data
-	h.render(w, status, "review", v)
+	h.renderReview(w, rq, http.StatusOK, page, data, notice(rq, r), nil)
+}
+
+// renderReview renders a review page (page: review or facereview) with
+// its notice and the problems a decision met.
+func (h *Handler) renderReview(w http.ResponseWriter, rq *request, status int, page string, data any, notice string, problems []string) {
+	title := words[rq.lang]["reviewTitle"]
+	switch d := data.(type) {
+	case reviewData:
+		d.Notice, data = notice, d
+	case faceReviewData:
+		d.Notice, data, title = notice, d, words[rq.lang]["faceTitle"]
+	}
+	v := h.page(rq, title)
+	v.Data, v.Errors = data, problems
+	h.render(w, status, page, v)
 }
 
 func (h *Handler) reviewData(ctx context.Context, rq *request, id uuid.UUID) (reviewData, int, error) {
@@ -364,25 +375,25 @@ func (h *Handler) decide(w http.ResponseWriter, r *http.Request, rq *request) {
 	me := rq.session.Staff
 	dec := check.ReviewDecision{EntityID: r.PostFormValue("entity"), Decision: check.Decision(r.PostFormValue("decision")), Note: strings.TrimSpace(r.PostFormValue("note"))}
 	req := check.ReviewRequest{Reviewer: me.Email, Decisions: []check.ReviewDecision{dec}}
+	c, err := h.store.GetCheck(ctx, rq.tenant, id)
+	if errors.Is(err, store.ErrNotFound) || (err == nil && c.Type != check.AML && c.Type != check.IDScan) {
+		h.notFound(w, rq)
+		return
+	}
+	if err != nil {
+		h.fail(w, rq, err)
+		return
+	}
 	var problems []string
 	if len([]rune(dec.Note)) < check.MinNoteLength {
 		problems = append(problems, W["noteRequired"])
-	} else if ps := req.Problems(check.AML); len(ps) > 0 {
+	} else if ps := req.Problems(c.Type); len(ps) > 0 {
 		problems = append(problems, W["decisionBad"])
 	}
 	status := http.StatusUnprocessableEntity
 	if len(problems) == 0 {
 		if h.cfg.Reviews == nil {
 			h.message(w, http.StatusServiceUnavailable, rq.lang, texts[rq.lang].ErrorTitle, texts[rq.lang].ErrorBody)
-			return
-		}
-		c, err := h.store.GetCheck(ctx, rq.tenant, id)
-		if errors.Is(err, store.ErrNotFound) || (err == nil && c.Type != check.AML) {
-			h.notFound(w, rq)
-			return
-		}
-		if err != nil {
-			h.fail(w, rq, err)
 			return
 		}
 		a, err := h.store.ReviewAssignee(ctx, rq.tenant, id)
@@ -421,18 +432,24 @@ func (h *Handler) decide(w http.ResponseWriter, r *http.Request, rq *request) {
 			}
 		}
 	}
-	data, _, err := h.reviewData(ctx, rq, id)
+	page, data, err := h.reviewView(ctx, rq, id)
 	if h.failed(w, rq, err) {
 		return
 	}
-	v := h.page(rq, W["reviewTitle"])
-	v.Data, v.Errors = data, problems
-	h.render(w, status, "review", v)
+	h.renderReview(w, rq, status, page, data, "", problems)
 }
 
 // approves reports whether dec is the same decision as one pending on its
 // hit (an approval, under four eyes).
 func approves(c store.Check, dec check.ReviewDecision) bool {
+	if c.Type == check.IDScan {
+		var d check.IDScanData
+		if json.Unmarshal(c.Data, &d) != nil || d.Checks.FaceMatch == nil {
+			return false
+		}
+		rv := d.Checks.FaceMatch.Review
+		return rv != nil && rv.Pending && rv.Decision == dec.Decision
+	}
 	var d check.AMLData
 	if json.Unmarshal(c.Data, &d) != nil {
 		return false

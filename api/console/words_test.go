@@ -65,6 +65,22 @@ func TestPagesRender(t *testing.T) {
 				t.Errorf("%s in %s renders <no value>", page, lang)
 			}
 		}
+		for i, fr := range []faceReviewData{ // a face match open, pending, decided; no portrait, no images
+			{CheckID: id.String(), CanDecide: true, FourEyes: true, Similarity: "0.45", Clear: "0.50", Fail: "0.40", Liveness: "passed",
+				Frames: []string{"/f"}, Documents: []string{"/d"}, Review: hitView{EntityID: check.FaceMatchEntity, State: "open"}, Notice: "x"},
+			{CanDecide: true, Review: hitView{State: "pending", Decision: "same_person", Other: "different_person", Reviewer: by, Note: note}},
+			{Review: hitView{State: "pending", Decision: "different_person", Mine: true}},
+			{Review: hitView{State: "decided", Decision: "different_person", ApprovedBy: by, ApprovalNote: note}},
+		} {
+			v := view{Lang: lang, T: texts[lang], W: words[lang], Title: "t", Role: "admin", Email: "a@acme.test", Data: fr}
+			var b bytes.Buffer
+			if err := pages["facereview"].ExecuteTemplate(&b, "layout", v); err != nil {
+				t.Errorf("facereview %d in %s: %v", i, lang, err)
+			}
+			if strings.Contains(b.String(), "<no value>") {
+				t.Errorf("facereview %d in %s renders <no value>", i, lang)
+			}
+		}
 	}
 }
 

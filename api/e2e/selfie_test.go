@@ -2,17 +2,21 @@ package e2e
 
 import (
 	"bytes"
+	"fmt"
 	"image"
 	"image/color"
 	"image/draw"
 	"image/jpeg"
 	"math/rand/v2"
 	"net/http"
+	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
 	"github.com/google/uuid"
 
 	"github.com/kycflow/kycflow/check"
@@ -157,20 +161,22 @@ func drawnFrame(t *testing.T, step string) []byte {
 	return b.Bytes()
 }
 
-// A face match a person decides, through the API, on a person the
-// generator draws: a live tenant (four eyes) whose thresholds send every
-// match to a reviewer (clear 1, fail 0). The passport printing the face
-// is read, the frames answer the challenge, and the check waits in
-// awaiting_review with face_match consider and its similarity, listed in
-// the review queue. An aml decision on it is refused with the field
-// named; one key's same_person is pending; the same key's repeat is a
-// conflict; a second key's approves it: the check completes validated,
-// face_match.review naming both reviewers and their notes, one audit row
-// in face_reviews, check.reviewed, the audit log's decision and approval,
-// and no note or name in the workflow's history.
+// A face match a person decides, on a person the generator draws: a live
+// tenant (four eyes) whose thresholds send every match to a reviewer
+// (clear 1, fail 0). The passport printing the face is read, the frames
+// answer the challenge, and the check waits in awaiting_review with
+// face_match consider and its similarity, in the API's review queue and
+// the console's inbox. The console's page shows the selfie's frames
+// beside the document's photo, served and audited; the API refuses an
+// aml decision on it with the field named; a reviewer's same_person in
+// the console is pending, their repeat a conflict; a second reviewer's
+// approval through the API completes the check validated —
+// face_match.review naming both and their notes, on the page too, one
+// face_reviews row, check.reviewed, the audit log, and no note or name in
+// the workflow's history.
 func TestSelfieFaceReview(t *testing.T) {
 	t.Parallel()
-	tn, err := newTenant(t.Context(), "Face Review", "face-review-"+uuid.NewString()[:8]+".test")
+	tn, err := newTenant(t.Context(), "Face Review", "face-review-"+uuid.NewString()[:8]+".localhost") // a browser reaches .localhost
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,29 +230,89 @@ func TestSelfieFaceReview(t *testing.T) {
 		t.Fatalf("queue: %s", q.raw)
 	}
 
-	const note, approval = "Same hairline, same eyes as the portrait.", "Agreed: the portrait's person."
-	decide := func(as tenant, who string, decision check.Decision, note string) response {
-		return request(t, as, http.MethodPost, reviewPath(checkID), map[string]any{"reviewer": who, "decisions": []map[string]any{
-			{"entity_id": check.FaceMatchEntity, "decision": decision, "note": note}}})
+	// In the console: the inbox lists it; its page shows the selfie's
+	// frames beside the document's photo, the similarity and the
+	// thresholds, and the decisions in words; the frames are served, each
+	// view audited.
+	const note, approval = "Same hairline, same eyes as the portrait.", "Agreed, the same person as the portrait."
+	rita := staffOn(t, tn, "rita@face-review.test", check.RoleReviewer)
+	if code, body, _ := rita.do(http.MethodGet, "/console/reviews", nil, ""); code != http.StatusOK || !strings.Contains(body, checkID) {
+		t.Fatalf("the inbox: %d %s", code, body)
 	}
-	if r := decide(tn, "Ada Compliance", check.FalsePositive, note); r.status != http.StatusUnprocessableEntity || obj(r.body["errors"])["decisions.0.decision"] == nil {
+	code, page, _ := rita.do(http.MethodGet, "/console/reviews/"+checkID, nil, "")
+	frame := "/console/checks/" + checkID + "/selfies/1/1/photo"
+	for _, want := range []string{"Face match review", `src="` + frame + `"`, `src="/console/checks/` + checkID + `/images/1/photo"`,
+		"Similarity", "clear from 1.00, fail under 0.00", "Same person", "Different person"} {
+		if code != http.StatusOK || !strings.Contains(page, want) {
+			t.Fatalf("the review page does not show %q: %d %s", want, code, page)
+		}
+	}
+	// In Chromium, at a phone's width and a desktop's, as a second
+	// reviewer sees it: the frames drawn, axe-core clean.
+	token, hash, _ := staffKey.NewToken()
+	if _, err := env.admin.CreateStaff(t.Context(), tid, "vera@face-review.test", check.RoleReviewer, hash); err != nil {
+		t.Fatal(err)
+	}
+	u, err := url.Parse(env.apiURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "http://" + tn.host + ":" + u.Port()
+	bctx := browser(t)
+	browserEnrol(t, bctx, base+"/console/invite/"+token, "vera's long enough password")
+	for _, width := range []int64{390, 1280} {
+		do(t, bctx, chromedp.EmulateViewport(width, 900), chromedp.Navigate(base+"/console/reviews/"+checkID))
+		waitHeading(t, bctx, "Face match review")
+		drawn, err := chromedp.Run(bctx, chromedp.Evaluate[int](`[...document.querySelectorAll(".faces img")].filter(i => i.complete && i.naturalWidth > 0).length`))
+		if err != nil || drawn != len(frames)+1 {
+			t.Fatalf("images drawn at %d px: %d %v", width, drawn, err)
+		}
+		accessible(t, bctx, fmt.Sprintf("the face review page at %d px", width))
+	}
+	shoot(t, bctx, "console-face-review")
+	if code, body, h := rita.do(http.MethodGet, frame, nil, ""); code != http.StatusOK || h.Get("Content-Type") != "image/jpeg" || !bytes.HasPrefix([]byte(body), []byte{0xff, 0xd8}) {
+		t.Fatalf("a selfie frame: %d %v", code, h)
+	}
+	// Another tenant's reviewer gets nothing of it.
+	elsewhere, err := newTenant(t.Context(), "Elsewhere", "elsewhere-"+uuid.NewString()[:8]+".test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	eve := staffOn(t, elsewhere, "eve@elsewhere.test", check.RoleReviewer)
+	for _, p := range []string{frame, "/console/reviews/" + checkID} {
+		if code, _, _ := eve.do(http.MethodGet, p, nil, ""); code != http.StatusNotFound {
+			t.Fatalf("another tenant's reviewer at %s: %d", p, code)
+		}
+	}
+	// The API refuses an aml decision on a face match, naming the field.
+	if r := request(t, tn, http.MethodPost, reviewPath(checkID), map[string]any{"reviewer": "Ada Compliance", "decisions": []map[string]any{
+		{"entity_id": check.FaceMatchEntity, "decision": check.FalsePositive, "note": note}}}); r.status != http.StatusUnprocessableEntity ||
+		obj(r.body["errors"])["decisions.0.decision"] == nil {
 		t.Fatalf("an aml decision on a face match: %d %s", r.status, r.raw)
 	}
-	r := decide(tn, "Ada Compliance", check.SamePerson, note).want(t, http.StatusOK)
-	if c := obj(r.body["check"]); c["status"] != "awaiting_review" || obj(obj(obj(obj(c["data"])["checks"])["face_match"])["review"])["pending"] != true {
-		t.Fatalf("the first decision: %s", r.raw)
+	decide := url.Values{"entity": {check.FaceMatchEntity}, "decision": {string(check.SamePerson)}, "note": {note}}
+	if code, _, _ := rita.post("/console/reviews/"+checkID+"/decide", decide); code != http.StatusSeeOther {
+		t.Fatalf("the first decision: %d", code)
 	}
-	if r := decide(tn, "Ada Compliance", check.SamePerson, note); r.status != http.StatusConflict {
-		t.Fatalf("the decider approving: %d %s", r.status, r.raw)
+	chk = customerCheck(t, tn, cid)
+	if chk["status"] != "awaiting_review" || obj(obj(obj(chk["data"])["checks"])["face_match"])["review"].(map[string]any)["pending"] != true {
+		t.Fatalf("after the first decision: %v", chk)
 	}
-	other, secondKeyID := anotherKey(t, tn)
-	r = decide(other, "Ben Second", check.SamePerson, approval).want(t, http.StatusOK)
+	if code, body, _ := rita.post("/console/reviews/"+checkID+"/decide", decide); code != http.StatusConflict || !strings.Contains(body, "four eyes") {
+		t.Fatalf("the decider approving: %d %s", code, body)
+	}
+	other, secondKeyID := anotherKey(t, tn) // another reviewer, through the API
+	r := request(t, other, http.MethodPost, reviewPath(checkID), map[string]any{"reviewer": "Ben Second", "decisions": []map[string]any{
+		{"entity_id": check.FaceMatchEntity, "decision": check.SamePerson, "note": approval}}}).want(t, http.StatusOK)
 	c := obj(r.body["check"])
 	review := obj(obj(obj(obj(c["data"])["checks"])["face_match"])["review"])
 	if c["status"] != "completed" || c["validated"] != true || obj(c["data"])["reason"] != nil || review["pending"] != nil ||
-		review["decision"] != "same_person" || review["reviewer"] != "Ada Compliance" || review["note"] != note ||
+		review["decision"] != "same_person" || review["reviewer"] != "rita@face-review.test" || review["note"] != note ||
 		review["approved_by"] != "Ben Second" || review["approval_note"] != approval || obj(review["approved_via"])["key_id"] != secondKeyID.String() {
 		t.Fatalf("approved: %s", r.raw)
+	}
+	if code, page, _ := rita.do(http.MethodGet, "/console/reviews/"+checkID, nil, ""); code != http.StatusOK || !strings.Contains(page, "approved by") || !strings.Contains(page, approval) {
+		t.Fatalf("the review page after the approval: %d %s", code, page)
 	}
 	var rows, reviewed int
 	if err := env.admin.DB().Get(&rows, `SELECT count(*) FROM face_reviews WHERE tenant_id = $1 AND check_id = $2 AND approved_by = 'Ben Second'`, tn.id, checkID); err != nil || rows != 1 {
@@ -257,8 +323,8 @@ func TestSelfieFaceReview(t *testing.T) {
 	}
 	var audit []string
 	if err := env.admin.DB().Select(&audit, `SELECT action FROM audit_log WHERE tenant_id = $1 AND record_id = $2 ORDER BY created_at`, tn.id, checkID); err != nil ||
-		len(audit) != 2 || audit[0] != "review.decided" || audit[1] != "review.approved" {
+		!slices.Contains(audit, "image.viewed") || !slices.Contains(audit, "review.decided") || audit[len(audit)-1] != "review.approved" {
 		t.Fatalf("audit: %v %v", audit, err)
 	}
-	notInHistory(t, workflows.WorkflowID(mustUUID(t, checkID)), note, approval, "Ada Compliance", "Ben Second")
+	notInHistory(t, workflows.WorkflowID(mustUUID(t, checkID)), note, approval, "rita@face-review.test", "Ben Second")
 }
