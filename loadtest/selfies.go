@@ -3,15 +3,12 @@ package loadtest
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"image"
 	"image/jpeg"
-	"io"
 	"math/rand/v2"
 	"mime/multipart"
-	"net/http"
 	"strings"
 	"time"
 
@@ -94,8 +91,7 @@ func (b *bencher) selfieOnce(ctx context.Context, p sitter, seed uint64, poll ti
 	// The portrait is the person's last photo; the frames start from the
 	// first, so no frame is the printed picture itself.
 	id.Portrait = p.photos[len(p.photos)-1].Photo
-	photo, err := docgen.Snapshot(id, 12, docgen.Camera{Megapixels: 2, Scale: 0.8, Light: 1, Noise: 2, Blur: 0.3, JPEGQuality: 90,
-		Background: 5, Rotation: 3}, seed)
+	photo, err := docgen.Snapshot(id, 12, docgen.SharpPhone, seed)
 	if err != nil {
 		return outcome{}, err
 	}
@@ -125,62 +121,30 @@ func (b *bencher) selfieOnce(ctx context.Context, p sitter, seed uint64, poll ti
 	if err != nil {
 		return outcome{}, err
 	}
-	root := strings.TrimSuffix(b.base, "/api/v1")
 	start := time.Now()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, root+st.path+"/selfie", bytes.NewReader(body))
-	if err != nil {
+	if err := b.post(ctx, st.path+"/selfie", body, ct); err != nil {
 		return outcome{}, err
 	}
-	req.Header.Set("Content-Type", ct)
-	resp, err := b.http.Do(req)
-	if err != nil {
-		return outcome{}, err
-	}
-	io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusAccepted {
-		return outcome{}, fmt.Errorf("selfie: %d", resp.StatusCode)
-	}
-	for {
-		select {
-		case <-ctx.Done():
-			return outcome{}, ctx.Err()
-		case <-time.After(poll):
-		}
-		var now linkState
-		code, err := b.get(ctx, root+st.path+"/status", &now)
+	now, err := b.awaitLink(ctx, st.path, poll, func(now linkState) (bool, error) {
 		switch {
-		case err != nil:
-			return outcome{}, err
-		case code == http.StatusTooManyRequests:
-			return outcome{}, errors.New("status: 429 (raise VERIFY_RATE_LIMIT for this run)")
 		case now.Selfie == nil:
-			return outcome{}, fmt.Errorf("status %d without its selfie", code)
-		case now.Selfie.State == "done", now.Selfie.State == "retake", now.Selfie.State == "awaiting" && now.Selfie.Attempts > st.Selfie.Attempts:
-			state := now.Selfie.State
-			if now.Selfie.Reason != nil {
-				state += " " + *now.Selfie.Reason
-			}
-			if !answered {
-				state += " unanswered"
-			}
-			return outcome{time.Since(start), state}, nil
+			return false, errors.New("a status without its selfie")
+		case now.Selfie.State == "done", now.Selfie.State == "retake":
+			return true, nil
 		}
-	}
-}
-
-// get GETs url (a /verify path: no API key) and decodes its JSON answer.
-func (b *bencher) get(ctx context.Context, url string, out any) (int, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		return now.Selfie.State == "awaiting" && now.Selfie.Attempts > st.Selfie.Attempts, nil // sent back
+	})
 	if err != nil {
-		return 0, err
+		return outcome{}, err
 	}
-	resp, err := b.http.Do(req)
-	if err != nil {
-		return 0, err
+	state := now.Selfie.State
+	if now.Selfie.Reason != nil {
+		state += " " + *now.Selfie.Reason
 	}
-	defer resp.Body.Close()
-	return resp.StatusCode, json.NewDecoder(resp.Body).Decode(out)
+	if !answered {
+		state += " unanswered"
+	}
+	return outcome{time.Since(start), state}, nil
 }
 
 // selfieBody is the multipart body an app posts to /verify/{token}/selfie:

@@ -181,52 +181,70 @@ func (b *bencher) uploadOnceAs(ctx context.Context, customer map[string]any, pho
 	if err != nil || !strings.HasPrefix(u.Path, "/verify/") {
 		return 0, linkState{}, "", fmt.Errorf("no idscan link: %v", created.URLs)
 	}
-	root := strings.TrimSuffix(b.base, "/api/v1")
 	var form bytes.Buffer
 	mw := multipart.NewWriter(&form)
 	w, _ := mw.CreateFormFile("image", "photo.jpg")
 	w.Write(photo)
 	mw.Close()
 	start := time.Now()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, root+u.Path+"/document", &form)
-	if err != nil {
+	if err := b.post(ctx, u.Path+"/document", form.Bytes(), mw.FormDataContentType()); err != nil {
 		return 0, linkState{}, "", err
 	}
-	req.Header.Set("Content-Type", mw.FormDataContentType())
+	st, err := b.awaitLink(ctx, u.Path, poll, func(st linkState) (bool, error) {
+		return st.State == "done" || st.State == "retake" || st.State == "selfie", nil
+	})
+	st.path = u.Path
+	return time.Since(start), st, created.ID, err
+}
+
+// post sends a multipart body to a link's path (/verify/{token}/…), as an
+// app does; any answer but 202 is an error.
+func (b *bencher) post(ctx context.Context, path string, body []byte, contentType string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimSuffix(b.base, "/api/v1")+path, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", contentType)
 	resp, err := b.http.Do(req)
 	if err != nil {
-		return 0, linkState{}, "", err
+		return err
 	}
 	io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusAccepted {
-		return 0, linkState{}, "", fmt.Errorf("upload: %d", resp.StatusCode)
+		return fmt.Errorf("POST %s: %d", path[strings.LastIndex(path, "/"):], resp.StatusCode)
 	}
+	return nil
+}
+
+// awaitLink polls a link's status (path /verify/{token}) every poll until
+// done says so, and answers the last; a 429 is an error.
+func (b *bencher) awaitLink(ctx context.Context, path string, poll time.Duration, done func(linkState) (bool, error)) (linkState, error) {
 	for {
 		select {
 		case <-ctx.Done():
-			return 0, linkState{}, "", ctx.Err()
+			return linkState{}, ctx.Err()
 		case <-time.After(poll):
 		}
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, root+u.Path+"/status", nil)
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(b.base, "/api/v1")+path+"/status", nil)
 		if err != nil {
-			return 0, linkState{}, "", err
+			return linkState{}, err
 		}
 		resp, err := b.http.Do(req)
 		if err != nil {
-			return 0, linkState{}, "", err
+			return linkState{}, err
 		}
 		var st linkState
 		err = json.NewDecoder(resp.Body).Decode(&st)
 		resp.Body.Close()
 		switch {
-		case err != nil:
-			return 0, linkState{}, "", err
 		case resp.StatusCode == http.StatusTooManyRequests:
-			return 0, linkState{}, "", errors.New("status: 429 (raise VERIFY_RATE_LIMIT for this run)")
-		case st.State == "done" || st.State == "retake" || st.State == "selfie":
-			st.path = u.Path
-			return time.Since(start), st, created.ID, nil
+			return linkState{}, errors.New("status: 429 (raise VERIFY_RATE_LIMIT for this run)")
+		case err != nil:
+			return linkState{}, err
+		}
+		if ok, err := done(st); ok || err != nil {
+			return st, err
 		}
 	}
 }

@@ -28,7 +28,7 @@ import (
 )
 
 // sharp is a phone's good photo of a document on a desk.
-var sharp = docgen.Camera{Megapixels: 2, Scale: 0.8, Light: 1, Noise: 2, Blur: 0.3, JPEGQuality: 90, Background: 5, Rotation: 3}
+var sharp = docgen.SharpPhone
 
 // docPhoto is a photo of a generated document through cam: a random
 // identity (valid for years yet; a passport's with a personal number) and

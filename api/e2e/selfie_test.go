@@ -153,9 +153,8 @@ func TestSelfieAfterTheDocument(t *testing.T) {
 // as it looks straight on).
 func drawnFrame(t *testing.T, step string) []byte {
 	t.Helper()
-	poses := map[string]docgen.FacePose{"turn_left": {Yaw: 0.6}, "turn_right": {Yaw: -0.6}, "look_up": {Pitch: 1}}
 	var b bytes.Buffer
-	if err := jpeg.Encode(&b, docgen.DrawFace(640, 480, poses[step]), &jpeg.Options{Quality: 90}); err != nil {
+	if err := jpeg.Encode(&b, docgen.DrawFace(640, 480, docgen.StepPoses[step]), &jpeg.Options{Quality: 90}); err != nil {
 		t.Fatal(err)
 	}
 	return b.Bytes()

@@ -15,6 +15,10 @@ type FacePose struct {
 	Yaw, Pitch float64
 }
 
+// StepPoses are the poses that answer a liveness challenge's steps, by
+// the steps' names; a blink is not among them.
+var StepPoses = map[string]FacePose{"turn_left": {Yaw: 0.6}, "turn_right": {Yaw: -0.6}, "look_up": {Pitch: 1}}
+
 // DrawFace is a w × h picture of a face drawn from shapes — an egg of skin
 // under hair, brows, eyes, a nose and a mouth, on a light wall — that the
 // face detector finds as it finds a photographed one, in the poses a

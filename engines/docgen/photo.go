@@ -35,6 +35,11 @@ type Camera struct {
 	Lid bool `json:"lid,omitempty"`
 }
 
+// SharpPhone is a phone's good photo of a document on a desk (2
+// megapixels, a little tilt, noise and blur): what the suites and the
+// face evaluations photograph a generated page with.
+var SharpPhone = Camera{Megapixels: 2, Scale: 0.8, Light: 1, Noise: 2, Blur: 0.3, JPEGQuality: 90, Background: 5, Rotation: 3}
+
 // Camera limits Photo accepts (wider than what the profiles draw).
 const (
 	minMegapixels, maxMegapixels = 0.1, 16.0

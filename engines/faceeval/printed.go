@@ -64,8 +64,7 @@ func EvaluatePrinted(e *face.Engine, dir string, photos []Photo) (Report, error)
 func printPortrait(im image.Image, seed uint64) (image.Image, error) {
 	id := docgen.RandomIdentity(rand.New(rand.NewPCG(seed, 53)), mrz.TD3)
 	id.Portrait = im
-	b, err := docgen.Snapshot(id, 12, docgen.Camera{Megapixels: 2, Scale: 0.8, Light: 1, Noise: 2, Blur: 0.3, JPEGQuality: 90,
-		Background: 5, Rotation: 3}, seed)
+	b, err := docgen.Snapshot(id, 12, docgen.SharpPhone, seed)
 	if err != nil {
 		return nil, err
 	}

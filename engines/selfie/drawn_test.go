@@ -21,7 +21,7 @@ func TestDrawnPerson(t *testing.T) {
 	e := engine(t)
 	id := docgen.RandomIdentity(rand.New(rand.NewPCG(3, 4)), mrz.TD3)
 	id.Portrait = docgen.DrawFace(300, 400, docgen.FacePose{})
-	b, err := docgen.Snapshot(id, 12, docgen.Camera{Megapixels: 2, Scale: 0.8, Light: 1, Noise: 2, Blur: 0.3, JPEGQuality: 90, Background: 5, Rotation: 3}, 1)
+	b, err := docgen.Snapshot(id, 12, docgen.SharpPhone, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +31,7 @@ func TestDrawnPerson(t *testing.T) {
 	}
 	steps := []Step{TurnRight, LookUp} // a detector's pass an image: few of them, slow under -race
 	first := docgen.DrawFace(640, 480, docgen.FacePose{})
-	frames := []image.Image{first, docgen.DrawFace(640, 480, docgen.FacePose{Yaw: -0.6}), docgen.DrawFace(640, 480, docgen.FacePose{Pitch: 1})}
+	frames := []image.Image{first, docgen.DrawFace(640, 480, docgen.StepPoses[string(TurnRight)]), docgen.DrawFace(640, 480, docgen.StepPoses[string(LookUp)])}
 	r, err := Decide(context.Background(), e, []image.Image{doc}, frames, steps, DefaultThresholds)
 	if err != nil || r.Retake != "" || r.Liveness.Outcome != Clear || r.Match == nil || r.Match.Outcome != Clear {
 		t.Errorf("the person: %+v, match %+v, %v", r, r.Match, err)
